@@ -1,0 +1,52 @@
+"""engine: compiled, hardened JSON Schema validation for the Model Context Protocol.
+
+    >>> import engine
+    >>> cs = engine.compile({"type": "object", "required": ["q"]})
+    >>> cs.is_valid({"q": 1})
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cache import CacheStats
+from .compiled import CompiledSchema
+from .config import ConfigError, EngineConfig, FetchConfig, Limits
+from .dialect import Dialect
+from .engine import Engine, default_engine
+from .errors import (
+    BackendUnavailable,
+    DecodeError,
+    DecodeReason,
+    EngineError,
+    Issue,
+    RejectReason,
+    SchemaRejected,
+    ValidationFailed,
+)
+
+__all__ = [
+    "BackendUnavailable",
+    "CacheStats",
+    "CompiledSchema",
+    "ConfigError",
+    "DecodeError",
+    "DecodeReason",
+    "Dialect",
+    "Engine",
+    "EngineConfig",
+    "EngineError",
+    "FetchConfig",
+    "Issue",
+    "Limits",
+    "RejectReason",
+    "SchemaRejected",
+    "ValidationFailed",
+    "compile",
+]
+
+
+def compile(schema: Any, **kwargs: Any) -> CompiledSchema:
+    """Compile ``schema`` on the default engine (configured from the environment and defaults)."""
+    return default_engine().compile(schema, **kwargs)

@@ -1,0 +1,118 @@
+"""The pipeline: intake -> dialect -> guard -> plan -> compile -> cache."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+from .backends import AUTO_ORDER, Backend, BackendRefused, SchemaSource, load_backend
+from .cache import CacheStats, CompileCache
+from .compiled import CompiledSchema
+from .config import EngineConfig
+from .dialect import Dialect, check_meta_schema, detect_dialect, normalise_schema_uri
+from .intake import fingerprint, load_schema
+
+__all__ = ["Engine"]
+
+# The backend that explains failures and re-checks a strict fast path's refusals.
+GENERAL_BACKEND = "jsonschema-rs"
+
+
+class Engine:
+    """Compiles schemas under one configuration and keeps the results.
+
+    Thread-safe: share one engine across threads; each schema is compiled once.
+    """
+
+    def __init__(self, config: EngineConfig | None = None, **overrides: Any) -> None:
+        if config is None:
+            config = EngineConfig.load(**overrides) if overrides else EngineConfig()
+        elif overrides:
+            config = config.replace(**overrides)
+        self.config = config
+        self._default_dialect = Dialect(config.default_dialect)
+        self._cache: CompileCache[CompiledSchema] = CompileCache(config.cache_size)
+        self._backends: dict[str, Backend] = {}
+        names = AUTO_ORDER if config.backend == "auto" else (config.backend,)
+        for name in (*names, GENERAL_BACKEND):
+            self._backend(name)  # fail now, with the package to install, not on first compile
+
+    def _backend(self, name: str) -> Backend:
+        backend = self._backends.get(name)
+        if backend is None:
+            backend = self._backends[name] = load_backend(name)()
+        return backend
+
+    def cache_stats(self) -> CacheStats:
+        """Hits, misses and size of the compile cache."""
+        return self._cache.stats()
+
+    def compile(self, schema: Any, *, registry: Mapping[str, Any] | None = None) -> CompiledSchema:
+        """Compile ``schema`` (a ``dict``, ``bool``, or JSON bytes/text), or return it from the cache.
+
+        ``registry`` maps URIs to schema resources that ``$ref`` may reach; nothing else outside
+        the document is ever resolved. Raises :class:`~engine.SchemaRejected` with a reason.
+        """
+        limits = self.config.limits
+        schema = load_schema(schema, limits)
+        resources: Mapping[str, Any] = dict(registry) if registry else {}
+        key = fingerprint(schema, resources)
+        return self._cache.get_or_compile(key, lambda: self._compile(schema, resources, key))
+
+    def _compile(self, schema: Any, resources: Mapping[str, Any], key: bytes) -> CompiledSchema:
+        config = self.config
+        dialect = detect_dialect(schema, self._default_dialect, resources)
+        check_meta_schema(schema, dialect)
+        source = SchemaSource(
+            schema=normalise_schema_uri(schema, dialect),
+            dialect=dialect,
+            resources=resources,
+            config=config,
+        )
+        # The general backend compiles every schema: it proves references resolve, explains
+        # failures, and re-checks the refusals of a stricter fast path.
+        general = self._backend(GENERAL_BACKEND).compile(source)
+        names = AUTO_ORDER if config.backend == "auto" else (config.backend,)
+        notes: dict[str, str] = {}
+        for name in names:
+            if name == GENERAL_BACKEND:
+                checker, chosen = general, name
+                break
+            backend = self._backend(name)
+            try:
+                checker = backend.compile(source)
+            except BackendRefused as refusal:
+                if config.backend != "auto":
+                    raise
+                notes[name] = refusal.why
+                continue
+            chosen = name
+            break
+        else:  # pragma: no cover - AUTO_ORDER ends with the general backend
+            raise AssertionError("no backend compiled the schema")
+        exact_decoder = checker.decode is not None
+        return CompiledSchema(
+            schema=schema,
+            dialect=dialect,
+            backend=chosen,
+            checker=checker,
+            explainer=general,
+            fallback=general if exact_decoder and checker is not general else None,
+            limits=config.limits,
+            fingerprint=key,
+            notes=notes,
+        )
+
+
+_default_engine: Engine | None = None
+
+
+def default_engine() -> Engine:
+    """The engine behind :func:`engine.compile`, configured from the environment on first use."""
+    global _default_engine
+    if _default_engine is None:
+        _default_engine = Engine(EngineConfig.load())
+    return _default_engine
+
+

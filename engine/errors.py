@@ -1,0 +1,150 @@
+"""One hierarchy of errors, each with a machine-readable reason and a sentence a person can act on.
+
+``SchemaRejected`` is raised at compile time, ``ValidationFailed`` and ``DecodeError`` at validation
+time. Every error the engine raises on purpose derives from ``EngineError``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+import msgspec
+
+__all__ = [
+    "BackendUnavailable",
+    "DecodeError",
+    "DecodeReason",
+    "EngineError",
+    "Issue",
+    "RejectReason",
+    "SchemaRejected",
+    "ValidationFailed",
+]
+
+
+class RejectReason(StrEnum):
+    """Why a schema was refused at compile time (compares equal to its string value)."""
+
+    UNSUPPORTED_DIALECT = "unsupported-dialect"
+    INVALID_SCHEMA = "invalid-schema"
+    REMOTE_REF = "remote-ref"
+    UNRESOLVABLE_REF = "unresolvable-ref"
+    LIMIT_EXCEEDED = "limit-exceeded"
+    UNSAFE_PATTERN = "unsafe-pattern"
+    UNSUPPORTED_BY_BACKEND = "unsupported-by-backend"
+
+
+class DecodeReason(StrEnum):
+    """Why bytes could not become a JSON value."""
+
+    MALFORMED_JSON = "malformed-json"
+    INVALID_UTF8 = "invalid-utf8"
+    TOO_LARGE = "too-large"
+    TOO_DEEP = "too-deep"
+    NUMBER_OUT_OF_RANGE = "number-out-of-range"
+
+
+class Issue(msgspec.Struct, frozen=True, kw_only=True):
+    """One reason an instance is invalid.
+
+    ``instance_path`` and ``keyword_location`` are JSON pointers (RFC 6901): where in the instance,
+    and which keyword of the schema (as reached from the root, through ``$ref`` s) said no.
+    """
+
+    instance_path: str
+    keyword_location: str
+    keyword: str
+    message: str
+
+
+class EngineError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+    reason: str
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class SchemaRejected(EngineError):
+    """A schema was refused at compile time.
+
+    ``reason`` is a :class:`RejectReason`; ``location`` a JSON pointer into the schema where known;
+    ``details`` holds reason-specific facts (for ``limit-exceeded``: ``limit``, ``measured``,
+    ``bound``; for ``remote-ref``: ``uri``; for ``invalid-schema``: the meta-schema errors).
+    """
+
+    def __init__(
+        self,
+        reason: RejectReason,
+        message: str,
+        *,
+        location: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.reason = RejectReason(reason)
+        self.location = location
+        self.details = details or {}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_rejected, (self.reason, self.message, self.location, self.details))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "reason": str(self.reason),
+            "message": self.message,
+            "location": self.location,
+            "details": self.details,
+        }
+
+
+def _rebuild_rejected(reason: RejectReason, message: str, location: str | None, details: dict[str, Any]) -> SchemaRejected:
+    return SchemaRejected(reason, message, location=location, details=details)
+
+
+class BackendUnavailable(EngineError):
+    """The configured backend's package is not installed."""
+
+    reason = "backend-unavailable"
+
+
+class ValidationFailed(EngineError):
+    """An instance does not conform to its schema.
+
+    ``issues`` lists every issue found, up to the configured cap; ``truncated`` says whether the list
+    was cut (by the issue cap or the explanation budget).
+    """
+
+    reason = "invalid-instance"
+
+    def __init__(self, issues: list[Issue], *, truncated: bool = False) -> None:
+        self.issues = issues
+        self.truncated = truncated
+        if issues:
+            first = issues[0]
+            where = first.instance_path or "the root"
+            more = len(issues) - 1
+            tail = f" (and {more} more issue{'s' if more != 1 else ''}{', list truncated' if truncated else ''})" if more or truncated else ""
+            message = f"invalid at {where}: {first.message}{tail}"
+        else:
+            message = "instance is invalid"
+        super().__init__(message)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "reason": self.reason,
+            "message": self.message,
+            "issues": msgspec.to_builtins(self.issues),
+            "truncated": self.truncated,
+        }
+
+
+class DecodeError(EngineError):
+    """Bytes that are not an acceptable JSON document; ``reason`` is a :class:`DecodeReason`."""
+
+    def __init__(self, reason: DecodeReason, message: str) -> None:
+        super().__init__(message)
+        self.reason = DecodeReason(reason)

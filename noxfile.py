@@ -1,0 +1,29 @@
+"""Sessions: `nox -s tests` runs the test suite, `nox -s bench` the benchmark report."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["tests"]
+nox.options.reuse_existing_virtualenvs = True
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Install the package with every backend and run the whole test suite."""
+    session.install("-e", ".[test]")
+    session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Run the benchmark report on the data shipped in bench_data/ (pass --quick for a smoke run)."""
+    session.install("-e", ".[bench]")
+    session.run("python", "-m", "benchmarks", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Static checks."""
+    session.install("ruff>=0.6")
+    session.run("ruff", "check", "engine", "tests", "benchmarks")

@@ -1,0 +1,37 @@
+"""The official JSON-Schema-Test-Suite through the engine's jsonschema-rs backend, every dialect."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+import pytest
+
+import engine
+from tests.suite import DIALECTS, SuiteTest, iter_tests, remotes
+
+REQUIRED = [t for folder in DIALECTS for t in iter_tests(folder)]
+
+
+@cache
+def engine_for(dialect: str, formats: str = "annotate") -> engine.Engine:
+    return engine.Engine(engine.EngineConfig(backend="jsonschema-rs", default_dialect=dialect, formats=formats))
+
+
+def check(test: SuiteTest, eng: engine.Engine) -> None:
+    compiled = eng.compile(test.schema, registry=remotes(test.folder))
+    assert compiled.dialect.value == test.dialect or "$schema" in test.schema
+    assert compiled.is_valid(test.data) is test.valid
+    # The bytes path must agree with the object path.
+    assert compiled.is_valid(compiled.decode(json.dumps(test.data))) if test.valid else True
+    if test.valid:
+        compiled.validate(test.data)
+    else:
+        with pytest.raises(engine.ValidationFailed) as failure:
+            compiled.validate(test.data)
+        assert failure.value.issues, "an invalid instance must come with at least one issue"
+
+
+@pytest.mark.parametrize("test", REQUIRED, ids=lambda t: t.id)
+def test_required(test: SuiteTest) -> None:
+    check(test, engine_for(test.dialect))
