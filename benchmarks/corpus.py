@@ -1,0 +1,122 @@
+"""The data the benchmark runs on: ``bench_data/`` as shipped, plus valid instances generated
+deterministically for the tools whose arguments were not recorded."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+__all__ = ["BENCH_DATA", "Corpus", "ElicitationForm", "RecordedResult", "Tool", "load_corpus"]
+
+BENCH_DATA = Path(__file__).resolve().parent.parent / "bench_data"
+
+_encode = msgspec.json.encode
+
+
+@dataclass(slots=True)
+class Tool:
+    source: str
+    name: str
+    definition: dict[str, Any]
+    arguments: Any = None
+    """Valid arguments: recorded in ``structured/tool-results.json`` or generated."""
+    arguments_recorded: bool = False
+
+    @property
+    def input_schema(self) -> Any:
+        return self.definition.get("inputSchema")
+
+    @property
+    def output_schema(self) -> Any:
+        return self.definition.get("outputSchema")
+
+
+@dataclass
+class RecordedResult:
+    id: str
+    source: str
+    tool: str
+    output_schema: Any
+    result: dict[str, Any]
+
+    @cached_property
+    def data(self) -> bytes:
+        return _encode(self.result)
+
+
+@dataclass(slots=True)
+class ElicitationForm:
+    id: str
+    source: str
+    requested_schema: dict[str, Any]
+    content: dict[str, Any] | None = None
+    """A valid ``content`` for an accepting ``ElicitResult``, generated from the form."""
+
+
+@dataclass(slots=True)
+class Corpus:
+    tools: list[Tool]
+    results: list[RecordedResult]
+    forms: list[ElicitationForm]
+    sources: list[str] = field(default_factory=list)
+
+    def schemas(self) -> list[tuple[str, Any]]:
+        """Every tool schema (input and output) with a label, in corpus order."""
+        out: list[tuple[str, Any]] = []
+        for tool in self.tools:
+            for key in ("inputSchema", "outputSchema"):
+                schema = tool.definition.get(key)
+                if isinstance(schema, (dict, bool)):
+                    out.append((f"{tool.source}/{tool.name}#{key}", schema))
+        return out
+
+
+def _load(path: Path) -> Any:
+    with path.open("rb") as fh:
+        return json.load(fh)
+
+
+def load_corpus(root: Path = BENCH_DATA) -> Corpus:
+    from .instances import valid_instance
+
+    tools: list[Tool] = []
+    sources: list[str] = []
+    for path in sorted((root / "tools").glob("*.json")):
+        sources.append(path.stem)
+        for definition in _load(path):
+            if isinstance(definition, dict) and isinstance(definition.get("name"), str):
+                tools.append(Tool(source=path.stem, name=definition["name"], definition=definition))
+    by_key = {(t.source, t.name): t for t in tools}
+
+    results: list[RecordedResult] = []
+    for entry in _load(root / "structured" / "tool-results.json"):
+        tool = by_key.get((entry.get("source"), entry.get("tool")))
+        if tool is not None and tool.arguments is None and isinstance(entry.get("arguments"), dict):
+            tool.arguments = entry["arguments"]
+            tool.arguments_recorded = True
+        results.append(
+            RecordedResult(
+                id=entry["id"],
+                source=entry["source"],
+                tool=entry["tool"],
+                output_schema=entry.get("outputSchema"),
+                result=entry["result"],
+            )
+        )
+    for tool in tools:
+        if tool.arguments is None and isinstance(tool.input_schema, (dict, bool)):
+            tool.arguments = valid_instance(tool.input_schema)
+
+    forms: list[ElicitationForm] = []
+    for entry in _load(root / "elicitation" / "requested-schemas.json"):
+        schema = entry.get("requestedSchema")
+        if isinstance(schema, dict):
+            forms.append(
+                ElicitationForm(id=entry["id"], source=entry["source"], requested_schema=schema, content=valid_instance(schema))
+            )
+    return Corpus(tools=tools, results=results, forms=forms, sources=sources)

@@ -1,0 +1,76 @@
+"""Side-by-side timing on the standard library's :class:`timeit.Timer`.
+
+``timeit.Timer`` runs a callable ``number`` times with the garbage collector paused and the
+platform's best clock; this module only adds what a fair comparison on a shared, noisy machine
+needs: each contender's loop count is calibrated once, then the contenders are timed in
+interleaved rounds (A B C, A B C, ...) so a burst of load from another process hits them all
+alike, and the median round is kept.
+"""
+
+from __future__ import annotations
+
+import statistics
+import timeit
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+__all__ = ["Budget", "Measurement", "calibrate", "measure"]
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How long one side-by-side measurement may take."""
+
+    rounds: int = 7
+    """Interleaved rounds per contender; the median is reported."""
+    round_seconds: float = 0.02
+    """Target length of one round of one contender (the loop count is calibrated to it)."""
+    contender_seconds: float = 3.0
+    """A contender slower than this in total gets fewer rounds (never fewer than three)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    median_s: float
+    """Median time of one call, in seconds."""
+    min_s: float
+    loops: int
+    rounds: int
+
+
+def calibrate(timer: timeit.Timer, target: float) -> tuple[int, float]:
+    """The loop count (1, 2, 5, 10, 20, 50, ...) whose run takes at least ``target`` seconds,
+    like :meth:`timeit.Timer.autorange` with a target of our choosing."""
+    i = 1
+    while True:
+        for j in (1, 2, 5):
+            number = i * j
+            took = timer.timeit(number)
+            if took >= target:
+                return number, took
+        i *= 10
+
+
+def measure(calls: Mapping[str, Callable[[], object]], budget: Budget) -> dict[str, Measurement]:
+    """Time every callable side by side; ``{name: Measurement}`` of one call each."""
+    timers = {name: timeit.Timer(call) for name, call in calls.items()}
+    loops: dict[str, int] = {}
+    wanted: dict[str, int] = {}
+    samples: dict[str, list[float]] = {name: [] for name in calls}
+    for name, timer in timers.items():
+        number, took = calibrate(timer, budget.round_seconds)
+        loops[name] = number
+        wanted[name] = max(3, min(budget.rounds, int(budget.contender_seconds / took)))
+        if took >= budget.round_seconds * 4:
+            # A slow contender: its calibration run is already a sample worth keeping.
+            samples[name].append(took / number)
+    for _ in range(max(wanted.values(), default=0)):
+        for name, timer in timers.items():
+            if len(samples[name]) < wanted[name]:
+                samples[name].append(timer.timeit(loops[name]) / loops[name])
+    return {
+        name: Measurement(
+            median_s=statistics.median(values), min_s=min(values), loops=loops[name], rounds=len(values)
+        )
+        for name, values in samples.items()
+    }

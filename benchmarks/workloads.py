@@ -1,0 +1,479 @@
+"""The workloads on real data: compile, arguments, results, elicitation, and scale.
+
+Each row times every contender over the same items in one process, interleaved, and reports
+each median as a ratio to the floor's median over the same bytes. A contender that refuses some
+items is timed on the rest, against the floor over exactly those items, and the cell says so.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from .contenders import Contender, EngineContender, Refused, decode, mcp_available
+from .corpus import Corpus
+from .results import Cell, Row, Workload
+from .timing import Budget, measure
+
+__all__ = ["Context", "WORKLOADS"]
+
+encode = msgspec.json.encode
+
+# (callable, argument, whether the callable answers with a bool rather than raising)
+Prepared = tuple[Callable[[Any], Any], Any, bool]
+
+
+@dataclass
+class Context:
+    corpus: Corpus
+    contenders: list[Contender]
+    budget: Budget
+    quick: bool = False
+    progress: Callable[[str], None] = lambda _: None
+    timeout: float = 3.0
+    """Pathological cases: seconds a subprocess may run."""
+    max_items: int | None = None
+    """Cap on items per row (the quick mode's subset)."""
+    compile_rounds: int = 3
+    scale_seconds: float = 8.0
+    """A scale point is skipped for a contender whose estimated time exceeds this."""
+    cache: dict[Any, Any] = field(default_factory=dict)
+
+    def limit(self, items: Sequence[Any]) -> list[Any]:
+        return list(items[: self.max_items] if self.max_items else items)
+
+
+def _loop(pairs: list[tuple[Callable[[Any], Any], Any]]) -> Callable[[], None]:
+    def run() -> None:
+        for f, arg in pairs:
+            f(arg)
+
+    return run
+
+
+def time_row(
+    ctx: Context,
+    row: Row,
+    items: Sequence[Any],
+    data_of: Callable[[Any], bytes],
+    prepare: Callable[[Contender, Any], Prepared],
+    *,
+    budget: Budget | None = None,
+) -> Row:
+    """Fill ``row.cells``: every contender over ``items``, side by side, as ratios to the floor."""
+    ctx.progress(f"{row.case} {row.detail}".strip())
+    n = len(items)
+    calls: dict[str, Callable[[], None]] = {}
+    subsets: dict[str, tuple[int, ...]] = {}
+    for contender in ctx.contenders:
+        if contender.kind == "floor":
+            continue
+        pairs: list[tuple[Callable[[Any], Any], Any]] = []
+        taken: list[int] = []
+        refusals: dict[str, list[str]] = {}
+        wrong = 0
+        for i, item in enumerate(items):
+            try:
+                f, arg, answers_bool = prepare(contender, item)
+            except Refused as exc:
+                refusals.setdefault(exc.status, []).append(exc.reason)
+                continue
+            try:
+                accepted = f(arg) is not False if answers_bool else (f(arg), True)[1]
+            except Exception:  # noqa: BLE001 - a valid instance rejected: counted, never timed
+                accepted = False
+            if not accepted:
+                wrong += 1
+                continue
+            pairs.append((f, arg))
+            taken.append(i)
+        notes = []
+        if wrong:
+            notes.append(f"{wrong} valid rejected")
+        for status, reasons in refusals.items():
+            notes.append(reasons[0] if len(reasons) == n else f"{len(reasons)} {status}: {reasons[0][:100]}")
+        if not pairs:
+            status = "wrong" if wrong else next(iter(refusals), "n/a")
+            row.cells[contender.name] = Cell(status=status, items=0, of=n, note="; ".join(notes) or None)
+            continue
+        calls[contender.name] = _loop(pairs)
+        subsets[contender.name] = tuple(taken)
+        row.cells[contender.name] = Cell(status="ok", items=len(taken), of=n, note="; ".join(notes) or None)
+    everything = tuple(range(n))
+    floor_keys: dict[tuple[int, ...], str] = {everything: "floor"}
+    for subset in subsets.values():
+        floor_keys.setdefault(subset, f"floor/{len(floor_keys)}")
+    for subset, key in floor_keys.items():
+        calls[key] = _loop([(decode, data_of(items[i])) for i in subset])
+    measured = measure(calls, budget or ctx.budget)
+    row.floor_s = measured["floor"].median_s
+    row.cells["floor"] = Cell(status="ok", ratio=1.0, median_s=row.floor_s, items=n, of=n)
+    for name, subset in subsets.items():
+        cell = row.cells[name]
+        cell.median_s = measured[name].median_s
+        cell.ratio = cell.median_s / measured[floor_keys[subset]].median_s
+    return row
+
+
+def _memo(ctx: Context, key: Any, build: Callable[[], Any]) -> Any:
+    """Compile once per (contender, schema or tool set); a refusal is remembered too."""
+    try:
+        value = ctx.cache[key]
+    except KeyError:
+        try:
+            value = build()
+        except Refused as exc:
+            value = exc
+        ctx.cache[key] = value
+    if isinstance(value, Refused):
+        raise value
+    return value
+
+
+def _checker(ctx: Context, contender: Contender, schema: Any) -> Any:
+    return _memo(ctx, ("checker", contender.name, id(schema)), lambda: contender.compile(schema))
+
+
+def _tool_set(ctx: Context, contender: EngineContender, key: str, tools: list[dict[str, Any]]) -> Any:
+    def build() -> Any:
+        try:
+            return contender.engine.compile_tools(tools)  # type: ignore[attr-defined]
+        except Exception as exc:  # noqa: BLE001 - a refused tool list is shown, not fatal
+            raise Refused("error", f"{type(exc).__name__}: {exc}") from None
+
+    return _memo(ctx, ("toolset", contender.name, key), build)
+
+
+def _refused_tool(tools: Any, name: str) -> None:
+    rejected = getattr(tools, "rejected", {}) or {}
+    if name in rejected:
+        exc = rejected[name]
+        raise Refused("refused", f"{getattr(exc, 'reason', 'rejected')}: {getattr(exc, 'message', exc)}")
+
+
+# --------------------------------------------------------------------------------------- compile
+
+
+def compile_workload(ctx: Context) -> Workload:
+    schemas = ctx.limit(ctx.corpus.schemas())
+    data = {label: encode(schema) for label, schema in schemas}
+    work = Workload(
+        name="compile",
+        title="Compile every tool schema in bench_data/",
+        unit=f"one pass compiling {len(schemas)} schemas (input and output), ratio to decoding their bytes",
+    )
+    budget = Budget(rounds=ctx.compile_rounds, round_seconds=ctx.budget.round_seconds, contender_seconds=4.0)
+
+    def cold(contender: Contender, item: tuple[str, Any]) -> Prepared:
+        compile_one = _memo(ctx, ("cold", contender.name), contender.cold_compiler)
+        try:
+            compile_one(item[1])
+        except Exception as exc:  # noqa: BLE001 - a refusal or a library error, shown in the cell
+            reason = getattr(exc, "reason", None)
+            raise Refused("refused" if reason else "error", f"{reason or type(exc).__name__}") from None
+        return compile_one, item[1], False
+
+    work.rows.append(time_row(ctx, Row(case="cold", detail="nothing cached"), schemas, lambda it: data[it[0]], cold, budget=budget))
+
+    def warm(contender: Contender, item: tuple[str, Any]) -> Prepared:
+        if not isinstance(contender, EngineContender):
+            raise Refused("n/a", "no compile cache")
+        eng = _memo(ctx, ("warm", contender.name), contender.fresh_engine)
+        try:
+            eng.compile(item[1])
+        except Exception as exc:  # noqa: BLE001
+            raise Refused("refused", str(getattr(exc, "reason", type(exc).__name__))) from None
+        return eng.compile, item[1], False
+
+    work.rows.append(time_row(ctx, Row(case="warm", detail="cache hits"), schemas, lambda it: data[it[0]], warm))
+    return work
+
+
+# ------------------------------------------------------------------------------------- arguments
+
+
+def _tools_by_source(ctx: Context) -> list[tuple[str, list[Any]]]:
+    groups: dict[str, list[Any]] = {}
+    for tool in ctx.corpus.tools:
+        if tool.arguments is not None and isinstance(tool.input_schema, (dict, bool)):
+            groups.setdefault(tool.source, []).append(tool)
+    everything = [t for ts in groups.values() for t in ts]
+    if ctx.quick:
+        return [("all", ctx.limit(everything))]
+    return [("all", everything), *sorted(groups.items())]
+
+
+def arguments_workload(ctx: Context) -> Workload:
+    mcp = mcp_available() is None
+    work = Workload(
+        name="arguments",
+        title="Tool-call arguments (recorded, or generated valid for every tool)",
+        unit="one pass over the row's tools, ratio to decoding the arguments' bytes",
+    )
+    definitions: dict[str, list[dict[str, Any]]] = {}
+    for tool in ctx.corpus.tools:
+        definitions.setdefault(tool.source, []).append(tool.definition)
+    payload = {id(t): encode(t.arguments) for t in ctx.corpus.tools if t.arguments is not None}
+
+    def prepare(from_bytes: bool) -> Callable[[Contender, Any], Prepared]:
+        def run(contender: Contender, tool: Any) -> Prepared:
+            arg = payload[id(tool)] if from_bytes else tool.arguments
+            if mcp and isinstance(contender, EngineContender):
+                tools = _tool_set(ctx, contender, tool.source, definitions[tool.source])
+                _refused_tool(tools, tool.name)
+                return functools.partial(tools.validate_arguments, tool.name), arg, False
+            checker = _checker(ctx, contender, tool.input_schema)
+            if from_bytes:
+                return checker.from_bytes, arg, contender.kind == "raw"
+            if checker.from_object is None:
+                raise Refused("n/a", "decodes bytes only")
+            return checker.from_object, arg, contender.kind == "raw"
+
+        return run
+
+    api = "ToolSet.validate_arguments" if mcp else "CompiledSchema.decode / .validate (MCP layer not available)"
+    for source, tools in _tools_by_source(ctx):
+        recorded = sum(t.arguments_recorded for t in tools)
+        detail = f"{len(tools)} tools, {recorded} recorded"
+        for from_bytes in (True, False):
+            case = f"{source} {'bytes' if from_bytes else 'dicts'}"
+            row = Row(case=case, detail=detail)
+            work.rows.append(time_row(ctx, row, tools, lambda t: payload[id(t)], prepare(from_bytes)))
+    work.unit += f"; engine via {api}"
+    return work
+
+
+# --------------------------------------------------------------------------------------- results
+
+
+def results_workload(ctx: Context) -> Workload:
+    why = mcp_available()
+    work = Workload(
+        name="results",
+        title="Recorded CallToolResult with structuredContent, from bytes",
+        unit="one pass over the row's results, ratio to decoding the whole result",
+    )
+    results = [r for r in ctx.corpus.results if not r.result.get("isError")]
+    groups = {
+        "with outputSchema": [r for r in results if r.output_schema is not None],
+        "no outputSchema": [r for r in results if r.output_schema is None],
+    }
+    definitions: dict[str, dict[str, dict[str, Any]]] = {}
+    for r in ctx.corpus.results:
+        tool: dict[str, Any] = {"name": r.tool, "inputSchema": {"type": "object"}}
+        if r.output_schema is not None:
+            tool["outputSchema"] = r.output_schema
+        definitions.setdefault(r.source, {})[r.tool] = tool
+
+    def prepare(contender: Contender, result: Any) -> Prepared:
+        if isinstance(contender, EngineContender):
+            if why:
+                raise Refused("skipped", why)
+            tools = _tool_set(ctx, contender, "results:" + result.source, list(definitions[result.source].values()))
+            _refused_tool(tools, result.tool)
+            return functools.partial(tools.validate_result, result.tool), result.data, False
+        if result.output_schema is None:
+            raise Refused("n/a", "no outputSchema: nothing to validate")
+        checker = _checker(ctx, contender, result.output_schema)
+        check = checker.from_object
+
+        def decode_and_check(data: bytes) -> Any:
+            return check(decode(data)["structuredContent"])
+
+        return decode_and_check, result.data, contender.kind == "raw"
+
+    for case, items in groups.items():
+        items = ctx.limit(items)
+        if items:
+            work.rows.append(time_row(ctx, Row(case=case, detail=f"{len(items)} results"), items, lambda r: r.data, prepare))
+        if ctx.quick:
+            break
+    return work
+
+
+# ----------------------------------------------------------------------------------- elicitation
+
+
+def elicitation_workload(ctx: Context) -> Workload:
+    why = mcp_available()
+    work = Workload(
+        name="elicitation",
+        title="ElicitResult payloads for the forms in bench_data/elicitation/, from bytes",
+        unit="one pass over the row's payloads, ratio to decoding them",
+    )
+    forms = [f for f in ctx.corpus.forms if f.content is not None]
+    payloads = {id(f): encode({"action": "accept", "content": f.content}) for f in forms}
+
+    def prepare(contender: Contender, form: Any) -> Prepared:
+        data = payloads[id(form)]
+        if isinstance(contender, EngineContender):
+            if why:
+                raise Refused("skipped", why)
+
+            def build() -> Any:
+                try:
+                    return contender.engine.compile_elicitation(form.requested_schema)  # type: ignore[attr-defined]
+                except Exception as exc:  # noqa: BLE001
+                    raise Refused("refused", f"{getattr(exc, 'reason', type(exc).__name__)}: {exc}") from None
+
+            compiled = _memo(ctx, ("form", contender.name, form.id), build)
+            return compiled.decode_result, data, False
+        check = _checker(ctx, contender, form.requested_schema).from_object
+
+        def decode_and_check(raw: bytes) -> Any:
+            answer = decode(raw)
+            return answer["action"] in ("accept", "decline", "cancel") and check(answer["content"])
+
+        return decode_and_check, data, contender.kind == "raw"
+
+    groups: dict[str, list[Any]] = {"all forms": forms}
+    if not ctx.quick:
+        for form in forms:
+            groups.setdefault(form.source, []).append(form)
+    for case, items in groups.items():
+        items = ctx.limit(items)
+        row = Row(case=case, detail=f"{len(items)} accept payloads")
+        work.rows.append(time_row(ctx, row, items, lambda f: payloads[id(f)], prepare))
+    if why:
+        work.skipped = f"engine columns {why}"
+    return work
+
+
+# ----------------------------------------------------------------------------------------- scale
+
+
+def _wide_schema(n: int) -> dict[str, Any]:
+    kinds = [
+        {"type": "string", "maxLength": 64},
+        {"type": "integer", "minimum": 0},
+        {"type": "string", "enum": ["a", "b", "c"]},
+        {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]},
+        {"type": "array", "items": {"type": "string"}, "maxItems": 8},
+        {"type": "boolean"},
+    ]
+    properties = {f"p{i}": kinds[i % len(kinds)] for i in range(n)}
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def _wide_instance(n: int) -> dict[str, Any]:
+    values = ["text", 7, "b", {"x": 1.5}, ["u", "v"], True]
+    return {f"p{i}": values[i % len(values)] for i in range(n)}
+
+
+_RECORD_SCHEMA = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer", "minimum": 0},
+            "name": {"type": "string", "maxLength": 80},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "score": {"type": "number"},
+            "active": {"type": "boolean"},
+        },
+        "required": ["id", "name", "active"],
+        "additionalProperties": False,
+    },
+}
+
+
+def _records(n: int) -> list[dict[str, Any]]:
+    return [{"id": i, "name": f"item {i}", "tags": ["a", "b"], "score": i / 3, "active": i % 2 == 0} for i in range(n)]
+
+
+def _tool_list(ctx: Context, n: int) -> list[dict[str, Any]]:
+    base = [t.definition for t in ctx.corpus.tools if isinstance(t.input_schema, dict)]
+    out = []
+    for i in range(n):
+        tool = dict(base[i % len(base)])
+        tool["name"] = f"{tool['name']}_{i}"
+        out.append(tool)
+    return out
+
+
+def scale_workload(ctx: Context) -> Workload:
+    work = Workload(
+        name="scale",
+        title="Cost as work grows: schema size, instance size, number of tools",
+        unit="ratio to decoding the same bytes at each size (flat = grows like parsing)",
+    )
+    sizes = {
+        "schema properties": (10, 100) if ctx.quick else (10, 100, 1000),
+        "instance items": (10, 100) if ctx.quick else (10, 100, 1000, 10000),
+        "tools": (10, 100) if ctx.quick else (10, 100, 1000, 10000),
+    }
+    estimates: dict[tuple[str, str], tuple[int, float]] = {}
+
+    def over_budget(series: str, contender: Contender, n: int) -> None:
+        last = estimates.get((series, contender.name))
+        if last is not None and last[1] * n / last[0] * 3 > ctx.scale_seconds:
+            raise Refused("skipped", f"est. {last[1] * n / last[0]:.1f}s per pass, over the budget")
+
+    def remember(row: Row, series: str, n: int) -> Row:
+        for name, cell in row.cells.items():
+            if cell.median_s is not None:
+                estimates[(series, name)] = (n, cell.median_s)
+        return row
+
+    for n in sizes["schema properties"]:
+        schema, data = _wide_schema(n), encode(_wide_instance(n))
+
+        def wide(contender: Contender, _item: Any, schema: Any = schema, data: bytes = data, n: int = n) -> Prepared:
+            over_budget("schema properties", contender, n)
+            return _checker(ctx, contender, schema).from_bytes, data, contender.kind == "raw"
+
+        row = Row(case=f"schema properties {n}", series="schema properties", size=n, detail=f"{len(data)} B")
+        work.rows.append(remember(time_row(ctx, row, [None], lambda _: data, wide), "schema properties", n))
+
+    for n in sizes["instance items"]:
+        data = encode(_records(n))
+
+        def long(contender: Contender, _item: Any, data: bytes = data, n: int = n) -> Prepared:
+            over_budget("instance items", contender, n)
+            return _checker(ctx, contender, _RECORD_SCHEMA).from_bytes, data, contender.kind == "raw"
+
+        row = Row(case=f"instance items {n}", series="instance items", size=n, detail=f"{len(data)} B")
+        work.rows.append(remember(time_row(ctx, row, [None], lambda _: data, long), "instance items", n))
+
+    mcp = mcp_available() is None
+    budget = Budget(rounds=ctx.compile_rounds, round_seconds=ctx.budget.round_seconds, contender_seconds=3.0)
+    for n in sizes["tools"]:
+        tools = _tool_list(ctx, n)
+        data = encode({"tools": tools})
+
+        def many(contender: Contender, _item: Any, tools: list[Any] = tools, n: int = n) -> Prepared:
+            over_budget("tools", contender, n)
+            if isinstance(contender, EngineContender) and mcp:
+
+                def compile_tools(batch: list[Any]) -> Any:
+                    return contender.fresh_engine(cache_size=0).compile_tools(batch)  # type: ignore[attr-defined]
+
+                return compile_tools, tools, False
+            compile_one = contender.cold_compiler()
+
+            def compile_all(batch: list[Any]) -> None:
+                for tool in batch:
+                    try:
+                        compile_one(tool["inputSchema"])
+                    except Exception:  # noqa: BLE001,S112 - the few refused schemas cost what they cost
+                        continue
+
+            return compile_all, tools, False
+
+        row = Row(case=f"tools {n}", series="tools", size=n, detail=f"compile, {len(data) // 1024} KiB list")
+        work.rows.append(remember(time_row(ctx, row, [None], lambda _: data, many, budget=budget), "tools", n))
+    work.unit += "; tools rows: compiling every inputSchema cold" + (" via Engine.compile_tools" if mcp else "")
+    return work
+
+
+WORKLOADS: dict[str, Callable[[Context], Workload]] = {
+    "compile": compile_workload,
+    "arguments": arguments_workload,
+    "results": results_workload,
+    "elicitation": elicitation_workload,
+    "scale": scale_workload,
+}
