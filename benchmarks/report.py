@@ -1,0 +1,254 @@
+"""Rendering a run: the terminal table, a Markdown table (for the README), and a self-contained
+HTML page with inline SVG charts of the ratios and of the scale curves."""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+from .results import Cell, Report, Row, Workload
+
+__all__ = ["cell_text", "column_label", "render_html", "render_markdown", "rich_tables"]
+
+_LABELS = {
+    "floor": "floor",
+    "jsonschema-rs": "jsonschema-rs (raw)",
+    "fastjsonschema": "fastjsonschema (raw)",
+    "jsonschema": "jsonschema (cached)",
+}
+_COLOURS = ["#888888", "#1f77b4", "#2ca02c", "#17becf", "#9467bd", "#8c564b", "#d62728", "#ff7f0e", "#e377c2", "#bcbd22"]
+
+
+def column_label(name: str, sep: str = " ") -> str:
+    if name.startswith("engine[") and name.endswith("]"):
+        return f"engine{sep}{name[7:-1]}"
+    return _LABELS.get(name, name).replace(" ", sep)
+
+
+def _ratio(value: float) -> str:
+    if value >= 100:
+        return f"{value:,.0f}x"
+    if value >= 10:
+        return f"{value:.1f}x"
+    return f"{value:.2f}x"
+
+
+def cell_text(cell: Cell | None) -> str:
+    """One cell as the tables show it."""
+    if cell is None:
+        return ""
+    if cell.outcome is not None:  # a pathological case: what happened, then what it cost
+        outcome = cell.outcome
+        if outcome == "crash":
+            text = f"crash {cell.note or ''}".strip().split(" (compile")[0]
+        elif outcome == "timeout":
+            text = "timeout"
+        else:
+            text = outcome.replace(":", " ", 1)
+            if cell.ratio is not None and outcome in ("valid", "invalid"):
+                text += f" {_ratio(cell.ratio)}"
+        return f"WRONG {text}" if cell.status == "wrong" else text
+    if cell.status == "ok" and cell.ratio is not None:
+        text = _ratio(cell.ratio)
+        if cell.items is not None and cell.of is not None and cell.items < cell.of:
+            text += f" ({cell.items}/{cell.of})"
+        return text
+    return cell.status
+
+
+def _contenders(report: Report) -> list[str]:
+    return report.contenders
+
+
+def rich_tables(report: Report) -> list[Any]:
+    from rich import box
+    from rich.table import Table
+
+    tables = []
+    for work in report.workloads:
+        table = Table(title=f"{work.title}", caption=work.skipped or work.unit, box=box.SIMPLE_HEAVY, title_justify="left")
+        table.add_column("case", no_wrap=True)
+        for name in _contenders(report):
+            table.add_column(column_label(name, "\n"), justify="right", no_wrap=True)
+        for row in work.rows:
+            cells = []
+            for name in _contenders(report):
+                cell = row.cells.get(name)
+                text = cell_text(cell)
+                style = _style(cell)
+                cells.append(f"[{style}]{text}[/]" if style and text else text)
+            table.add_row(row.case, *cells)
+        tables.append(table)
+    return tables
+
+
+def _style(cell: Cell | None) -> str:
+    if cell is None:
+        return ""
+    if cell.status in ("wrong", "crash"):
+        return "bold red"
+    if cell.status == "timeout":
+        return "red"
+    if cell.outcome and cell.outcome.startswith(("refused", "rejected")):
+        return "green"
+    if cell.status in ("skipped", "n/a"):
+        return "dim"
+    return ""
+
+
+def render_markdown(report: Report) -> str:
+    names = _contenders(report)
+    out: list[str] = []
+    for work in report.workloads:
+        out.append(f"**{work.name}** — {work.title}; {work.unit}.")
+        if work.skipped:
+            out.append(f"_{work.skipped}_")
+        out.append("")
+        out.append("| case | " + " | ".join(column_label(n) for n in names) + " |")
+        out.append("|---|" + "---:|" * len(names))
+        for row in work.rows:
+            out.append(f"| {row.case} | " + " | ".join(cell_text(row.cells.get(n)).replace("|", "/") for n in names) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+# -------------------------------------------------------------------------------------- HTML/SVG
+
+
+def _bar_chart(work: Workload, names: list[str], colours: dict[str, str]) -> str:
+    """Horizontal bars, one group per row, log-scaled ratio axis (1x = the floor)."""
+    rows = [r for r in work.rows if any(_finite(c.ratio) for c in r.cells.values())]
+    if not rows:
+        return ""
+    shown = [n for n in names if n != "floor"]
+    ratios = [c.ratio for r in rows for n, c in r.cells.items() if n != "floor" and _finite(c.ratio)]
+    top = max(10.0, *ratios)
+    lo_exp, hi_exp = -1, math.ceil(math.log10(top))
+    label_w, plot_w, bar_h, gap = 230, 560, 9, 10
+    group_h = bar_h * len(shown) + gap
+    height = 30 + group_h * len(rows) + 20
+
+    def x(value: float) -> float:
+        v = min(max(value, 10.0**lo_exp), 10.0**hi_exp)
+        return label_w + (math.log10(v) - lo_exp) / (hi_exp - lo_exp) * plot_w
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + plot_w + 90}" height="{height}" font-family="sans-serif" font-size="11">']
+    for e in range(lo_exp, hi_exp + 1):
+        gx = x(10.0**e)
+        parts.append(f'<line x1="{gx:.1f}" y1="20" x2="{gx:.1f}" y2="{height - 15}" stroke="#ddd"/>')
+        parts.append(f'<text x="{gx:.1f}" y="14" text-anchor="middle" fill="#555">{_ratio(10.0**e)}</text>')
+    fx = x(1.0)
+    parts.append(f'<line x1="{fx:.1f}" y1="20" x2="{fx:.1f}" y2="{height - 15}" stroke="#444" stroke-dasharray="3,2"/>')
+    for i, row in enumerate(rows):
+        y0 = 24 + i * group_h
+        parts.append(f'<text x="{label_w - 6}" y="{y0 + group_h / 2:.1f}" text-anchor="end">{html.escape(row.case)}</text>')
+        for j, name in enumerate(shown):
+            cell = row.cells.get(name)
+            y = y0 + j * bar_h
+            if cell is not None and _finite(cell.ratio):
+                width = max(1.0, x(cell.ratio) - x(10.0**lo_exp))
+                parts.append(
+                    f'<rect x="{x(10.0**lo_exp):.1f}" y="{y}" width="{width:.1f}" height="{bar_h - 1}" fill="{colours[name]}">'
+                    f"<title>{html.escape(column_label(name))}: {html.escape(cell_text(cell))}</title></rect>"
+                )
+                parts.append(f'<text x="{x(cell.ratio) + 3:.1f}" y="{y + bar_h - 1}" font-size="8" fill="#333">{html.escape(cell_text(cell))}</text>')
+            elif cell is not None:
+                parts.append(f'<text x="{x(10.0**lo_exp) + 3:.1f}" y="{y + bar_h - 1}" font-size="8" fill="#999">{html.escape(cell_text(cell))}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _line_charts(work: Workload, names: list[str], colours: dict[str, str]) -> str:
+    """One chart per scale series: ratio to the floor (log) against size (log)."""
+    series: dict[str, list[Row]] = {}
+    for row in work.rows:
+        if row.series and row.size:
+            series.setdefault(row.series, []).append(row)
+    charts = []
+    for title, rows in series.items():
+        points = {
+            n: [(r.size, r.cells[n].ratio) for r in rows if n in r.cells and _finite(r.cells[n].ratio) and r.size]
+            for n in names
+        }
+        ratios = [v for pts in points.values() for _, v in pts]
+        sizes = [r.size for r in rows if r.size]
+        if not ratios or len(sizes) < 2:
+            continue
+        w, h, pad = 420, 260, 45
+        lo_y, hi_y = math.floor(math.log10(min(ratios))), math.ceil(math.log10(max(ratios)))
+        hi_y = max(hi_y, lo_y + 1)
+        lo_x, hi_x = math.log10(min(sizes)), math.log10(max(sizes))
+
+        def px(s: float) -> float:
+            return pad + (math.log10(s) - lo_x) / (hi_x - lo_x) * (w - pad - 10)
+
+        def py(v: float) -> float:
+            return h - pad + 15 - (math.log10(v) - lo_y) / (hi_y - lo_y) * (h - pad - 10)
+
+        parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="10">']
+        parts.append(f'<text x="{w / 2}" y="12" text-anchor="middle" font-weight="bold">{html.escape(title)}</text>')
+        for e in range(lo_y, hi_y + 1):
+            parts.append(f'<line x1="{pad}" y1="{py(10.0**e):.1f}" x2="{w - 10}" y2="{py(10.0**e):.1f}" stroke="#ddd"/>')
+            parts.append(f'<text x="{pad - 4}" y="{py(10.0**e) + 3:.1f}" text-anchor="end" fill="#555">{_ratio(10.0**e)}</text>')
+        for s in sizes:
+            parts.append(f'<text x="{px(s):.1f}" y="{h - 14}" text-anchor="middle" fill="#555">{s:,}</text>')
+        parts.append(f'<text x="{w / 2}" y="{h - 2}" text-anchor="middle" fill="#555">{html.escape(title)} (log)</text>')
+        for name, pts in points.items():
+            if not pts:
+                continue
+            path = " ".join(f"{px(s):.1f},{py(v):.1f}" for s, v in pts)
+            parts.append(f'<polyline points="{path}" fill="none" stroke="{colours[name]}" stroke-width="2"><title>{html.escape(column_label(name))}</title></polyline>')
+            for s, v in pts:
+                parts.append(f'<circle cx="{px(s):.1f}" cy="{py(v):.1f}" r="2.5" fill="{colours[name]}"><title>{html.escape(column_label(name))} at {s:,}: {_ratio(v)}</title></circle>')
+        parts.append("</svg>")
+        charts.append("".join(parts))
+    return "".join(charts)
+
+
+def _finite(value: float | None) -> bool:
+    return value is not None and math.isfinite(value) and value > 0
+
+
+def render_html(report: Report) -> str:
+    names = _contenders(report)
+    colours = {n: _COLOURS[i % len(_COLOURS)] for i, n in enumerate(names)}
+    meta = report.meta
+    legend = " ".join(
+        f'<span style="display:inline-block;margin-right:14px"><span style="display:inline-block;width:10px;height:10px;background:{colours[n]}"></span> {html.escape(column_label(n))}</span>'
+        for n in names
+    )
+    body = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>engine benchmarks</title>",
+        "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
+        "table{border-collapse:collapse;font-size:12px;margin:8px 0 24px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}"
+        "td:first-child,th:first-child{text-align:left}.bad{color:#b00;font-weight:bold}.good{color:#070}.dim{color:#999}"
+        "small{color:#555}</style></head><body>",
+        "<h1>engine benchmarks</h1>",
+        f"<p><small>{html.escape(str(meta.get('command', '')))} — {html.escape(str(meta.get('machine', '')))} — "
+        f"{html.escape(str(meta.get('started', '')))}, {meta.get('duration_s', 0):.0f} s. Figures are ratios to the floor "
+        "(<code>msgspec.json.decode</code> alone on the same bytes), medians of interleaved rounds; lower is better.</small></p>",
+        f"<p>{legend}</p>",
+    ]
+    for work in report.workloads:
+        body.append(f"<h2>{html.escape(work.title)}</h2><p><small>{html.escape(work.unit)}</small></p>")
+        if work.skipped:
+            body.append(f"<p class='dim'>{html.escape(work.skipped)}</p>")
+        if work.name == "scale":
+            body.append(_line_charts(work, names, colours))
+        elif work.name != "pathological":
+            body.append(_bar_chart(work, names, colours))
+        body.append("<table><tr><th>case</th>" + "".join(f"<th>{html.escape(column_label(n))}</th>" for n in names) + "</tr>")
+        for row in work.rows:
+            cells = []
+            for n in names:
+                cell = row.cells.get(n)
+                style = _style(cell)
+                cls = "bad" if "red" in style else "good" if style == "green" else "dim" if style == "dim" else ""
+                title = html.escape(cell.note or "") if cell else ""
+                cells.append(f"<td class='{cls}' title='{title}'>{html.escape(cell_text(cell))}</td>")
+            detail = f"<br><small>{html.escape(row.detail)}</small>" if row.detail else ""
+            body.append(f"<tr><td>{html.escape(row.case)}{detail}</td>{''.join(cells)}</tr>")
+        body.append("</table>")
+    body.append("</body></html>")
+    return "\n".join(body)
