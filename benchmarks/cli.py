@@ -48,6 +48,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds per measurement (median kept)")
     parser.add_argument("--timeout", type=float, default=None, help="seconds a pathological case may run")
     parser.add_argument("--max-items", type=int, default=None, help="cap on items per row")
+    parser.add_argument("--cases", type=_csv, default=None, metavar="LIST", help="pathological case ids to run")
     args = parser.parse_args(argv)
     for name in args.workloads or ():
         if name not in ALL_WORKLOADS:
@@ -126,6 +127,7 @@ def run(args: argparse.Namespace) -> Report:
             max_items=args.max_items or (30 if quick else None),
             compile_rounds=3,
             scale_seconds=2.0 if quick else 8.0,
+            cases=args.cases,
         )
         for name in names:
             progress.update(task, description=name)

@@ -278,7 +278,9 @@ def pathological_workload(ctx: Context) -> Workload:
     )
     catalog = load_catalog()
     cases = [*catalog, *(c for c in CASES if c["id"] not in {k["id"] for k in catalog})]
-    if ctx.quick:
+    if ctx.cases is not None:
+        cases = [c for c in cases if c["id"] in ctx.cases]
+    elif ctx.quick:
         cases = [c for c in cases if c["id"] in QUICK_CASES]
     names = [c.name for c in ctx.contenders if c.kind != "floor"]
     for case in cases:

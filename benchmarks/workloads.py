@@ -43,8 +43,15 @@ class Context:
     """A scale point is skipped for a contender whose estimated time exceeds this."""
     cache: dict[Any, Any] = field(default_factory=dict)
 
+    cases: list[str] | None = None
+    """Pathological case ids to run (default: all, or the quick subset)."""
+
     def limit(self, items: Sequence[Any]) -> list[Any]:
-        return list(items[: self.max_items] if self.max_items else items)
+        """At most ``max_items``, taken evenly across the list so every source is represented."""
+        if not self.max_items or len(items) <= self.max_items:
+            return list(items)
+        step = len(items) / self.max_items
+        return [items[int(i * step)] for i in range(self.max_items)]
 
 
 def _loop(pairs: list[tuple[Callable[[Any], Any], Any]]) -> Callable[[], None]:
