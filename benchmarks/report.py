@@ -68,12 +68,14 @@ def rich_tables(report: Report) -> list[Any]:
     tables = []
     for work in report.workloads:
         table = Table(title=f"{work.title}", caption=work.skipped or work.unit, box=box.SIMPLE_HEAVY, title_justify="left")
+        # A pathological row's floor is only the yardstick of its ratios: no column of its own.
+        names = [n for n in _contenders(report) if not (work.name == "pathological" and n == "floor")]
         table.add_column("case", no_wrap=True)
-        for name in _contenders(report):
+        for name in names:
             table.add_column(column_label(name, "\n"), justify="right", no_wrap=True)
         for row in work.rows:
             cells = []
-            for name in _contenders(report):
+            for name in names:
                 cell = row.cells.get(name)
                 text = cell_text(cell)
                 style = _style(cell)
@@ -98,9 +100,9 @@ def _style(cell: Cell | None) -> str:
 
 
 def render_markdown(report: Report) -> str:
-    names = _contenders(report)
     out: list[str] = []
     for work in report.workloads:
+        names = [n for n in _contenders(report) if not (work.name == "pathological" and n == "floor")]
         out.append(f"**{work.name}** — {work.title}; {work.unit}.")
         if work.skipped:
             out.append(f"_{work.skipped}_")
