@@ -37,12 +37,27 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "cached python-jsonschema validator, on the data in bench_data/. Figures are ratios to the floor.",
     )
     parser.add_argument("--quick", action="store_true", help="a smoke run on a small subset (under a minute)")
-    parser.add_argument("--workloads", type=_csv, default=None, metavar="LIST",
-                        help=f"comma-separated, from: {', '.join(ALL_WORKLOADS)} (default: all)")
-    parser.add_argument("--backends", type=_csv, default=None, metavar="LIST",
-                        help=f"engine backends to run (installed: {', '.join(engine_backends())}; default: all)")
-    parser.add_argument("--baselines", type=_csv, default=None, metavar="LIST",
-                        help=f"raw libraries to run next to the engine ({', '.join(RAW)}; 'none' for none; default: all)")
+    parser.add_argument(
+        "--workloads",
+        type=_csv,
+        default=None,
+        metavar="LIST",
+        help=f"comma-separated, from: {', '.join(ALL_WORKLOADS)} (default: all)",
+    )
+    parser.add_argument(
+        "--backends",
+        type=_csv,
+        default=None,
+        metavar="LIST",
+        help=f"engine backends to run (installed: {', '.join(engine_backends())}; default: all)",
+    )
+    parser.add_argument(
+        "--baselines",
+        type=_csv,
+        default=None,
+        metavar="LIST",
+        help=f"raw libraries to run next to the engine ({', '.join(RAW)}; 'none' for none; default: all)",
+    )
     parser.add_argument("--out", type=Path, default=Path("results"), help="folder for bench.json, bench.md, bench.html")
     parser.add_argument("--json", action="store_true", help="print the JSON report on stdout instead of the table")
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds per measurement (median kept)")
@@ -77,8 +92,14 @@ def _versions() -> dict[str, str]:
 
 def _git_commit() -> str | None:
     try:
-        proc = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5,
-                              cwd=Path(__file__).resolve().parent, check=False)
+        proc = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            cwd=Path(__file__).resolve().parent,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return proc.stdout.strip() or None
@@ -87,8 +108,9 @@ def _git_commit() -> str | None:
 def _machine() -> str:
     load = ""
     if hasattr(os, "getloadavg"):
-        load = ", load {:.1f}".format(os.getloadavg()[0])
-    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs{load}, {platform.python_implementation()} {platform.python_version()}"
+        load = f", load {os.getloadavg()[0]:.1f}"
+    python = f"{platform.python_implementation()} {platform.python_version()}"
+    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs{load}, {python}"
 
 
 def run(args: argparse.Namespace) -> Report:
@@ -98,8 +120,11 @@ def run(args: argparse.Namespace) -> Report:
     quick = args.quick
     names = args.workloads or ALL_WORKLOADS
     contenders = all_contenders(args.backends, args.baselines)
-    budget = Budget(rounds=args.rounds or (3 if quick else 7), round_seconds=0.01 if quick else 0.02,
-                    contender_seconds=1.0 if quick else 3.0)
+    budget = Budget(
+        rounds=args.rounds or (3 if quick else 7),
+        round_seconds=0.01 if quick else 0.02,
+        contender_seconds=1.0 if quick else 3.0,
+    )
     started = time.time()
     meta: dict[str, Any] = {
         "command": "python -m benchmarks " + " ".join(sys.argv[1:] if args.argv is None else args.argv),
@@ -113,8 +138,16 @@ def run(args: argparse.Namespace) -> Report:
     }
     report = Report(meta=meta, contenders=[c.name for c in contenders])
     console = Console(stderr=True)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TimeElapsedColumn(), console=console, transient=True, disable=args.json and not console.is_terminal) as progress:
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=args.json and not console.is_terminal,
+    ) as progress:
         task = progress.add_task("loading bench_data", total=len(names))
         corpus = load_corpus()
         ctx = Context(

@@ -117,6 +117,8 @@ def load_corpus(root: Path = BENCH_DATA) -> Corpus:
         schema = entry.get("requestedSchema")
         if isinstance(schema, dict):
             forms.append(
-                ElicitationForm(id=entry["id"], source=entry["source"], requested_schema=schema, content=valid_instance(schema))
+                ElicitationForm(
+                    id=entry["id"], source=entry["source"], requested_schema=schema, content=valid_instance(schema)
+                )
             )
     return Corpus(tools=tools, results=results, forms=forms, sources=sources)

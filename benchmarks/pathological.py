@@ -65,7 +65,14 @@ def _one_of_all_branches(n: int) -> dict[str, Any]:
 
 
 _RECURSIVE_ANYOF = {
-    "$defs": {"n": {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/n"}}, {"type": "array", "items": {"$ref": "#/$defs/n"}, "minItems": 1}]}},
+    "$defs": {
+        "n": {
+            "anyOf": [
+                {"type": "array", "items": {"$ref": "#/$defs/n"}},
+                {"type": "array", "items": {"$ref": "#/$defs/n"}, "minItems": 1},
+            ]
+        }
+    },
     "$ref": "#/$defs/n",
 }
 
@@ -165,7 +172,7 @@ CASES: list[dict[str, Any]] = [
     },
     {
         "id": "ref-cycle-root",
-        "class": "$ref cycle that never descends ({\"$ref\": \"#\"})",
+        "class": '$ref cycle that never descends ({"$ref": "#"})',
         "expect": "refuse at compile time",
         "schema": {"json": {"$ref": "#"}},
         "instance": {"json": 1},
@@ -287,8 +294,12 @@ def pathological_workload(ctx: Context) -> Workload:
         ctx.progress(f"pathological {case['id']}")
         floor_s = _floor_seconds(case)
         row = Row(case=case["id"], detail=case.get("class", ""), expect=case.get("expect") or None, floor_s=floor_s)
-        row.cells["floor"] = Cell(status="ok" if floor_s else "n/a", ratio=1.0 if floor_s else None, median_s=floor_s,
-                                  note=None if floor_s else "msgspec cannot decode it either")
+        row.cells["floor"] = Cell(
+            status="ok" if floor_s else "n/a",
+            ratio=1.0 if floor_s else None,
+            median_s=floor_s,
+            note=None if floor_s else "msgspec cannot decode it either",
+        )
         for name in names:
             job = {
                 "contender": name,
@@ -311,6 +322,8 @@ def pathological_workload(ctx: Context) -> Workload:
                 note=result.get("detail") or None,
             )
             if result.get("compile_s") is not None:
-                row.cells[name].note = f"{row.cells[name].note or ''} (compile {result['compile_s'] * 1e3:.1f} ms)".strip()
+                row.cells[
+                    name
+                ].note = f"{row.cells[name].note or ''} (compile {result['compile_s'] * 1e3:.1f} ms)".strip()
         work.rows.append(row)
     return work

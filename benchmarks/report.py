@@ -17,7 +17,18 @@ _LABELS = {
     "fastjsonschema": "fastjsonschema (raw)",
     "jsonschema": "jsonschema (cached)",
 }
-_COLOURS = ["#888888", "#1f77b4", "#2ca02c", "#17becf", "#9467bd", "#8c564b", "#d62728", "#ff7f0e", "#e377c2", "#bcbd22"]
+_COLOURS = [
+    "#888888",
+    "#1f77b4",
+    "#2ca02c",
+    "#17becf",
+    "#9467bd",
+    "#8c564b",
+    "#d62728",
+    "#ff7f0e",
+    "#e377c2",
+    "#bcbd22",
+]
 
 
 def column_label(name: str, sep: str = " ") -> str:
@@ -67,7 +78,9 @@ def rich_tables(report: Report) -> list[Any]:
 
     tables = []
     for work in report.workloads:
-        table = Table(title=f"{work.title}", caption=work.skipped or work.unit, box=box.SIMPLE_HEAVY, title_justify="left")
+        table = Table(
+            title=f"{work.title}", caption=work.skipped or work.unit, box=box.SIMPLE_HEAVY, title_justify="left"
+        )
         # A pathological row's floor is only the yardstick of its ratios: no column of its own.
         names = [n for n in _contenders(report) if not (work.name == "pathological" and n == "floor")]
         table.add_column("case", no_wrap=True)
@@ -110,7 +123,9 @@ def render_markdown(report: Report) -> str:
         out.append("| case | " + " | ".join(column_label(n) for n in names) + " |")
         out.append("|---|" + "---:|" * len(names))
         for row in work.rows:
-            out.append(f"| {row.case} | " + " | ".join(cell_text(row.cells.get(n)).replace("|", "/") for n in names) + " |")
+            out.append(
+                f"| {row.case} | " + " | ".join(cell_text(row.cells.get(n)).replace("|", "/") for n in names) + " |"
+            )
         out.append("")
     return "\n".join(out)
 
@@ -118,94 +133,112 @@ def render_markdown(report: Report) -> str:
 # -------------------------------------------------------------------------------------- HTML/SVG
 
 
+def _el(tag: str, text: str | None = None, **attrs: Any) -> str:
+    """One SVG element; attribute names use ``_`` for ``-``, the text is escaped."""
+    rendered = " ".join(
+        f'{k.rstrip("_").replace("_", "-")}="{html.escape(f"{v:.1f}" if isinstance(v, float) else str(v))}"'
+        for k, v in attrs.items()
+    )
+    if text is None:
+        return f"<{tag} {rendered}/>"
+    return f"<{tag} {rendered}>{text}</{tag}>"
+
+
+def _svg(width: float, height: float, parts: list[str], size: int) -> str:
+    head = f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+    return head + f'font-family="sans-serif" font-size="{size}">' + "".join(parts) + "</svg>"
+
+
+class _LogAxis:
+    """Maps a positive value on decades ``lo``..``hi`` (powers of ten) to ``start``..``start + length``."""
+
+    def __init__(self, lo: float, hi: float, start: float, length: float) -> None:
+        self.lo, self.hi, self.start, self.length = lo, max(hi, lo + 1e-9), start, length
+
+    def __call__(self, value: float) -> float:
+        v = min(max(math.log10(value), self.lo), self.hi)
+        return self.start + (v - self.lo) / (self.hi - self.lo) * self.length
+
+
 def _bar_chart(work: Workload, names: list[str], colours: dict[str, str]) -> str:
-    """Horizontal bars, one group per row, log-scaled ratio axis (1x = the floor)."""
+    """Horizontal bars, one group per row, log-scaled ratio axis (1x = the floor, dashed)."""
     rows = [r for r in work.rows if any(_finite(c.ratio) for c in r.cells.values())]
     if not rows:
         return ""
     shown = [n for n in names if n != "floor"]
-    ratios = [c.ratio for r in rows for n, c in r.cells.items() if n != "floor" and _finite(c.ratio)]
-    top = max(10.0, *ratios)
-    lo_exp, hi_exp = -1, math.ceil(math.log10(top))
+    ratios = [c.ratio for r in rows for n, c in r.cells.items() if n != "floor" and c.ratio and _finite(c.ratio)]
+    lo_exp, hi_exp = -1, math.ceil(math.log10(max(10.0, *ratios)))
     label_w, plot_w, bar_h, gap = 230, 560, 9, 10
     group_h = bar_h * len(shown) + gap
     height = 30 + group_h * len(rows) + 20
-
-    def x(value: float) -> float:
-        v = min(max(value, 10.0**lo_exp), 10.0**hi_exp)
-        return label_w + (math.log10(v) - lo_exp) / (hi_exp - lo_exp) * plot_w
-
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + plot_w + 90}" height="{height}" font-family="sans-serif" font-size="11">']
+    x = _LogAxis(lo_exp, hi_exp, label_w, plot_w)
+    parts = []
     for e in range(lo_exp, hi_exp + 1):
-        gx = x(10.0**e)
-        parts.append(f'<line x1="{gx:.1f}" y1="20" x2="{gx:.1f}" y2="{height - 15}" stroke="#ddd"/>')
-        parts.append(f'<text x="{gx:.1f}" y="14" text-anchor="middle" fill="#555">{_ratio(10.0**e)}</text>')
-    fx = x(1.0)
-    parts.append(f'<line x1="{fx:.1f}" y1="20" x2="{fx:.1f}" y2="{height - 15}" stroke="#444" stroke-dasharray="3,2"/>')
+        parts.append(_el("line", x1=x(10.0**e), y1=20, x2=x(10.0**e), y2=height - 15, stroke="#ddd"))
+        parts.append(_el("text", _ratio(10.0**e), x=x(10.0**e), y=14, text_anchor="middle", fill="#555"))
+    parts.append(_el("line", x1=x(1.0), y1=20, x2=x(1.0), y2=height - 15, stroke="#444", stroke_dasharray="3,2"))
     for i, row in enumerate(rows):
         y0 = 24 + i * group_h
-        parts.append(f'<text x="{label_w - 6}" y="{y0 + group_h / 2:.1f}" text-anchor="end">{html.escape(row.case)}</text>')
+        parts.append(_el("text", html.escape(row.case), x=label_w - 6, y=y0 + group_h / 2, text_anchor="end"))
         for j, name in enumerate(shown):
             cell = row.cells.get(name)
-            y = y0 + j * bar_h
-            if cell is not None and _finite(cell.ratio):
-                width = max(1.0, x(cell.ratio) - x(10.0**lo_exp))
-                parts.append(
-                    f'<rect x="{x(10.0**lo_exp):.1f}" y="{y}" width="{width:.1f}" height="{bar_h - 1}" fill="{colours[name]}">'
-                    f"<title>{html.escape(column_label(name))}: {html.escape(cell_text(cell))}</title></rect>"
-                )
-                parts.append(f'<text x="{x(cell.ratio) + 3:.1f}" y="{y + bar_h - 1}" font-size="8" fill="#333">{html.escape(cell_text(cell))}</text>')
-            elif cell is not None:
-                parts.append(f'<text x="{x(10.0**lo_exp) + 3:.1f}" y="{y + bar_h - 1}" font-size="8" fill="#999">{html.escape(cell_text(cell))}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+            if cell is None:
+                continue
+            y, text = y0 + j * bar_h, html.escape(cell_text(cell))
+            if cell.ratio is not None and _finite(cell.ratio):
+                tip = _el("title", f"{html.escape(column_label(name))}: {text}")
+                width = max(1.0, x(cell.ratio) - label_w)
+                parts.append(_el("rect", tip, x=label_w, y=y, width=width, height=bar_h - 1, fill=colours[name]))
+                parts.append(_el("text", text, x=x(cell.ratio) + 3, y=y + bar_h - 1, font_size=8, fill="#333"))
+            else:
+                parts.append(_el("text", text, x=label_w + 3, y=y + bar_h - 1, font_size=8, fill="#999"))
+    return _svg(label_w + plot_w + 90, height, parts, 11)
+
+
+def _line_chart(title: str, rows: list[Row], names: list[str], colours: dict[str, str]) -> str:
+    """Ratio to the floor (log) against size (log), one line per contender."""
+    points = {
+        n: [(r.size, r.cells[n].ratio) for r in rows if n in r.cells and r.size and _finite(r.cells[n].ratio)]
+        for n in names
+    }
+    ratios = [v for pts in points.values() for _, v in pts if v]
+    sizes = [r.size for r in rows if r.size]
+    if not ratios or len(sizes) < 2:
+        return ""
+    w, h, pad = 420, 260, 45
+    lo_y = math.floor(math.log10(min(ratios)))
+    hi_y = max(math.ceil(math.log10(max(ratios))), lo_y + 1)
+    px = _LogAxis(math.log10(min(sizes)), math.log10(max(sizes)), pad, w - pad - 10)
+    py = _LogAxis(lo_y, hi_y, h - pad + 15, -(h - pad - 10))
+    parts = [_el("text", html.escape(title), x=w / 2, y=12, text_anchor="middle", font_weight="bold")]
+    for e in range(lo_y, hi_y + 1):
+        parts.append(_el("line", x1=pad, y1=py(10.0**e), x2=w - 10, y2=py(10.0**e), stroke="#ddd"))
+        parts.append(_el("text", _ratio(10.0**e), x=pad - 4, y=py(10.0**e) + 3, text_anchor="end", fill="#555"))
+    for size in sizes:
+        parts.append(_el("text", f"{size:,}", x=px(size), y=h - 14, text_anchor="middle", fill="#555"))
+    parts.append(_el("text", f"{html.escape(title)} (log)", x=w / 2, y=h - 2, text_anchor="middle", fill="#555"))
+    for name, pts in points.items():
+        if not pts:
+            continue
+        label = html.escape(column_label(name))
+        path = " ".join(f"{px(s):.1f},{py(v):.1f}" for s, v in pts if s and v)
+        parts.append(
+            _el("polyline", _el("title", label), points=path, fill="none", stroke=colours[name], stroke_width=2)
+        )
+        for s, v in pts:
+            if s and v:
+                tip = _el("title", f"{label} at {s:,}: {_ratio(v)}")
+                parts.append(_el("circle", tip, cx=px(s), cy=py(v), r=2.5, fill=colours[name]))
+    return _svg(w, h, parts, 10)
 
 
 def _line_charts(work: Workload, names: list[str], colours: dict[str, str]) -> str:
-    """One chart per scale series: ratio to the floor (log) against size (log)."""
+    """One chart per scale series."""
     series: dict[str, list[Row]] = {}
     for row in work.rows:
         if row.series and row.size:
             series.setdefault(row.series, []).append(row)
-    charts = []
-    for title, rows in series.items():
-        points = {
-            n: [(r.size, r.cells[n].ratio) for r in rows if n in r.cells and _finite(r.cells[n].ratio) and r.size]
-            for n in names
-        }
-        ratios = [v for pts in points.values() for _, v in pts]
-        sizes = [r.size for r in rows if r.size]
-        if not ratios or len(sizes) < 2:
-            continue
-        w, h, pad = 420, 260, 45
-        lo_y, hi_y = math.floor(math.log10(min(ratios))), math.ceil(math.log10(max(ratios)))
-        hi_y = max(hi_y, lo_y + 1)
-        lo_x, hi_x = math.log10(min(sizes)), math.log10(max(sizes))
-
-        def px(s: float) -> float:
-            return pad + (math.log10(s) - lo_x) / (hi_x - lo_x) * (w - pad - 10)
-
-        def py(v: float) -> float:
-            return h - pad + 15 - (math.log10(v) - lo_y) / (hi_y - lo_y) * (h - pad - 10)
-
-        parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="10">']
-        parts.append(f'<text x="{w / 2}" y="12" text-anchor="middle" font-weight="bold">{html.escape(title)}</text>')
-        for e in range(lo_y, hi_y + 1):
-            parts.append(f'<line x1="{pad}" y1="{py(10.0**e):.1f}" x2="{w - 10}" y2="{py(10.0**e):.1f}" stroke="#ddd"/>')
-            parts.append(f'<text x="{pad - 4}" y="{py(10.0**e) + 3:.1f}" text-anchor="end" fill="#555">{_ratio(10.0**e)}</text>')
-        for s in sizes:
-            parts.append(f'<text x="{px(s):.1f}" y="{h - 14}" text-anchor="middle" fill="#555">{s:,}</text>')
-        parts.append(f'<text x="{w / 2}" y="{h - 2}" text-anchor="middle" fill="#555">{html.escape(title)} (log)</text>')
-        for name, pts in points.items():
-            if not pts:
-                continue
-            path = " ".join(f"{px(s):.1f},{py(v):.1f}" for s, v in pts)
-            parts.append(f'<polyline points="{path}" fill="none" stroke="{colours[name]}" stroke-width="2"><title>{html.escape(column_label(name))}</title></polyline>')
-            for s, v in pts:
-                parts.append(f'<circle cx="{px(s):.1f}" cy="{py(v):.1f}" r="2.5" fill="{colours[name]}"><title>{html.escape(column_label(name))} at {s:,}: {_ratio(v)}</title></circle>')
-        parts.append("</svg>")
-        charts.append("".join(parts))
-    return "".join(charts)
+    return "".join(_line_chart(title, rows, names, colours) for title, rows in series.items())
 
 
 def _finite(value: float | None) -> bool:
@@ -216,20 +249,23 @@ def render_html(report: Report) -> str:
     names = _contenders(report)
     colours = {n: _COLOURS[i % len(_COLOURS)] for i, n in enumerate(names)}
     meta = report.meta
+    swatch = '<span style="display:inline-block;width:10px;height:10px;background:{}"></span>'
     legend = " ".join(
-        f'<span style="display:inline-block;margin-right:14px"><span style="display:inline-block;width:10px;height:10px;background:{colours[n]}"></span> {html.escape(column_label(n))}</span>'
+        f'<span style="margin-right:14px">{swatch.format(colours[n])} {html.escape(column_label(n))}</span>'
         for n in names
     )
     body = [
         "<!doctype html><html><head><meta charset='utf-8'><title>engine benchmarks</title>",
         "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
-        "table{border-collapse:collapse;font-size:12px;margin:8px 0 24px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}"
-        "td:first-child,th:first-child{text-align:left}.bad{color:#b00;font-weight:bold}.good{color:#070}.dim{color:#999}"
-        "small{color:#555}</style></head><body>",
+        "table{border-collapse:collapse;font-size:12px;margin:8px 0 24px}"
+        "td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}"
+        "td:first-child,th:first-child{text-align:left}.bad{color:#b00;font-weight:bold}.good{color:#070}"
+        ".dim{color:#999}small{color:#555}</style></head><body>",
         "<h1>engine benchmarks</h1>",
         f"<p><small>{html.escape(str(meta.get('command', '')))} — {html.escape(str(meta.get('machine', '')))} — "
-        f"{html.escape(str(meta.get('started', '')))}, {meta.get('duration_s', 0):.0f} s. Figures are ratios to the floor "
-        "(<code>msgspec.json.decode</code> alone on the same bytes), medians of interleaved rounds; lower is better.</small></p>",
+        f"{html.escape(str(meta.get('started', '')))}, {meta.get('duration_s', 0):.0f} s. Figures are ratios to the "
+        "floor (<code>msgspec.json.decode</code> alone on the same bytes), medians of interleaved rounds; lower is "
+        "better.</small></p>",
         f"<p>{legend}</p>",
     ]
     for work in report.workloads:
@@ -240,7 +276,9 @@ def render_html(report: Report) -> str:
             body.append(_line_charts(work, names, colours))
         elif work.name != "pathological":
             body.append(_bar_chart(work, names, colours))
-        body.append("<table><tr><th>case</th>" + "".join(f"<th>{html.escape(column_label(n))}</th>" for n in names) + "</tr>")
+        body.append(
+            "<table><tr><th>case</th>" + "".join(f"<th>{html.escape(column_label(n))}</th>" for n in names) + "</tr>"
+        )
         for row in work.rows:
             cells = []
             for n in names:

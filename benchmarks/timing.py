@@ -69,8 +69,6 @@ def measure(calls: Mapping[str, Callable[[], object]], budget: Budget) -> dict[s
             if len(samples[name]) < wanted[name]:
                 samples[name].append(timer.timeit(loops[name]) / loops[name])
     return {
-        name: Measurement(
-            median_s=statistics.median(values), min_s=min(values), loops=loops[name], rounds=len(values)
-        )
+        name: Measurement(median_s=statistics.median(values), min_s=min(values), loops=loops[name], rounds=len(values))
         for name, values in samples.items()
     }

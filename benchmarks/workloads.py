@@ -184,7 +184,9 @@ def compile_workload(ctx: Context) -> Workload:
             raise Refused("refused" if reason else "error", f"{reason or type(exc).__name__}") from None
         return compile_one, item[1], False
 
-    work.rows.append(time_row(ctx, Row(case="cold", detail="nothing cached"), schemas, lambda it: data[it[0]], cold, budget=budget))
+    work.rows.append(
+        time_row(ctx, Row(case="cold", detail="nothing cached"), schemas, lambda it: data[it[0]], cold, budget=budget)
+    )
 
     def warm(contender: Contender, item: tuple[str, Any]) -> Prepared:
         if not isinstance(contender, EngineContender):
@@ -297,7 +299,9 @@ def results_workload(ctx: Context) -> Workload:
     for case, items in groups.items():
         items = ctx.limit(items)
         if items:
-            work.rows.append(time_row(ctx, Row(case=case, detail=f"{len(items)} results"), items, lambda r: r.data, prepare))
+            work.rows.append(
+                time_row(ctx, Row(case=case, detail=f"{len(items)} results"), items, lambda r: r.data, prepare)
+            )
         if ctx.quick:
             break
     return work
@@ -435,7 +439,7 @@ def scale_workload(ctx: Context) -> Workload:
             return _checker(ctx, contender, schema).from_bytes, data, contender.kind == "raw"
 
         row = Row(case=f"schema properties {n}", series="schema properties", size=n, detail=f"{len(data)} B")
-        work.rows.append(remember(time_row(ctx, row, [None], lambda _: data, wide), "schema properties", n))
+        work.rows.append(remember(time_row(ctx, row, [None], lambda _, data=data: data, wide), "schema properties", n))
 
     for n in sizes["instance items"]:
         data = encode(_records(n))
@@ -445,7 +449,7 @@ def scale_workload(ctx: Context) -> Workload:
             return _checker(ctx, contender, _RECORD_SCHEMA).from_bytes, data, contender.kind == "raw"
 
         row = Row(case=f"instance items {n}", series="instance items", size=n, detail=f"{len(data)} B")
-        work.rows.append(remember(time_row(ctx, row, [None], lambda _: data, long), "instance items", n))
+        work.rows.append(remember(time_row(ctx, row, [None], lambda _, data=data: data, long), "instance items", n))
 
     mcp = mcp_available() is None
     budget = Budget(rounds=ctx.compile_rounds, round_seconds=ctx.budget.round_seconds, contender_seconds=3.0)
@@ -473,7 +477,9 @@ def scale_workload(ctx: Context) -> Workload:
             return compile_all, tools, False
 
         row = Row(case=f"tools {n}", series="tools", size=n, detail=f"compile, {len(data) // 1024} KiB list")
-        work.rows.append(remember(time_row(ctx, row, [None], lambda _: data, many, budget=budget), "tools", n))
+        work.rows.append(
+            remember(time_row(ctx, row, [None], lambda _, data=data: data, many, budget=budget), "tools", n)
+        )
     work.unit += "; tools rows: compiling every inputSchema cold" + (" via Engine.compile_tools" if mcp else "")
     return work
 

@@ -25,13 +25,20 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
     code = main(
         [
             "--quick",
-            "--max-items", "4",
-            "--rounds", "3",
-            "--backends", "auto",
-            "--baselines", "jsonschema-rs,jsonschema",
-            "--cases", "redos-nested-plus,ref-cycle-root",
-            "--timeout", "1",
-            "--out", str(out),
+            "--max-items",
+            "4",
+            "--rounds",
+            "3",
+            "--backends",
+            "auto",
+            "--baselines",
+            "jsonschema-rs,jsonschema",
+            "--cases",
+            "redos-nested-plus,ref-cycle-root",
+            "--timeout",
+            "1",
+            "--out",
+            str(out),
             "--json",
         ]
     )
@@ -100,7 +107,9 @@ def test_pathological_cases_end_in_an_outcome(report: tuple[dict, Path]) -> None
         if name == "floor":
             continue
         outcome = cell["outcome"]
-        assert outcome in ("valid", "invalid", "timeout", "crash") or outcome.startswith(("refused:", "error:", "rejected:"))
+        assert outcome in ("valid", "invalid", "timeout", "crash") or outcome.startswith(
+            ("refused:", "error:", "rejected:")
+        )
 
 
 def test_a_crashing_contender_is_reported_not_fatal() -> None:
@@ -123,7 +132,9 @@ def test_generated_arguments_are_valid_for_every_tool() -> None:
 
 def test_measure_tells_a_slow_call_from_a_fast_one() -> None:
     small, large = list(range(10)), list(range(5000))
-    result = measure({"fast": lambda: sorted(small), "slow": lambda: sorted(large)}, Budget(rounds=3, round_seconds=0.005))
+    result = measure(
+        {"fast": lambda: sorted(small), "slow": lambda: sorted(large)}, Budget(rounds=3, round_seconds=0.005)
+    )
     assert result["slow"].median_s > 20 * result["fast"].median_s
     number, took = calibrate(timeit.Timer(lambda: sorted(large)), 0.005)
     assert number >= 1 and took >= 0.005
