@@ -95,7 +95,23 @@ def rich_tables(report: Report) -> list[Any]:
                 cells.append(f"[{style}]{text}[/]" if style and text else text)
             table.add_row(row.case, *cells)
         tables.append(table)
+        if work.growth:
+            growth = Table(
+                title="How cost grows: k in time ~ size^k, smallest to largest size (1.00 = linear)",
+                box=box.SIMPLE_HEAVY,
+                title_justify="left",
+            )
+            growth.add_column("series", no_wrap=True)
+            for name in names:
+                growth.add_column(column_label(name, "\n"), justify="right", no_wrap=True)
+            for series, by_name in work.growth.items():
+                growth.add_row(series, *(_k(by_name.get(n)) for n in names))
+            tables.append(growth)
     return tables
+
+
+def _k(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}"
 
 
 def _style(cell: Cell | None) -> str:
@@ -127,6 +143,14 @@ def render_markdown(report: Report) -> str:
                 f"| {row.case} | " + " | ".join(cell_text(row.cells.get(n)).replace("|", "/") for n in names) + " |"
             )
         out.append("")
+        if work.growth:
+            out.append("How cost grows: k in time ~ size^k from the smallest to the largest size (1.00 = linear).")
+            out.append("")
+            out.append("| series | " + " | ".join(column_label(n) for n in names) + " |")
+            out.append("|---|" + "---:|" * len(names))
+            for series, by_name in work.growth.items():
+                out.append(f"| {series} | " + " | ".join(_k(by_name.get(n)) for n in names) + " |")
+            out.append("")
     return "\n".join(out)
 
 
@@ -274,6 +298,16 @@ def render_html(report: Report) -> str:
             body.append(f"<p class='dim'>{html.escape(work.skipped)}</p>")
         if work.name == "scale":
             body.append(_line_charts(work, names, colours))
+            if work.growth:
+                body.append("<p><small>k in time ~ size^k, smallest to largest size (1.00 = linear)</small></p>")
+                body.append(
+                    "<table><tr><th>series</th>" + "".join(f"<th>{html.escape(column_label(n))}</th>" for n in names)
+                )
+                for series, by_name in work.growth.items():
+                    body.append(
+                        f"<tr><td>{html.escape(series)}</td>" + "".join(f"<td>{_k(by_name.get(n))}</td>" for n in names)
+                    )
+                body.append("</table>")
         elif work.name != "pathological":
             body.append(_bar_chart(work, names, colours))
         body.append(

@@ -8,6 +8,7 @@ items is timed on the rest, against the floor over exactly those items, and the 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -481,7 +482,26 @@ def scale_workload(ctx: Context) -> Workload:
             remember(time_row(ctx, row, [None], lambda _, data=data: data, many, budget=budget), "tools", n)
         )
     work.unit += "; tools rows: compiling every inputSchema cold" + (" via Engine.compile_tools" if mcp else "")
+    work.growth = growth_exponents(work.rows)
     return work
+
+
+def growth_exponents(rows: Sequence[Row]) -> dict[str, dict[str, float]]:
+    """``k`` in time ~ size**k per series and contender, from its smallest to its largest size."""
+    points: dict[str, dict[str, list[tuple[int, float]]]] = {}
+    for row in rows:
+        if row.series is None or not row.size:
+            continue
+        for name, cell in row.cells.items():
+            if cell.median_s:
+                points.setdefault(row.series, {}).setdefault(name, []).append((row.size, cell.median_s))
+    growth: dict[str, dict[str, float]] = {}
+    for series, by_name in points.items():
+        for name, pts in by_name.items():
+            (n0, t0), (n1, t1) = min(pts), max(pts)
+            if n1 > n0:
+                growth.setdefault(series, {})[name] = round(math.log(t1 / t0) / math.log(n1 / n0), 2)
+    return growth
 
 
 WORKLOADS: dict[str, Callable[[Context], Workload]] = {
