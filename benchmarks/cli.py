@@ -64,6 +64,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=None, help="seconds a pathological case may run")
     parser.add_argument("--max-items", type=int, default=None, help="cap on items per row")
     parser.add_argument("--cases", type=_csv, default=None, metavar="LIST", help="pathological case ids to run")
+    parser.add_argument(
+        "--readme",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also put the tables, command and machine between the bench:table markers of FILE",
+    )
     args = parser.parse_args(argv)
     for name in args.workloads or ():
         if name not in ALL_WORKLOADS:
@@ -182,11 +189,31 @@ def write(report: Report, out: Path) -> dict[str, Path]:
     return paths
 
 
+README_START, README_END = "<!-- bench:table -->", "<!-- /bench:table -->"
+
+
+def update_readme(path: Path, report: Report) -> None:
+    """Replace what lies between the markers in ``path`` with this run's tables."""
+    text = path.read_text(encoding="utf-8")
+    start, end = text.find(README_START), text.find(README_END)
+    if start < 0 or end < start:
+        raise SystemExit(f"{path}: no {README_START} ... {README_END} markers to fill")
+    meta = report.meta
+    block = (
+        f"{README_START}\n"
+        f"`{meta['command']}` — {meta['machine']} (shared with other work: expect noise), "
+        f"{meta['started']}, {meta['duration_s']:.0f} s.\n\n{render_markdown(report)}\n"
+    )
+    path.write_text(text[:start] + block + text[end:], encoding="utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     args.argv = list(argv) if argv is not None else None
     report = run(args)
     paths = write(report, args.out)
+    if args.readme is not None:
+        update_readme(args.readme, report)
     if args.json:
         sys.stdout.buffer.write(report.to_json() + b"\n")
         return 0
