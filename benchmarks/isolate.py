@@ -1,19 +1,22 @@
-"""Run one pathological case through one contender, in a process of its own.
+"""Run pathological cases through one contender, in a process of its own.
 
-The parent (``benchmarks.pathological``) starts ``python -m benchmarks.isolate``, writes the job
-as JSON on stdin and reads one JSON line back. A runaway case is killed at the parent's timeout,
-a crash (a segfault in native code, an abort on a failed allocation) ends only this process, and
-memory is capped so a blow-up fails here instead of starving the machine.
+The parent (``benchmarks.pathological``) starts ``python -m benchmarks.isolate`` per contender,
+writes one job per line as JSON on stdin and reads one JSON line back per job. A runaway case is
+killed at the parent's timeout, a crash (a segfault in native code, an abort on a failed
+allocation) ends only this process — the parent starts a fresh one for the next job — and memory
+is capped so a blow-up fails here instead of starving the machine.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import statistics
 import sys
 import time
 import timeit
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -90,14 +93,18 @@ def _deny(uri: str) -> Any:
     raise LookupError(f"the benchmark never fetches ({uri})")
 
 
-def prepare(contender: str, schema: Any) -> tuple[Callable[[Any], Any], tuple[type[BaseException], ...]]:
+def prepare(
+    contender: str, schema: Any, registry: dict[str, Any], config: dict[str, Any]
+) -> tuple[Callable[[Any], Any], tuple[type[BaseException], ...]]:
     """Compile ``schema``; return the call SDKs make (raising on an invalid instance) and the
-    exception types that mean "invalid"."""
+    exception types that mean "invalid". ``registry`` and ``config`` are the engine's (the raw
+    libraries are run as they come)."""
     if contender.startswith("engine[") and contender.endswith("]"):
         import engine
 
-        eng = engine.Engine(engine.EngineConfig(backend=contender[len("engine[") : -1]))  # type: ignore[arg-type]
-        cs = eng.compile(schema)
+        settings = {**config, "backend": contender[len("engine[") : -1]}
+        eng = engine.Engine(engine.EngineConfig.load(env={}, **settings))
+        cs = eng.compile(schema, registry=registry or None)
 
         def check(payload: Any) -> Any:
             if isinstance(payload, bytes):
@@ -144,16 +151,55 @@ def _outcome(exc: BaseException, invalid: tuple[type[BaseException], ...]) -> st
     return f"error:{type(exc).__name__}"
 
 
+def catalog_module(folder: Path) -> Any:
+    """The catalog's own loader (``catalog.py`` next to the cases), or ``None`` without one."""
+    name = "_pathological_catalog"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, folder / "catalog.py")
+    if spec is None or spec.loader is None or not (folder / "catalog.py").is_file():
+        return None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the class is built
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def load_catalog_case(job: dict[str, Any]) -> tuple[Any, dict[str, Any], dict[str, Any], Any]:
+    """Schema, registry, engine configuration and payload of a case of the guard's catalog, read
+    with the catalog's own loader so the tests and the benchmark see the same cases."""
+    ref = job["catalog"]
+    folder = Path(ref["dir"])
+    catalog = catalog_module(folder)
+    if catalog is None:
+        raise SystemExit(f"no catalog loader in {folder}")
+    case = catalog.load(folder / f"{ref['case']}.json")
+    payload: Any = None
+    for candidate in case.payloads:
+        if candidate.name == ref.get("payload"):
+            payload = candidate.data if candidate.data is not None else candidate.value
+    return case.schema, dict(case.registry), dict(case.config), payload
+
+
 def run_job(job: dict[str, Any]) -> dict[str, Any]:
-    schema = build(job["schema"])
-    instance = build(job["instance"])
-    payload: Any = encode_spec(job["instance"], instance) if job.get("payload", "bytes") == "bytes" else instance
+    registry: dict[str, Any] = {}
+    config: dict[str, Any] = {}
+    if "catalog" in job:
+        schema, registry, config, payload = load_catalog_case(job)
+    else:
+        schema = build(job["schema"])
+        instance = build(job["instance"])
+        payload = encode_spec(job["instance"], instance) if job.get("payload", "bytes") == "bytes" else instance
     # Imports are not compile time: load the contender's library before the clock starts.
     for module in _MODULES.get(job["contender"].split("[")[0], ()):
         importlib.import_module(module)
     started = time.perf_counter()
     try:
-        check, invalid = prepare(job["contender"], schema)
+        check, invalid = prepare(job["contender"], schema, registry, config)
     except BaseException as exc:  # noqa: BLE001 - every way a compile can end is a result here
         reason = getattr(exc, "reason", None)
         outcome = f"refused:{getattr(reason, 'value', reason)}" if reason is not None else f"error:{type(exc).__name__}"
@@ -194,11 +240,13 @@ def main() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
     except (ImportError, ValueError, OSError):  # not on this platform: the timeout still holds
         pass
-    job = msgspec.json.decode(sys.stdin.buffer.read())
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
-    result = run_job(job)
-    sys.stdout.buffer.write(msgspec.json.encode(result) + b"\n")
-    sys.stdout.flush()
+    for line in sys.stdin.buffer:
+        if not line.strip():
+            continue
+        result = run_job(msgspec.json.decode(line))
+        sys.stdout.buffer.write(msgspec.json.encode(result) + b"\n")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

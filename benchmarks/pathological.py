@@ -9,11 +9,12 @@ segfault as ``crash``, and the run goes on.
 
 from __future__ import annotations
 
-import json
 import os
+import selectors
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import msgspec
 
 from .contenders import decode
 from .corpus import BENCH_DATA
+from .isolate import catalog_module
 from .results import Cell, Row, Workload
 from .workloads import Context
 
@@ -79,10 +81,12 @@ _RECURSIVE_ANYOF = {
 # Each case: id, class, what the engine is expected to do, the instance's true answer under the
 # JSON Schema semantics where one exists (a library answering otherwise is marked wrong), schema
 # and instance (or build specs, see benchmarks.isolate.build), and whether the instance is handed
-# over as bytes or as Python objects.
+# over as bytes or as Python objects. ``covered_by`` names the guard catalog's cases that stand
+# for this one when the catalog is present.
 CASES: list[dict[str, Any]] = [
     {
         "id": "anyof-recursive-error-path",
+        "covered_by": ["recursive-anyof-explain"],
         "answer": "invalid",
         "class": "nested anyOf",
         "expect": "refuse (limit) or answer within the bound",
@@ -99,6 +103,7 @@ CASES: list[dict[str, Any]] = [
     },
     {
         "id": "unevaluated-over-anyof",
+        "covered_by": ["unevaluated-nesting"],
         "answer": "invalid",
         "class": "unevaluatedProperties over nested anyOf",
         "expect": "refuse (limit) or answer within the bound",
@@ -115,6 +120,7 @@ CASES: list[dict[str, Any]] = [
     },
     {
         "id": "ref-bomb-30",
+        "covered_by": ["ref-expansion-bomb-30"],
         "answer": "valid",
         "class": "$ref expansion bomb ($defs doubling)",
         "expect": "refuse: limit-exceeded",
@@ -123,6 +129,7 @@ CASES: list[dict[str, Any]] = [
     },
     {
         "id": "deep-schema-5000",
+        "covered_by": ["schema-deep-not", "document-deep-const"],
         "answer": "invalid",
         "class": "deep schema",
         "expect": "refuse: limit-exceeded",
@@ -131,6 +138,7 @@ CASES: list[dict[str, Any]] = [
     },
     {
         "id": "deep-instance-100k",
+        "covered_by": ["deep-instance-recursive"],
         "answer": "valid",
         "class": "deep instance (Python objects) against a recursive schema",
         "expect": "reject the payload (too deep), never crash",
@@ -140,6 +148,7 @@ CASES: list[dict[str, Any]] = [
     },
     {
         "id": "deep-instance-bytes",
+        "covered_by": ["deep-instance-recursive"],
         "answer": "valid",
         "class": "deep instance (bytes)",
         "expect": "reject the payload: too-deep",
@@ -148,6 +157,7 @@ CASES: list[dict[str, Any]] = [
     },
     {
         "id": "redos-nested-plus",
+        "covered_by": ["regex-nested-quantifier"],
         "answer": "invalid",
         "class": "ReDoS ^(a+)+$",
         "expect": "validate in linear time",
@@ -156,6 +166,7 @@ CASES: list[dict[str, Any]] = [
     },
     {
         "id": "redos-alternation",
+        "covered_by": ["regex-pattern-properties-redos"],
         "answer": "valid",
         "class": "ReDoS ^(a|aa)+$ in patternProperties",
         "expect": "validate in linear time",
@@ -172,6 +183,7 @@ CASES: list[dict[str, Any]] = [
     },
     {
         "id": "ref-cycle-root",
+        "covered_by": ["ref-self"],
         "class": '$ref cycle that never descends ({"$ref": "#"})',
         "expect": "refuse at compile time",
         "schema": {"json": {"$ref": "#"}},
@@ -179,6 +191,7 @@ CASES: list[dict[str, Any]] = [
     },
     {
         "id": "ref-cycle-pair",
+        "covered_by": ["ref-cycle-two"],
         "class": "$ref cycle a -> b -> a",
         "expect": "refuse at compile time",
         "schema": {"json": {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}},
@@ -186,6 +199,7 @@ CASES: list[dict[str, Any]] = [
     },
     {
         "id": "remote-ref-metadata",
+        "covered_by": ["ref-cloud-metadata"],
         "class": "$ref to a cloud metadata address",
         "expect": "refuse: remote-ref",
         "schema": {"json": {"$ref": "http://169.254.169.254/latest/meta-data/schema.json"}},
@@ -194,85 +208,158 @@ CASES: list[dict[str, Any]] = [
 ]
 
 QUICK_CASES = ("oneof-every-branch", "ref-bomb-30", "redos-nested-plus", "ref-cycle-root")
+# The same, by the guard catalog's names, when it is present.
+QUICK_CATALOG = ("ref-expansion-bomb-30", "regex-nested-quantifier", "ref-self", "recursive-anyof-explain")
+CATALOG = BENCH_DATA / "pathological"
 
 
-def load_catalog(root: Path = BENCH_DATA / "pathological") -> list[dict[str, Any]]:
-    """Cases from the catalog shipped in ``bench_data/pathological/``, in the runner's shape.
-
-    Accepted: JSON files holding one case or a list of cases (or ``{"cases": [...]}``), each
-    with an ``id`` (or ``name``), a ``schema`` and an ``instance`` (or ``instances``: the first is
-    used), and optionally ``expect``. Entries of any other shape are left out.
-    """
-    cases: list[dict[str, Any]] = []
-    if not root.is_dir():
-        return cases
-    for path in sorted(root.rglob("*.json")):
-        try:
-            doc = json.loads(path.read_bytes())
-        except (OSError, ValueError):
-            continue
-        entries = doc.get("cases", [doc]) if isinstance(doc, dict) else doc if isinstance(doc, list) else []
-        for i, entry in enumerate(entries):
-            if not isinstance(entry, dict) or "schema" not in entry:
-                continue
-            instance = entry.get("instance")
-            if instance is None and isinstance(entry.get("instances"), list) and entry["instances"]:
-                instance = entry["instances"][0]
-            if isinstance(instance, dict) and "data" in instance and len(instance) <= 3:
-                instance = instance["data"]
-            expect = entry.get("expect", "")
-            if isinstance(expect, dict):
-                expect = " ".join(f"{k}={v}" for k, v in expect.items())
-            cases.append(
+def load_catalog(folder: Path = CATALOG) -> list[dict[str, Any]]:
+    """One row per payload of every case in the guard's catalog (``bench_data/pathological/``,
+    read with its own ``catalog.py``); a case without payloads gets one row validating ``null``
+    (the engine refuses it at compile time; the raw libraries show what they do with it)."""
+    catalog = catalog_module(folder)
+    if catalog is None:
+        return []
+    rows: list[dict[str, Any]] = []
+    for case in catalog.cases():
+        payloads = case.payloads or [None]
+        for payload in payloads:
+            expect = case.expect if payload is None else f"{case.expect}, then {payload.expect}"
+            answer = payload.expect if payload is not None and payload.expect in ("valid", "invalid") else None
+            rows.append(
                 {
-                    "id": str(entry.get("id") or entry.get("name") or f"{path.stem}#{i}"),
-                    "class": str(entry.get("class") or entry.get("category") or path.stem),
-                    "expect": str(expect),
-                    "answer": entry.get("answer") if entry.get("answer") in ("valid", "invalid") else None,
-                    "schema": {"json": entry["schema"]},
-                    "instance": {"json": instance},
-                    "source": str(path.relative_to(root.parent.parent)),
+                    "id": case.name if payload is None else f"{case.name}/{payload.name}",
+                    "case": case.name,
+                    "class": f"{case.threat}: {case.description}",
+                    "expect": expect,
+                    "answer": answer,
+                    "catalog": {
+                        "dir": str(folder),
+                        "case": case.name,
+                        "payload": None if payload is None else payload.name,
+                    },
                 }
             )
+    return rows
+
+
+def select_cases(ctx: Context, folder: Path = CATALOG) -> list[dict[str, Any]]:
+    """The catalog's cases, then the built-in ones for classes the catalog does not cover."""
+    catalog = load_catalog(folder)
+    covered = {row["case"] for row in catalog}
+    if ctx.cases is not None:  # asked for by name: any case, covered or not
+        return [c for c in [*catalog, *CASES] if c["id"] in ctx.cases or c.get("case") in ctx.cases]
+    own = [c for c in CASES if not covered & set(c.get("covered_by", ()))]
+    cases = [*catalog, *own]
+    if ctx.quick:
+        quick = QUICK_CATALOG if catalog else QUICK_CASES
+        return [c for c in cases if c.get("case", c["id"]) in quick][: len(quick)]
     return cases
 
 
-def _run_isolated(job: dict[str, Any], timeout: float) -> dict[str, Any]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-    try:
-        proc = subprocess.run(
+class Worker:
+    """One contender's subprocess, kept across cases; replaced after a timeout or a crash."""
+
+    def __init__(self, contender: str) -> None:
+        self.contender = contender
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.stderr: Any = None
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+        self.stderr = tempfile.TemporaryFile()
+        return subprocess.Popen(
             [sys.executable, "-m", "benchmarks.isolate"],
-            input=msgspec.json.encode(job),
-            capture_output=True,
-            timeout=timeout,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
             cwd=ROOT,
             env=env,
-            check=False,
         )
-    except subprocess.TimeoutExpired:
-        return {"outcome": "timeout", "detail": f"killed after {timeout:g} s"}
-    if proc.returncode < 0:
+
+    def run(self, job: dict[str, Any], timeout: float) -> dict[str, Any]:
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = self._start()
+        proc = self.proc
+        assert proc.stdin is not None and proc.stdout is not None
         try:
-            name = signal.Signals(-proc.returncode).name
-        except ValueError:
-            name = f"signal {-proc.returncode}"
-        return {"outcome": "crash", "detail": name}
-    if proc.returncode != 0 or not proc.stdout.strip():
-        tail = proc.stderr.decode(errors="replace").strip().splitlines()
-        return {"outcome": "crash", "detail": f"exit {proc.returncode}: {tail[-1][:160] if tail else ''}"}
-    result: dict[str, Any] = msgspec.json.decode(proc.stdout.strip().splitlines()[-1])
-    return result
+            proc.stdin.write(msgspec.json.encode({**job, "contender": self.contender}) + b"\n")
+            proc.stdin.flush()
+        except BrokenPipeError:
+            return self._crashed()
+        with selectors.DefaultSelector() as selector:
+            selector.register(proc.stdout, selectors.EVENT_READ)
+            ready = selector.select(timeout)
+        if not ready:
+            self.close()
+            return {"outcome": "timeout", "detail": f"killed after {timeout:g} s"}
+        line = proc.stdout.readline()
+        if not line:
+            return self._crashed()
+        result: dict[str, Any] = msgspec.json.decode(line)
+        return result
+
+    def _crashed(self) -> dict[str, Any]:
+        assert self.proc is not None
+        code = self.proc.wait()
+        tail = b""
+        if self.stderr is not None:
+            self.stderr.seek(0)
+            tail = self.stderr.read()[-2000:]
+        self.close()
+        if code < 0:
+            try:
+                return {"outcome": "crash", "detail": signal.Signals(-code).name}
+            except ValueError:
+                return {"outcome": "crash", "detail": f"signal {-code}"}
+        lines = tail.decode(errors="replace").strip().splitlines()
+        return {"outcome": "crash", "detail": f"exit {code}: {lines[-1][:160] if lines else ''}"}
+
+    def close(self) -> None:
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+            for stream in (self.proc.stdin, self.proc.stdout):
+                if stream is not None:
+                    stream.close()
+            self.proc = None
+        if self.stderr is not None:
+            self.stderr.close()
+            self.stderr = None
+
+
+def _run_isolated(job: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """One job in a worker of its own (for a single case, and for tests)."""
+    worker = Worker(job["contender"])
+    try:
+        return worker.run(job, timeout)
+    finally:
+        worker.close()
+
+
+def _payload_bytes(case: dict[str, Any]) -> bytes | None:
+    """The instance's JSON bytes, for the floor; ``None`` when it has none msgspec can read."""
+    from .isolate import build, encode_spec, load_catalog_case
+
+    try:
+        if "catalog" in case:
+            _, _, _, payload = load_catalog_case(case)
+            data = payload if isinstance(payload, bytes) else msgspec.json.encode(payload)
+        else:
+            data = encode_spec(case["instance"], build(case["instance"]))
+        decode(data)
+    except (RecursionError, msgspec.MsgspecError, ValueError, TypeError, OverflowError):
+        return None
+    return data
 
 
 def _floor_seconds(case: dict[str, Any]) -> float | None:
-    from .isolate import build, encode_spec
     from .timing import Budget, measure
 
-    try:
-        data = encode_spec(case["instance"], build(case["instance"]))
-        decode(data)
-    except (RecursionError, msgspec.MsgspecError, ValueError):
+    data = _payload_bytes(case)
+    if data is None:
         return None
     return measure({"floor": lambda: decode(data)}, Budget(rounds=3, round_seconds=0.01))["floor"].median_s
 
@@ -283,47 +370,44 @@ def pathological_workload(ctx: Context) -> Workload:
         title="Pathological composition: every contender in a subprocess with a timeout",
         unit=f"outcome, then validation time as a ratio to decoding the instance (timeout {ctx.timeout:g} s)",
     )
-    catalog = load_catalog()
-    cases = [*catalog, *(c for c in CASES if c["id"] not in {k["id"] for k in catalog})]
-    if ctx.cases is not None:
-        cases = [c for c in cases if c["id"] in ctx.cases]
-    elif ctx.quick:
-        cases = [c for c in cases if c["id"] in QUICK_CASES]
+    cases = select_cases(ctx)
     names = [c.name for c in ctx.contenders if c.kind != "floor"]
-    for case in cases:
-        ctx.progress(f"pathological {case['id']}")
-        floor_s = _floor_seconds(case)
-        row = Row(case=case["id"], detail=case.get("class", ""), expect=case.get("expect") or None, floor_s=floor_s)
-        row.cells["floor"] = Cell(
-            status="ok" if floor_s else "n/a",
-            ratio=1.0 if floor_s else None,
-            median_s=floor_s,
-            note=None if floor_s else "msgspec cannot decode it either",
-        )
-        for name in names:
-            job = {
-                "contender": name,
-                "schema": case["schema"],
-                "instance": case["instance"],
-                "payload": case.get("payload", "bytes"),
-            }
-            result = _run_isolated(job, ctx.timeout)
-            outcome = result["outcome"]
-            status = outcome if outcome in ("timeout", "crash") else "ok"
-            if outcome in ("valid", "invalid") and case.get("answer") not in (None, outcome):
-                status = "wrong"
-            validate_s = result.get("validate_s")
-            ratio = validate_s / floor_s if (validate_s is not None and floor_s) else None
-            row.cells[name] = Cell(
-                status=status,
-                outcome=outcome,
-                median_s=validate_s,
-                ratio=ratio,
-                note=result.get("detail") or None,
-            )
-            if result.get("compile_s") is not None:
-                row.cells[
-                    name
-                ].note = f"{row.cells[name].note or ''} (compile {result['compile_s'] * 1e3:.1f} ms)".strip()
-        work.rows.append(row)
+    workers = {name: Worker(name) for name in names}
+    try:
+        for case in cases:
+            ctx.progress(f"pathological {case['id']}")
+            work.rows.append(_run_case(ctx, case, workers))
+    finally:
+        for worker in workers.values():
+            worker.close()
     return work
+
+
+def _run_case(ctx: Context, case: dict[str, Any], workers: dict[str, Worker]) -> Row:
+    floor_s = _floor_seconds(case)
+    row = Row(case=case["id"], detail=case.get("class", ""), expect=case.get("expect") or None, floor_s=floor_s)
+    row.cells["floor"] = Cell(
+        status="ok" if floor_s else "n/a",
+        ratio=1.0 if floor_s else None,
+        median_s=floor_s,
+        note=None if floor_s else "msgspec cannot decode it either",
+    )
+    job = {k: case[k] for k in ("schema", "instance", "payload", "catalog") if k in case}
+    for name, worker in workers.items():
+        result = worker.run(job, ctx.timeout)
+        outcome = result["outcome"]
+        status = outcome if outcome in ("timeout", "crash") else "ok"
+        if outcome in ("valid", "invalid") and case.get("answer") not in (None, outcome):
+            status = "wrong"
+        validate_s = result.get("validate_s")
+        note = result.get("detail") or ""
+        if result.get("compile_s") is not None:
+            note = f"{note} (compile {result['compile_s'] * 1e3:.1f} ms)".strip()
+        row.cells[name] = Cell(
+            status=status,
+            outcome=outcome,
+            median_s=validate_s,
+            ratio=validate_s / floor_s if (validate_s is not None and floor_s) else None,
+            note=note or None,
+        )
+    return row
