@@ -128,8 +128,8 @@ def run(args: argparse.Namespace) -> Report:
     names = args.workloads or ALL_WORKLOADS
     contenders = all_contenders(args.backends, args.baselines)
     budget = Budget(
-        rounds=args.rounds or (3 if quick else 7),
-        round_seconds=0.01 if quick else 0.02,
+        rounds=args.rounds or (3 if quick else 9),
+        round_seconds=0.01 if quick else 0.015,
         contender_seconds=1.0 if quick else 3.0,
     )
     started = time.time()

@@ -75,6 +75,7 @@ def _contenders(report: Report) -> list[str]:
 def rich_tables(report: Report) -> list[Any]:
     from rich import box
     from rich.table import Table
+    from rich.text import Text
 
     tables = []
     for work in report.workloads:
@@ -95,6 +96,8 @@ def rich_tables(report: Report) -> list[Any]:
                 cells.append(f"[{style}]{text}[/]" if style and text else text)
             table.add_row(row.case, *cells)
         tables.append(table)
+        if work.summary:
+            tables.append(Text("\n".join(work.summary) + "\n"))
         if work.growth:
             growth = Table(
                 title="How cost grows: k in time ~ size^k, smallest to largest size (1.00 = linear)",
@@ -143,6 +146,9 @@ def render_markdown(report: Report) -> str:
                 f"| {row.case} | " + " | ".join(cell_text(row.cells.get(n)).replace("|", "/") for n in names) + " |"
             )
         out.append("")
+        if work.summary:
+            out.extend(f"{line}." for line in work.summary)
+            out.append("")
         if work.growth:
             out.append("How cost grows: k in time ~ size^k from the smallest to the largest size (1.00 = linear).")
             out.append("")
@@ -324,5 +330,7 @@ def render_html(report: Report) -> str:
             detail = f"<br><small>{html.escape(row.detail)}</small>" if row.detail else ""
             body.append(f"<tr><td>{html.escape(row.case)}{detail}</td>{''.join(cells)}</tr>")
         body.append("</table>")
+        for line in work.summary:
+            body.append(f"<p><small>{html.escape(line)}</small></p>")
     body.append("</body></html>")
     return "\n".join(body)

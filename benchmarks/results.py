@@ -48,6 +48,8 @@ class Workload(msgspec.Struct, omit_defaults=True, kw_only=True):
     rows: list[Row] = []
     skipped: str | None = None
     seconds: float = 0.0
+    summary: list[str] = []
+    """Sentences derived from the rows (printed under the table)."""
     growth: dict[str, dict[str, float]] = {}
     """Scale: per series and contender, ``k`` in time ~ size**k between the smallest and the
     largest size it ran (1.0 grows linearly; the floor's own ``k`` is the yardstick)."""

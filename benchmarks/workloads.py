@@ -17,6 +17,7 @@ import msgspec
 
 from .contenders import Contender, EngineContender, Refused, decode, mcp_available
 from .corpus import Corpus
+from .report import column_label
 from .results import Cell, Row, Workload
 from .timing import Budget, measure
 
@@ -200,6 +201,12 @@ def compile_workload(ctx: Context) -> Workload:
         return eng.compile, item[1], False
 
     work.rows.append(time_row(ctx, Row(case="warm", detail="cache hits"), schemas, lambda it: data[it[0]], warm))
+    cold_row, warm_row = work.rows
+    for name, cell in warm_row.cells.items():
+        cold_cell = cold_row.cells.get(name)
+        if name != "floor" and cell.median_s and cold_cell and cold_cell.median_s and cell.items == cold_cell.items:
+            share = cell.median_s / cold_cell.median_s
+            work.summary.append(f"{column_label(name)}: a cache hit costs {share:.1%} of a cold compile")
     return work
 
 
