@@ -25,8 +25,9 @@ __all__ = ["Context", "WORKLOADS"]
 
 encode = msgspec.json.encode
 
-# (callable, argument, whether the callable answers with a bool rather than raising)
-Prepared = tuple[Callable[[Any], Any], Any, bool]
+# (callable, argument, how to check it accepts the argument before it is timed: True = it answers
+# with a bool, False = it raises when it does not, None = no check: prepare() already ran it)
+Prepared = tuple[Callable[[Any], Any], Any, bool | None]
 
 
 @dataclass
@@ -92,7 +93,13 @@ def time_row(
                 refusals.setdefault(exc.status, []).append(exc.reason)
                 continue
             try:
-                accepted = f(arg) is not False if answers_bool else (f(arg), True)[1]
+                if answers_bool is None:
+                    accepted = True
+                elif answers_bool:
+                    accepted = f(arg) is not False
+                else:
+                    f(arg)
+                    accepted = True
             except Exception:  # noqa: BLE001 - a valid instance rejected: counted, never timed
                 accepted = False
             if not accepted:
@@ -184,7 +191,7 @@ def compile_workload(ctx: Context) -> Workload:
         except Exception as exc:  # noqa: BLE001 - a refusal or a library error, shown in the cell
             reason = getattr(exc, "reason", None)
             raise Refused("refused" if reason else "error", f"{reason or type(exc).__name__}") from None
-        return compile_one, item[1], False
+        return compile_one, item[1], None
 
     work.rows.append(
         time_row(ctx, Row(case="cold", detail="nothing cached"), schemas, lambda it: data[it[0]], cold, budget=budget)
@@ -198,7 +205,7 @@ def compile_workload(ctx: Context) -> Workload:
             eng.compile(item[1])
         except Exception as exc:  # noqa: BLE001
             raise Refused("refused", str(getattr(exc, "reason", type(exc).__name__))) from None
-        return eng.compile, item[1], False
+        return eng.compile, item[1], None
 
     work.rows.append(time_row(ctx, Row(case="warm", detail="cache hits"), schemas, lambda it: data[it[0]], warm))
     cold_row, warm_row = work.rows
@@ -430,7 +437,8 @@ def scale_workload(ctx: Context) -> Workload:
 
     def over_budget(series: str, contender: Contender, n: int) -> None:
         last = estimates.get((series, contender.name))
-        if last is not None and last[1] * n / last[0] * 3 > ctx.scale_seconds:
+        # A measurement takes about four passes (calibration and three rounds).
+        if last is not None and last[1] * n / last[0] * 4 > ctx.scale_seconds:
             raise Refused("skipped", f"est. {last[1] * n / last[0]:.1f}s per pass, over the budget")
 
     def remember(row: Row, series: str, n: int) -> Row:
@@ -472,7 +480,7 @@ def scale_workload(ctx: Context) -> Workload:
                 def compile_tools(batch: list[Any]) -> Any:
                     return contender.fresh_engine(cache_size=0).compile_tools(batch)  # type: ignore[attr-defined]
 
-                return compile_tools, tools, False
+                return compile_tools, tools, None
             compile_one = contender.cold_compiler()
 
             def compile_all(batch: list[Any]) -> None:
@@ -482,7 +490,7 @@ def scale_workload(ctx: Context) -> Workload:
                     except Exception:  # noqa: BLE001,S112 - the few refused schemas cost what they cost
                         continue
 
-            return compile_all, tools, False
+            return compile_all, tools, None
 
         row = Row(case=f"tools {n}", series="tools", size=n, detail=f"compile, {len(data) // 1024} KiB list")
         work.rows.append(
