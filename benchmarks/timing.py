@@ -26,7 +26,8 @@ class Budget:
     round_seconds: float = 0.02
     """Target length of one round of one contender (the loop count is calibrated to it)."""
     contender_seconds: float = 3.0
-    """A contender slower than this in total gets fewer rounds (never fewer than three)."""
+    """A contender slower than this in total gets fewer rounds, down to ``min_rounds``."""
+    min_rounds: int = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +61,7 @@ def measure(calls: Mapping[str, Callable[[], object]], budget: Budget) -> dict[s
     for name, timer in timers.items():
         number, took = calibrate(timer, budget.round_seconds)
         loops[name] = number
-        wanted[name] = max(3, min(budget.rounds, int(budget.contender_seconds / took)))
+        wanted[name] = max(budget.min_rounds, min(budget.rounds, int(budget.contender_seconds / took)))
         if took >= budget.round_seconds * 4:
             # A slow contender: its calibration run is already a sample worth keeping.
             samples[name].append(took / number)
