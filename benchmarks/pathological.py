@@ -253,7 +253,10 @@ def select_cases(ctx: Context, folder: Path = CATALOG) -> list[dict[str, Any]]:
     cases = [*catalog, *own]
     if ctx.quick:
         quick = QUICK_CATALOG if catalog else QUICK_CASES
-        return [c for c in cases if c.get("case", c["id"]) in quick][: len(quick)]
+        first: dict[str, dict[str, Any]] = {}
+        for c in cases:  # one row (the first payload) per quick case
+            first.setdefault(c.get("case", c["id"]), c)
+        return [first[name] for name in quick if name in first]
     return cases
 
 

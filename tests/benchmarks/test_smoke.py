@@ -13,7 +13,7 @@ import pytest
 from benchmarks.cli import main
 from benchmarks.corpus import load_corpus
 from benchmarks.instances import is_valid_reference
-from benchmarks.pathological import CASES, _run_isolated
+from benchmarks.pathological import CASES, _run_isolated, select_cases
 from benchmarks.timing import Budget, calibrate, measure
 
 WORKLOADS = ["compile", "arguments", "results", "elicitation", "scale", "pathological"]
@@ -138,3 +138,17 @@ def test_measure_tells_a_slow_call_from_a_fast_one() -> None:
     assert result["slow"].median_s > 20 * result["fast"].median_s
     number, took = calibrate(timeit.Timer(lambda: sorted(large)), 0.005)
     assert number >= 1 and took >= 0.005
+
+
+def test_pathological_cases_are_well_formed() -> None:
+    from benchmarks.pathological import CATALOG, QUICK_CASES, load_catalog
+    from benchmarks.workloads import Context
+
+    rows = [*load_catalog(CATALOG), *CASES]
+    ids = [row["id"] for row in rows]
+    assert len(ids) == len(set(ids))
+    for row in rows:
+        assert ("catalog" in row) != ("schema" in row and "instance" in row), row["id"]
+        assert row.get("answer") in (None, "valid", "invalid"), row["id"]
+    quick = select_cases(Context(corpus=None, contenders=[], budget=Budget(), quick=True))  # type: ignore[arg-type]
+    assert len(quick) == len({row.get("case", row["id"]) for row in quick}) >= min(len(QUICK_CASES), 3)
