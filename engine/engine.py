@@ -91,6 +91,11 @@ class Engine:
             break
         else:  # pragma: no cover - AUTO_ORDER ends with the general backend
             raise AssertionError("no backend compiled the schema")
+        decoder = None
+        if chosen == "msgspec":
+            # msgspec's strength is bytes -> value in one pass; on Python objects the general
+            # backend is faster than msgspec.convert, and it is exact, so it checks them.
+            decoder, checker = checker.decode, general
         exact_decoder = checker.decode is not None
         return CompiledSchema(
             schema=schema,
@@ -102,6 +107,7 @@ class Engine:
             limits=config.limits,
             fingerprint=key,
             notes=notes,
+            decoder=decoder,
         )
 
 

@@ -13,11 +13,16 @@ duplicate keys): the pipeline re-checks every "no" with the general backend, so 
 exact, and it is.
 
 What ``decode`` returns: plain JSON values (``dict``, ``list``, ``str``, ``int``, ``float``,
-``bool``, ``None``), like the general path. Where every object in the schema is closed
-(``additionalProperties: false``, or a map), the bytes are decoded straight into the typed
-shape in one pass and turned into builtins; where an object admits unknown properties, a typed
-decode would drop them, so the bytes are parsed once untyped and the value is checked by
-``msgspec.convert``.
+``bool``, ``None``), equal to what the general path returns. The bytes are decoded straight into
+the typed shape in one pass (Structs for objects with ``properties``) and turned into builtins.
+That is only exact where every object is *closed* (``additionalProperties: false``, or a map
+``additionalProperties: {schema}``): a Struct drops properties it does not name, so a schema with
+an open object is refused ("open object") and ``auto`` uses the general backend, which parses once
+and validates the parsed value.
+
+``is_valid`` on Python objects goes through ``msgspec.convert`` (exact, used on its own by the
+tests); the pipeline checks Python objects with the general backend instead, which is several
+times faster than ``convert`` on dicts.
 """
 
 from __future__ import annotations
@@ -164,9 +169,9 @@ class _Translator:
         self._by_pointer: dict[str, Any] = {}
         self._in_progress: set[str] = set()
         self._structs = 0
-        self.open_objects = False
-        """Whether some object admits properties the type does not name (a typed decode would
-        drop them)."""
+        self.open_at: str | None = None
+        """Where the first object that admits properties the type does not name is (a typed
+        decode would drop them), or ``None``."""
         self.has_structs = False
 
     # -- entry ---------------------------------------------------------------------------------
@@ -511,8 +516,8 @@ class _Translator:
                 fields.append((attr, optional, UNSET))
         # Required fields first: a Struct cannot have a field without default after one with.
         fields.sort(key=lambda f: len(f) == 3)
-        if not closed:
-            self.open_objects = True
+        if not closed and self.open_at is None:
+            self.open_at = where
         self.has_structs = True
         self._structs += 1
         return msgspec.defstruct(
@@ -579,9 +584,14 @@ def _short(value: Any) -> str:
 
 class Translation(typing.NamedTuple):
     type: Any
-    closed: bool
-    """Every object's properties are all named by the type (a typed decode loses nothing)."""
+    open_at: str | None
+    """Where an object admits properties the type does not name, or ``None``."""
     has_structs: bool
+
+    @property
+    def closed(self) -> bool:
+        """Every object's properties are all named by the type: a typed decode loses nothing."""
+        return self.open_at is None
 
 
 def translate(source: SchemaSource) -> Translation:
@@ -595,15 +605,14 @@ def translate(source: SchemaSource) -> Translation:
         raise refuse(NAME, f"msgspec cannot represent this schema: {exc}") from None
     except RecursionError:
         raise refuse(NAME, "the schema nests too deeply to translate") from None
-    return Translation(result, not translator.open_objects, translator.has_structs)
+    return Translation(result, translator.open_at, translator.has_structs)
 
 
 class MsgspecValidator(BackendValidator):
-    """``is_valid`` through ``msgspec.convert``; ``decode`` from bytes in one parse."""
+    """``decode``: bytes to a validated value in one parse; ``is_valid`` through ``msgspec.convert``."""
 
     def __init__(self, translation: Translation) -> None:
         self.type = translation.type
-        self.closed = translation.closed
         target = translation.type
         self._typed = msgspec.json.Decoder(target)
         convert = msgspec.convert
@@ -620,25 +629,14 @@ class MsgspecValidator(BackendValidator):
 
     def _decoder(self, translation: Translation) -> Callable[[bytes | str], Any]:
         typed = self._typed.decode
-        if translation.closed:
-            if not translation.has_structs:
-                return typed
-            to_builtins = msgspec.to_builtins
+        if not translation.has_structs:
+            return typed  # lists, maps and scalars are builtins already
+        to_builtins = msgspec.to_builtins
 
-            def decode_closed(data: bytes | str) -> Any:
-                return to_builtins(typed(data))
+        def decode(data: bytes | str) -> Any:
+            return to_builtins(typed(data))
 
-            return decode_closed
-        untyped = msgspec.json.decode
-        convert = msgspec.convert
-        target = translation.type
-
-        def decode_open(data: bytes | str) -> Any:
-            value = untyped(data)
-            convert(value, target)  # raises on anything invalid; the value keeps every property
-            return value
-
-        return decode_open
+        return decode
 
     def is_valid(self, instance: Any) -> bool:  # pragma: no cover - replaced per instance
         raise NotImplementedError
@@ -662,7 +660,15 @@ class MsgspecBackend(Backend):
             # `$ref` s into the registry would need the general resolver; keep the subset simple.
             if _mentions_external_ref(source.schema):
                 raise refuse(NAME, "`$ref` to a registry resource is not followed by the msgspec translation")
-        return MsgspecValidator(translate(source))
+        translation = translate(source)
+        if not translation.closed:
+            raise refuse(
+                NAME,
+                f"an object admits properties the schema does not name (at {translation.open_at or 'the root'}: "
+                "`additionalProperties` is not false); a typed decode would drop them",
+                location=translation.open_at,
+            )
+        return MsgspecValidator(translation)
 
 
 def _mentions_external_ref(schema: Any) -> bool:
