@@ -23,17 +23,30 @@ from .errors import (
     Issue,
     RejectReason,
     SchemaRejected,
+    UnknownTool,
     ValidationFailed,
+)
+from .mcp import (
+    CallToolResult,
+    CompiledTool,
+    ElicitationForm,
+    ElicitResult,
+    ToolSet,
+    invalid_arguments_result,
 )
 
 __all__ = [
     "BackendUnavailable",
     "CacheStats",
+    "CallToolResult",
+    "CompiledTool",
     "CompiledSchema",
     "ConfigError",
     "DecodeError",
     "DecodeReason",
     "Dialect",
+    "ElicitResult",
+    "ElicitationForm",
     "Engine",
     "EngineConfig",
     "EngineError",
@@ -42,8 +55,11 @@ __all__ = [
     "Limits",
     "RejectReason",
     "SchemaRejected",
+    "ToolSet",
+    "UnknownTool",
     "ValidationFailed",
     "compile",
+    "invalid_arguments_result",
 ]
 
 
