@@ -7,6 +7,7 @@ the input until the tool's compiled validator decodes it, so no byte is parsed t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -14,7 +15,7 @@ from msgspec import UNSET, UnsetType
 
 from ..errors import DecodeError, DecodeReason, Issue, ValidationFailed
 
-__all__ = ["CallToolResult", "decode_envelope", "envelope_from_dict"]
+__all__ = ["CallToolResult", "decode_envelope", "envelope_from_dict", "typed_envelope_decoder"]
 
 
 class CallToolResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
@@ -114,3 +115,46 @@ def envelope_failure(message: str, path: str = "") -> ValidationFailed:
     return ValidationFailed(
         [Issue(instance_path=path, keyword_location="", keyword="CallToolResult", message=f"not a CallToolResult: {message}")]
     )
+
+
+def typed_envelope_decoder(structured_type: Any) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+    """A decoder for a CallToolResult (or a JSON-RPC response carrying one) whose
+    ``structuredContent`` is decoded as ``structured_type`` in the same pass: the fast path when
+    the tool's output schema translates to a msgspec type, or has no schema (``Any``). It raises
+    on anything unexpected; the caller then takes the raw path, which judges and explains."""
+    result = msgspec.defstruct(
+        "TypedCallToolResult",
+        [
+            ("content", list[dict[str, Any]], msgspec.field(default_factory=list)),
+            ("structured_content", structured_type | UnsetType, UNSET),
+            ("is_error", bool, False),
+            ("meta", dict[str, Any] | UnsetType, msgspec.field(default=UNSET, name="_meta")),
+        ],
+        rename="camel",
+        kw_only=True,
+    )
+    response = msgspec.defstruct(
+        "TypedCallToolResponse",
+        [
+            ("content", list[dict[str, Any]], msgspec.field(default_factory=list)),
+            ("structured_content", structured_type | UnsetType, UNSET),
+            ("is_error", bool, False),
+            ("meta", dict[str, Any] | UnsetType, msgspec.field(default=UNSET, name="_meta")),
+            ("jsonrpc", str | UnsetType, UNSET),
+            ("result", result | UnsetType, UNSET),
+            ("error", Any, UNSET),
+        ],
+        rename="camel",
+        kw_only=True,
+    )
+    decode = msgspec.json.Decoder(response).decode
+
+    def decode_typed(data: bytes | bytearray | memoryview | str) -> Any:
+        wire = decode(data)
+        if wire.jsonrpc is not UNSET:
+            if wire.error is not UNSET or wire.result is UNSET:
+                raise ValueError("not a result")  # the raw path says what is wrong
+            return wire.result
+        return wire
+
+    return decode_typed

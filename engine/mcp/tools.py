@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from msgspec import UNSET
+
+from ..backends.base import SchemaSource
+from ..backends.msgspec_backend import translate
+from ..dialect import normalise_schema_uri
 
 from ..compiled import CompiledSchema
 from ..decode import decode_json
 from ..errors import Issue, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
-from .envelope import CallToolResult, decode_envelope, envelope_failure, envelope_from_dict
+from .envelope import CallToolResult, decode_envelope, envelope_failure, envelope_from_dict, typed_envelope_decoder
 
 if TYPE_CHECKING:
     from ..engine import Engine
 
 __all__ = ["CompiledTool", "ToolSet", "compile_tools"]
+
+to_builtins = msgspec.to_builtins
 
 # What `true` / `{}` stand for as an inputSchema: MCP arguments are always a JSON object.
 _NO_PARAMETERS: dict[str, Any] = {"type": "object"}
@@ -30,6 +37,10 @@ class CompiledTool:
     definition: Mapping[str, Any]
     input: CompiledSchema
     output: CompiledSchema | None
+    _fast_result: Callable[[bytes | bytearray | memoryview | str], Any] | None = None
+    """Decodes a whole result with ``structuredContent`` typed in the same pass, where the output
+    schema translates exactly to msgspec (or is absent)."""
+    _structured_builtins: bool = False
 
 
 class ToolSet:
@@ -98,6 +109,18 @@ class ToolSet:
         tool = self.tool(name)
         output = tool.output
         if isinstance(result, (bytes, bytearray, memoryview, str)):
+            fast = tool._fast_result
+            if fast is not None and len(result) <= self._max_bytes:
+                try:
+                    wire = fast(result)
+                except Exception:  # noqa: BLE001 - judged again, and explained, on the raw path below
+                    pass
+                else:
+                    structured = wire.structured_content
+                    if structured is not UNSET or output is None or wire.is_error:
+                        if tool._structured_builtins and structured is not UNSET:
+                            structured = to_builtins(structured)
+                        return CallToolResult(content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta)
             wire = decode_envelope(result, max_bytes=self._max_bytes)
             raw = wire.structured_content
             if raw is UNSET:
@@ -212,7 +235,33 @@ def _compile_tool(engine: Engine, name: str, definition: Mapping[str, Any]) -> C
             compiled_output = engine.compile(output_schema)
         except SchemaRejected as refusal:
             raise _refusal(name, "outputSchema", refusal) from None
-    return CompiledTool(name=name, definition=definition, input=compiled_input, output=compiled_output)
+    fast, builtins = _fast_result_decoder(engine, compiled_output)
+    return CompiledTool(
+        name=name,
+        definition=definition,
+        input=compiled_input,
+        output=compiled_output,
+        _fast_result=fast,
+        _structured_builtins=builtins,
+    )
+
+
+_ANY_RESULT = typed_envelope_decoder(Any)
+
+
+def _fast_result_decoder(engine: Engine, output: CompiledSchema | None) -> tuple[Any, bool]:
+    if output is None:
+        return _ANY_RESULT, False
+    if output.backend != "msgspec":
+        return None, False
+    source = SchemaSource(
+        schema=normalise_schema_uri(output.schema, output.dialect), dialect=output.dialect, resources={}, config=engine.config
+    )
+    try:
+        translation = translate(source)
+    except SchemaRejected:  # pragma: no cover - the backend already took this schema
+        return None, False
+    return typed_envelope_decoder(translation.type), translation.has_structs
 
 
 def _refusal(tool: str, which: str, refusal: SchemaRejected) -> SchemaRejected:
