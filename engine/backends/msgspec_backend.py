@@ -41,6 +41,12 @@ from ..dialect import Dialect
 from ..errors import Issue
 from .base import Backend, BackendValidator, SchemaSource, json_pointer, refuse
 
+try:  # ECMA-262 patterns rewritten for Python `re` where exact and bounded (engine/backends/pyre.py)
+    from .pyre import PatternRefused
+    from .pyre import translate as ecma_to_python
+except ImportError:  # pragma: no cover - the pattern check ships separately
+    ecma_to_python = None
+
 __all__ = ["MsgspecBackend", "MsgspecValidator", "translate"]
 
 NAME = "msgspec"
@@ -216,12 +222,6 @@ class _Translator:
                 continue  # not a keyword before/after draft 4
             if key == "uniqueItems" and schema[key] is False:
                 continue
-            if key == "pattern":
-                raise _Refusal(
-                    "`pattern` uses ECMA-262 regular expressions, which Python's `re` does not match "
-                    "exactly",
-                    f"{where}/pattern",
-                )
             raise _Refusal(f"keyword `{key}` has no exact msgspec translation", f"{where}/{_escape(key)}")
 
     def _any(self) -> _Shape:
@@ -445,8 +445,22 @@ class _Translator:
         return Annotated[float, Meta(**{low[0]: low[1], high[0]: high[1]})]
 
     def _string(self, schema: Mapping[str, Any], where: str) -> Any:
-        meta = self._lengths(schema, "minLength", "maxLength", where)
+        meta: dict[str, Any] = self._lengths(schema, "minLength", "maxLength", where)
+        if "pattern" in schema:
+            meta["pattern"] = self._pattern(schema["pattern"], f"{where}/pattern")
         return Annotated[str, Meta(**meta)] if meta else str
+
+    def _pattern(self, pattern: Any, where: str) -> str:
+        """The Python ``re`` source matching exactly what the ECMA-262 ``pattern`` matches
+        (msgspec applies it with ``re.search``, as JSON Schema does)."""
+        if ecma_to_python is None:
+            raise _Refusal("`pattern` uses ECMA-262 regular expressions, which Python's `re` does not match exactly", where)
+        if not isinstance(pattern, str):
+            raise _Refusal("`pattern` must be a string", where)
+        try:
+            return ecma_to_python(pattern)
+        except PatternRefused as refusal:
+            raise _Refusal(f"pattern {pattern!r} cannot run exactly and safely in Python `re`: {refusal.why}", where) from None
 
     def _lengths(self, schema: Mapping[str, Any], low: str, high: str, where: str) -> dict[str, int]:
         meta: dict[str, int] = {}
@@ -535,7 +549,7 @@ _HANDLED = frozenset(
         "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
         "exclusiveMinimum", "maxLength", "minLength", "maxItems", "minItems", "items",
         "maxProperties", "minProperties", "required", "properties", "additionalProperties",
-        "anyOf", "oneOf", "$ref",
+        "anyOf", "oneOf", "$ref", "pattern",
     }
 )
 
