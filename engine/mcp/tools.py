@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["CompiledTool", "ToolSet", "compile_tools"]
 
 to_builtins = msgspec.to_builtins
+_INVALID = object()
 
 # What `true` / `{}` stand for as an inputSchema: MCP arguments are always a JSON object.
 _NO_PARAMETERS: dict[str, Any] = {"type": "object"}
@@ -41,6 +42,8 @@ class CompiledTool:
     """Decodes a whole result with ``structuredContent`` typed in the same pass, where the output
     schema translates exactly to msgspec (or is absent)."""
     _structured_builtins: bool = False
+    _check_structured: bool = False
+    """``structuredContent`` comes out of the fast path untyped: check it with ``output``."""
 
 
 class ToolSet:
@@ -87,7 +90,8 @@ class ToolSet:
 
         Raises :class:`UnknownTool`, :class:`ValidationFailed` (see :func:`invalid_arguments_result`
         to answer it as MCP does) or :class:`DecodeError`."""
-        schema = self.tool(name).input
+        tool = self._tools.get(name)
+        schema = (tool if tool is not None else self.tool(name)).input
         if arguments is None:
             arguments = {}
         if isinstance(arguments, (bytes, bytearray, memoryview, str)):
@@ -104,9 +108,14 @@ class ToolSet:
         checked: ``structuredContent`` against the tool's ``outputSchema`` unless ``isError`` is
         true. A tool with an ``outputSchema`` must return ``structuredContent``.
 
-        From bytes, the envelope is decoded with ``structuredContent`` raw and the tool's compiled
-        schema decodes that slice: one parse. Issues are located under ``/structuredContent``."""
-        tool = self.tool(name)
+        From bytes, nothing is parsed twice: where the output schema translates to msgspec (or
+        there is none) the whole result is decoded in one typed pass; otherwise, or when that pass
+        says no, the envelope is decoded with ``structuredContent`` kept raw and the tool's compiled
+        schema decodes that slice and explains any failure. Issues are located under
+        ``/structuredContent``."""
+        tool = self._tools.get(name)
+        if tool is None:
+            tool = self.tool(name)  # raises the right error
         output = tool.output
         if isinstance(result, (bytes, bytearray, memoryview, str)):
             fast = tool._fast_result
@@ -118,9 +127,13 @@ class ToolSet:
                 else:
                     structured = wire.structured_content
                     if structured is not UNSET or output is None or wire.is_error:
-                        if tool._structured_builtins and structured is not UNSET:
-                            structured = to_builtins(structured)
-                        return CallToolResult(content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta)
+                        if structured is not UNSET:
+                            if tool._structured_builtins:
+                                structured = to_builtins(structured)
+                            elif tool._check_structured and not wire.is_error and not output.is_valid(structured):
+                                structured = _INVALID
+                        if structured is not _INVALID:
+                            return CallToolResult(content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta)
             wire = decode_envelope(result, max_bytes=self._max_bytes)
             raw = wire.structured_content
             if raw is UNSET:
@@ -243,6 +256,7 @@ def _compile_tool(engine: Engine, name: str, definition: Mapping[str, Any]) -> C
         output=compiled_output,
         _fast_result=fast,
         _structured_builtins=builtins,
+        _check_structured=compiled_output is not None and compiled_output.backend != "msgspec",
     )
 
 
@@ -253,7 +267,8 @@ def _fast_result_decoder(engine: Engine, output: CompiledSchema | None) -> tuple
     if output is None:
         return _ANY_RESULT, False
     if output.backend != "msgspec":
-        return None, False
+        # Decoded untyped in the same pass as the envelope, then checked by the compiled backend.
+        return _ANY_RESULT, False
     source = SchemaSource(
         schema=normalise_schema_uri(output.schema, output.dialect), dialect=output.dialect, resources={}, config=engine.config
     )

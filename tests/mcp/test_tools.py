@@ -199,3 +199,35 @@ def test_not_a_tool_list(eng: engine.Engine) -> None:
         eng.compile_tools({"tools": "none"})
     with pytest.raises(engine.DecodeError):
         eng.compile_tools(b"[")
+
+
+@pytest.mark.parametrize("backend", ["auto", "jsonschema-rs"])
+def test_results_through_each_path(backend: str) -> None:
+    """Output schemas msgspec takes, and ones it refuses (checked by jsonschema-rs after the same
+    single pass), give the same answers from bytes and from dicts."""
+    eng = engine.Engine(engine.EngineConfig(backend=backend))
+    schemas = {
+        "closed": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"], "additionalProperties": False},
+        "open": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+        "allof": {"allOf": [{"type": "object"}], "required": ["n"], "properties": {"n": {"type": "integer"}}},
+    }
+    tools = eng.compile_tools([{"name": k, "inputSchema": {"type": "object"}, "outputSchema": v} for k, v in schemas.items()])
+    if backend == "auto":
+        assert tools.tool("closed").output.backend == "msgspec"
+        assert tools.tool("open").output.backend == "jsonschema-rs"
+    cases = [({"n": 1}, True), ({"n": 1.0}, True), ({"n": "1"}, False), ({}, False), ([], False), (None, False)]
+    for name in schemas:
+        for value, valid in cases:
+            if name != "closed" and value == {"n": 1}:
+                value = {"n": 1, "extra": [1]}
+            result = {"content": [], "structuredContent": value}
+            for data in (json.dumps(result).encode(), result):
+                if valid:
+                    assert tools.validate_result(name, data).structured_content == value
+                else:
+                    with pytest.raises(engine.ValidationFailed) as failure:
+                        tools.validate_result(name, data)
+                    assert failure.value.issues[0].instance_path.startswith("/structuredContent")
+            # An error result is never checked against the output schema.
+            errored = json.dumps({"content": [], "isError": True, "structuredContent": value}).encode()
+            assert tools.validate_result(name, errored).structured_content == value
