@@ -78,10 +78,10 @@ class ElicitationForm:
         self._max_bytes = max_bytes
         wire = msgspec.defstruct(
             "ElicitResultWire",
-            [("action", Action), ("content", content_type | None | UnsetType, UNSET), ("meta", Any, UNSET)],
+            [("action", Action), ("content", Any if content_type is None else content_type | None | UnsetType, UNSET), ("meta", Any, UNSET)],
             rename={"meta": "_meta"},
         )
-        self._decode_wire = msgspec.json.Decoder(wire).decode
+        self._decode_wire = msgspec.json.Decoder(wire).decode if content_type is not None else _no_typed_path
 
     def __repr__(self) -> str:
         return f"<ElicitationForm fields={list(self.fields)!r}>"
@@ -144,6 +144,10 @@ class ElicitationForm:
             ) from None
 
 
+def _no_typed_path(data: Any) -> Any:
+    raise msgspec.ValidationError("no typed path for this form")
+
+
 def _failure(path: str, message: str) -> ValidationFailed:
     return ValidationFailed([Issue(instance_path=path, keyword_location="", keyword="ElicitResult", message=message)])
 
@@ -164,7 +168,12 @@ def compile_elicitation(engine: Engine, forms_engine: Engine, requested_schema: 
         resources={},
         config=engine.config.replace(formats="annotate"),  # formats are checked on `compiled`
     )
-    content_type = translate(source).type  # the restricted shape always translates
+    try:
+        content_type: Any = translate(source).type
+    except SchemaRejected:
+        # Only property names msgspec cannot rename to (quotes, backslashes, control characters)
+        # get here: such a form is read on the general path alone.
+        content_type = None
     return ElicitationForm(
         requested_schema,
         compiled,
