@@ -59,6 +59,8 @@ __all__ = [
     "UnknownTool",
     "ValidationFailed",
     "compile",
+    "compile_elicitation",
+    "compile_tools",
     "invalid_arguments_result",
 ]
 
@@ -66,3 +68,13 @@ __all__ = [
 def compile(schema: Any, **kwargs: Any) -> CompiledSchema:
     """Compile ``schema`` on the default engine (configured from the environment and defaults)."""
     return default_engine().compile(schema, **kwargs)
+
+
+def compile_tools(tools: Any) -> ToolSet:
+    """Compile a tool set on the default engine (see :meth:`Engine.compile_tools`)."""
+    return default_engine().compile_tools(tools)
+
+
+def compile_elicitation(requested_schema: Any) -> ElicitationForm:
+    """Compile an elicitation form on the default engine (see :meth:`Engine.compile_elicitation`)."""
+    return default_engine().compile_elicitation(requested_schema)

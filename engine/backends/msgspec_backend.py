@@ -183,6 +183,7 @@ class _Translator:
     # -- entry ---------------------------------------------------------------------------------
 
     def translate_root(self) -> Any:
+        self._in_progress.add("")  # a `$ref: "#"` below the root is recursion
         return self.shape(self.root, "", root=True).to_type()
 
     # -- schemas -------------------------------------------------------------------------------
