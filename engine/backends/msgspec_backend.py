@@ -60,8 +60,19 @@ FLOAT_MAX = 1.7976931348623157e308
 # ``$ref`` reaches them.
 ANNOTATIONS = frozenset(
     {
-        "title", "description", "default", "examples", "$comment", "deprecated", "readOnly",
-        "writeOnly", "$defs", "definitions", "$anchor", "$dynamicAnchor", "$recursiveAnchor",
+        "title",
+        "description",
+        "default",
+        "examples",
+        "$comment",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$defs",
+        "definitions",
+        "$anchor",
+        "$dynamicAnchor",
+        "$recursiveAnchor",
     }
 )
 
@@ -70,14 +81,56 @@ ANNOTATIONS = frozenset(
 # handle is refused.
 KNOWN_KEYWORDS = frozenset(
     {
-        "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
-        "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
-        "uniqueItems", "maxContains", "minContains", "contains", "items", "prefixItems",
-        "additionalItems", "unevaluatedItems", "maxProperties", "minProperties", "required",
-        "dependentRequired", "dependentSchemas", "dependencies", "properties", "patternProperties",
-        "additionalProperties", "unevaluatedProperties", "propertyNames", "allOf", "anyOf", "oneOf",
-        "not", "if", "then", "else", "format", "$ref", "$dynamicRef", "$recursiveRef",
-        "contentMediaType", "contentEncoding", "contentSchema", "$id", "id", "$schema", "$vocabulary",
+        "type",
+        "enum",
+        "const",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "maxContains",
+        "minContains",
+        "contains",
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "unevaluatedItems",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "dependentRequired",
+        "dependentSchemas",
+        "dependencies",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "propertyNames",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "format",
+        "$ref",
+        "$dynamicRef",
+        "$recursiveRef",
+        "contentMediaType",
+        "contentEncoding",
+        "contentSchema",
+        "$id",
+        "id",
+        "$schema",
+        "$vocabulary",
     }
     | ANNOTATIONS
 )
@@ -290,7 +343,8 @@ class _Translator:
             raise _Refusal("`anyOf` together with `oneOf` has no exact translation", where)
         keyword = "anyOf" if "anyOf" in schema else "oneOf"
         siblings = [
-            k for k in schema
+            k
+            for k in schema
             if k in KNOWN_KEYWORDS and k not in ANNOTATIONS and k not in (keyword, "format", "$schema", "$id")
         ]
         if siblings:
@@ -392,7 +446,9 @@ class _Translator:
 
     # -- kinds ---------------------------------------------------------------------------------
 
-    def _bounds(self, schema: Mapping[str, Any]) -> tuple[list[Fraction], list[Fraction], list[Fraction], list[Fraction]]:
+    def _bounds(
+        self, schema: Mapping[str, Any]
+    ) -> tuple[list[Fraction], list[Fraction], list[Fraction], list[Fraction]]:
         """(>=, >, <=, <) bounds as exact fractions, whatever the dialect's spelling."""
         ge: list[Fraction] = []
         gt: list[Fraction] = []
@@ -417,13 +473,15 @@ class _Translator:
             meta["ge"] = max(lows)
         if highs:
             meta["le"] = min(highs)
-        for key, bound in meta.items():
+        for bound in meta.values():
             if not INT64_MIN <= bound <= INT64_MAX:
                 raise _Refusal(f"integer bound {bound} does not fit in 64 bits", where)
         if "multipleOf" in schema:
             divisor = schema["multipleOf"]
             if number or not _is_integral(divisor) or not 0 < divisor <= INT64_MAX:
-                raise _Refusal("`multipleOf` is only translated for integers with an integer divisor", f"{where}/multipleOf")
+                raise _Refusal(
+                    "`multipleOf` is only translated for integers with an integer divisor", f"{where}/multipleOf"
+                )
             meta["multiple_of"] = int(divisor)
         return Annotated[int, Meta(**meta)] if meta else int
 
@@ -455,13 +513,17 @@ class _Translator:
         """The Python ``re`` source matching exactly what the ECMA-262 ``pattern`` matches
         (msgspec applies it with ``re.search``, as JSON Schema does)."""
         if ecma_to_python is None:
-            raise _Refusal("`pattern` uses ECMA-262 regular expressions, which Python's `re` does not match exactly", where)
+            raise _Refusal(
+                "`pattern` uses ECMA-262 regular expressions, which Python's `re` does not match exactly", where
+            )
         if not isinstance(pattern, str):
             raise _Refusal("`pattern` must be a string", where)
         try:
             return ecma_to_python(pattern)
         except PatternRefused as refusal:
-            raise _Refusal(f"pattern {pattern!r} cannot run exactly and safely in Python `re`: {refusal.why}", where) from None
+            raise _Refusal(
+                f"pattern {pattern!r} cannot run exactly and safely in Python `re`: {refusal.why}", where
+            ) from None
 
     def _lengths(self, schema: Mapping[str, Any], low: str, high: str, where: str) -> dict[str, int]:
         meta: dict[str, int] = {}
@@ -496,7 +558,9 @@ class _Translator:
                 )
             for keyword in ("minProperties", "maxProperties"):
                 if keyword in schema:
-                    raise _Refusal(f"`{keyword}` next to `properties`/`required` has no exact translation", f"{where}/{keyword}")
+                    raise _Refusal(
+                        f"`{keyword}` next to `properties`/`required` has no exact translation", f"{where}/{keyword}"
+                    )
             return self._struct(properties, required, closed=extra is False, where=where)
         meta = self._lengths(schema, "minProperties", "maxProperties", where)
         if extra is False:
@@ -520,7 +584,9 @@ class _Translator:
             if name in properties:
                 subschema = properties[name]
                 if subschema is False and name not in must:
-                    raise _Refusal("a property that must be absent has no exact translation", f"{where}/properties/{_escape(name)}")
+                    raise _Refusal(
+                        "a property that must be absent has no exact translation", f"{where}/properties/{_escape(name)}"
+                    )
                 field_type = self.shape(subschema, f"{where}/properties/{_escape(name)}").to_type()
             else:
                 field_type = Any
@@ -547,10 +613,28 @@ class _Translator:
 # Keywords the translation reads (others known to a dialect are refused unless annotations).
 _HANDLED = frozenset(
     {
-        "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
-        "exclusiveMinimum", "maxLength", "minLength", "maxItems", "minItems", "items",
-        "maxProperties", "minProperties", "required", "properties", "additionalProperties",
-        "anyOf", "oneOf", "$ref", "pattern",
+        "type",
+        "enum",
+        "const",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "maxItems",
+        "minItems",
+        "items",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "properties",
+        "additionalProperties",
+        "anyOf",
+        "oneOf",
+        "$ref",
+        "pattern",
     }
 )
 
@@ -559,8 +643,15 @@ _KIND_KEYWORDS = _HANDLED - {"type", "enum", "const", "anyOf", "oneOf", "$ref"}
 
 
 def _slot_name(slot: str) -> str:
-    return {"null": "null", "bool": "boolean", "int": "integer", "float": "number", "str": "string",
-            "array": "array", "object": "object"}.get(slot, slot)
+    return {
+        "null": "null",
+        "bool": "boolean",
+        "int": "integer",
+        "float": "number",
+        "str": "string",
+        "array": "array",
+        "object": "object",
+    }.get(slot, slot)
 
 
 def _same_literal(a: Any, b: Any) -> bool:
@@ -698,4 +789,3 @@ def _mentions_external_ref(schema: Any) -> bool:
         elif isinstance(node, list):
             stack.extend(node)
     return False
-

@@ -66,7 +66,15 @@ class ElicitResult(msgspec.Struct, frozen=True, kw_only=True):
 class ElicitationForm:
     """A ``requestedSchema``, checked and compiled. :meth:`decode_result` reads an ``ElicitResult``."""
 
-    def __init__(self, schema: Mapping[str, Any], compiled: CompiledSchema, content_type: Any, fields: tuple[str, ...], *, max_bytes: int) -> None:
+    def __init__(
+        self,
+        schema: Mapping[str, Any],
+        compiled: CompiledSchema,
+        content_type: Any,
+        fields: tuple[str, ...],
+        *,
+        max_bytes: int,
+    ) -> None:
         self.schema = schema
         self.compiled = compiled
         """The form under the general backend with formats asserted: the format check and the
@@ -78,7 +86,11 @@ class ElicitationForm:
         self._max_bytes = max_bytes
         wire = msgspec.defstruct(
             "ElicitResultWire",
-            [("action", Action), ("content", Any if content_type is None else content_type | None | UnsetType, UNSET), ("meta", Any, UNSET)],
+            [
+                ("action", Action),
+                ("content", Any if content_type is None else content_type | None | UnsetType, UNSET),
+                ("meta", Any, UNSET),
+            ],
             rename={"meta": "_meta"},
         )
         self._decode_wire = msgspec.json.Decoder(wire).decode if content_type is not None else _no_typed_path
@@ -93,7 +105,9 @@ class ElicitationForm:
         :class:`~engine.ValidationFailed` (issues under ``/content``) for an answer the form rejects."""
         if isinstance(data, (bytes, bytearray, memoryview, str)):
             if len(data) > self._max_bytes:
-                raise DecodeError(DecodeReason.TOO_LARGE, f"document is {len(data)} bytes, over the limit of {self._max_bytes}")
+                raise DecodeError(
+                    DecodeReason.TOO_LARGE, f"document is {len(data)} bytes, over the limit of {self._max_bytes}"
+                )
             try:
                 wire = self._decode_wire(data)
             except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
@@ -137,7 +151,12 @@ class ElicitationForm:
         except ValidationFailed as failure:
             raise ValidationFailed(
                 [
-                    Issue(instance_path="/content" + i.instance_path, keyword_location=i.keyword_location, keyword=i.keyword, message=i.message)
+                    Issue(
+                        instance_path="/content" + i.instance_path,
+                        keyword_location=i.keyword_location,
+                        keyword=i.keyword,
+                        message=i.message,
+                    )
                     for i in failure.issues
                 ],
                 truncated=failure.truncated,
@@ -185,7 +204,9 @@ def compile_elicitation(engine: Engine, forms_engine: Engine, requested_schema: 
 
 def _reject(message: str, location: str, name: str | None = None) -> SchemaRejected:
     details = {"property": name} if name is not None else {}
-    return SchemaRejected(RejectReason.INVALID_SCHEMA, f"not an elicitation form: {message}", location=location, details=details)
+    return SchemaRejected(
+        RejectReason.INVALID_SCHEMA, f"not an elicitation form: {message}", location=location, details=details
+    )
 
 
 def _check_shape(schema: Any) -> dict[str, Any]:
@@ -222,10 +243,18 @@ def _check_property(name: str, prop: Any) -> dict[str, Any]:
     elif isinstance(kind, str) and kind in _ALLOWED and kind not in ("enum", "oneOf"):
         variant = kind
     else:
-        raise _reject(f"property {name!r} must be a string, number, integer, boolean or multi-select array, not type {kind!r}", f"{where}/type", name)
+        raise _reject(
+            f"property {name!r} must be a string, number, integer, boolean or multi-select array, not type {kind!r}",
+            f"{where}/type",
+            name,
+        )
     for key in prop:
         if key not in _ALLOWED[variant]:
-            raise _reject(f"property {name!r}: keyword {key!r} is not allowed in a form field of this kind", f"{where}/{key}", name)
+            raise _reject(
+                f"property {name!r}: keyword {key!r} is not allowed in a form field of this kind",
+                f"{where}/{key}",
+                name,
+            )
     for key in ("title", "description"):
         if key in prop and not isinstance(prop[key], str):
             raise _reject(f"property {name!r}: {key} must be a string", f"{where}/{key}", name)
@@ -233,14 +262,20 @@ def _check_property(name: str, prop: Any) -> dict[str, Any]:
     if variant == "string":
         _lengths(prop, ("minLength", "maxLength"), name, where, plain)
         if "format" in prop and prop["format"] not in FORMATS:
-            raise _reject(f"property {name!r}: format {prop['format']!r} is not one of {', '.join(sorted(FORMATS))}", f"{where}/format", name)
+            raise _reject(
+                f"property {name!r}: format {prop['format']!r} is not one of {', '.join(sorted(FORMATS))}",
+                f"{where}/format",
+                name,
+            )
         _default(prop, name, where, lambda v: isinstance(v, str))
     elif variant == "enum":
         values = _strings(prop["enum"], name, f"{where}/enum")
         if "enumNames" in prop:
             names = prop["enumNames"]
             if not isinstance(names, list) or len(names) != len(values) or not all(isinstance(n, str) for n in names):
-                raise _reject(f"property {name!r}: enumNames must be strings, one per enum value", f"{where}/enumNames", name)
+                raise _reject(
+                    f"property {name!r}: enumNames must be strings, one per enum value", f"{where}/enumNames", name
+                )
         plain["enum"] = values
         _default(prop, name, where, lambda v: v in values)
     elif variant == "oneOf":
@@ -271,7 +306,8 @@ def _check_property(name: str, prop: Any) -> dict[str, Any]:
             plain_values = list(dict.fromkeys(values))
         else:
             raise _reject(
-                f"property {name!r}: multi-select items must be {{type: string, enum}} or {{anyOf: [{{const, title}}]}}",
+                f"property {name!r}: multi-select items must be {{type: string, enum}} "
+                "or {anyOf: [{const, title}]}",
                 items_where,
                 name,
             )
@@ -307,11 +343,17 @@ def _titled(branches: Any, name: str, where: str) -> list[str]:
             or not isinstance(branch["const"], str)
             or not isinstance(branch["title"], str)
         ):
-            raise _reject(f"property {name!r}: option {index} must be exactly {{const: string, title: string}}", f"{where}/{index}", name)
+            raise _reject(
+                f"property {name!r}: option {index} must be exactly {{const: string, title: string}}",
+                f"{where}/{index}",
+                name,
+            )
         values.append(branch["const"])
     return values
 
 
 def _default(prop: Mapping[str, Any], name: str, where: str, fits: Any) -> None:
     if "default" in prop and not fits(prop["default"]):
-        raise _reject(f"property {name!r}: default {prop['default']!r} is not a value of the field", f"{where}/default", name)
+        raise _reject(
+            f"property {name!r}: default {prop['default']!r} is not a value of the field", f"{where}/default", name
+        )

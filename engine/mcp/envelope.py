@@ -113,7 +113,14 @@ def envelope_failure(message: str, path: str = "") -> ValidationFailed:
         message, _, where = message.partition(" - at `$")
         path = "/" + where.rstrip("`").lstrip(".").replace(".", "/").replace("[", "/").replace("]", "")
     return ValidationFailed(
-        [Issue(instance_path=path, keyword_location="", keyword="CallToolResult", message=f"not a CallToolResult: {message}")]
+        [
+            Issue(
+                instance_path=path,
+                keyword_location="",
+                keyword="CallToolResult",
+                message=f"not a CallToolResult: {message}",
+            )
+        ]
     )
 
 

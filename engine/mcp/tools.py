@@ -11,10 +11,9 @@ from msgspec import UNSET
 
 from ..backends.base import SchemaSource
 from ..backends.msgspec_backend import translate
-from ..dialect import normalise_schema_uri
-
 from ..compiled import CompiledSchema
 from ..decode import decode_json
+from ..dialect import normalise_schema_uri
 from ..errors import Issue, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
 from .envelope import CallToolResult, decode_envelope, envelope_failure, envelope_from_dict, typed_envelope_decoder
 
@@ -100,7 +99,16 @@ class ToolSet:
             schema.validate(arguments)
             value = arguments
         if not isinstance(value, dict):  # the schema is `type: object` at the root; never reached
-            raise ValidationFailed([Issue(instance_path="", keyword_location="/type", keyword="type", message="arguments must be an object")])
+            raise ValidationFailed(
+                [
+                    Issue(
+                        instance_path="",
+                        keyword_location="/type",
+                        keyword="type",
+                        message="arguments must be an object",
+                    )
+                ]
+            )
         return value
 
     def validate_result(self, name: str, result: Any) -> CallToolResult:
@@ -133,7 +141,12 @@ class ToolSet:
                             elif tool._check_structured and not wire.is_error and not output.is_valid(structured):
                                 structured = _INVALID
                         if structured is not _INVALID:
-                            return CallToolResult(content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta)
+                            return CallToolResult(
+                                content=wire.content,
+                                structured_content=structured,
+                                is_error=wire.is_error,
+                                meta=wire.meta,
+                            )
             wire = decode_envelope(result, max_bytes=self._max_bytes)
             raw = wire.structured_content
             if raw is UNSET:
@@ -145,7 +158,9 @@ class ToolSet:
                     structured = output.decode(raw)
                 except ValidationFailed as failure:
                     raise _under_structured_content(failure) from None
-            envelope = CallToolResult(content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta)
+            envelope = CallToolResult(
+                content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta
+            )
         else:
             envelope = envelope_from_dict(result)
             if output is not None and not envelope.is_error and envelope.structured_content is not UNSET:
@@ -188,12 +203,18 @@ def compile_tools(engine: Engine, tools: Any) -> ToolSet:
         name = definition.get("name") if isinstance(definition, Mapping) else None
         if not isinstance(name, str):
             rejected[f"<tools[{index}]>"] = SchemaRejected(
-                RejectReason.INVALID_SCHEMA, f"tools[{index}] is not a tool definition with a string name", location=f"/tools/{index}"
+                RejectReason.INVALID_SCHEMA,
+                f"tools[{index}] is not a tool definition with a string name",
+                location=f"/tools/{index}",
             )
             continue
         if name in seen:
             compiled.pop(name, None)
-            rejected[name] = SchemaRejected(RejectReason.INVALID_SCHEMA, f"tool name {name!r} is listed more than once", location=f"/tools/{index}/name")
+            rejected[name] = SchemaRejected(
+                RejectReason.INVALID_SCHEMA,
+                f"tool name {name!r} is listed more than once",
+                location=f"/tools/{index}/name",
+            )
             continue
         seen.add(name)
         try:
@@ -211,7 +232,7 @@ def _tool_list(tools: Any) -> Sequence[Any]:
     if not isinstance(tools, list):
         raise SchemaRejected(
             RejectReason.INVALID_SCHEMA,
-            "expected a list of tools, a tools/list result ({\"tools\": [...]}) or a JSON-RPC response carrying one",
+            'expected a list of tools, a tools/list result ({"tools": [...]}) or a JSON-RPC response carrying one',
         )
     return tools
 
@@ -221,7 +242,9 @@ def _compile_tool(engine: Engine, name: str, definition: Mapping[str, Any]) -> C
     if input_schema is True or input_schema == {}:
         if not engine.config.allow_empty_input_schema:
             raise _refusal(
-                name, "inputSchema", SchemaRejected(
+                name,
+                "inputSchema",
+                SchemaRejected(
                     RejectReason.INVALID_SCHEMA,
                     "inputSchema is `true`/`{}`, which this engine is configured to refuse (allow_empty_input_schema)",
                     location="",
@@ -231,9 +254,11 @@ def _compile_tool(engine: Engine, name: str, definition: Mapping[str, Any]) -> C
     elif not isinstance(input_schema, Mapping) or input_schema.get("type") != "object":
         what = "missing" if input_schema is None else "not an object schema"
         raise _refusal(
-            name, "inputSchema", SchemaRejected(
+            name,
+            "inputSchema",
+            SchemaRejected(
                 RejectReason.INVALID_SCHEMA,
-                f"inputSchema is {what}: MCP requires `type: \"object\"` at its root",
+                f'inputSchema is {what}: MCP requires `type: "object"` at its root',
                 location="/type" if isinstance(input_schema, Mapping) else "",
             ),
         )
@@ -270,7 +295,10 @@ def _fast_result_decoder(engine: Engine, output: CompiledSchema | None) -> tuple
         # Decoded untyped in the same pass as the envelope, then checked by the compiled backend.
         return _ANY_RESULT, False
     source = SchemaSource(
-        schema=normalise_schema_uri(output.schema, output.dialect), dialect=output.dialect, resources={}, config=engine.config
+        schema=normalise_schema_uri(output.schema, output.dialect),
+        dialect=output.dialect,
+        resources={},
+        config=engine.config,
     )
     try:
         translation = translate(source)
@@ -282,5 +310,6 @@ def _fast_result_decoder(engine: Engine, output: CompiledSchema | None) -> tuple
 def _refusal(tool: str, which: str, refusal: SchemaRejected) -> SchemaRejected:
     details = {**refusal.details, "tool": tool, "schema": which}
     location = f"/{which}{refusal.location or ''}"
-    return SchemaRejected(refusal.reason, f"{which} of tool {tool!r}: {refusal.message}", location=location, details=details)
-
+    return SchemaRejected(
+        refusal.reason, f"{which} of tool {tool!r}: {refusal.message}", location=location, details=details
+    )

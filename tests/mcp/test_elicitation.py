@@ -39,8 +39,12 @@ def sample_answer(schema: dict[str, Any]) -> dict[str, Any]:
         elif kind in ("number", "integer"):
             content[name] = prop.get("minimum", 0) if kind == "integer" else prop.get("minimum", 0) + 0.5
         else:
-            content[name] = {"email": "a@example.com", "uri": "https://example.com/x", "date": "2024-02-29",
-                             "date-time": "2024-02-29T12:00:00Z"}.get(prop.get("format"), "x" * max(prop.get("minLength", 1), 1))
+            content[name] = {
+                "email": "a@example.com",
+                "uri": "https://example.com/x",
+                "date": "2024-02-29",
+                "date-time": "2024-02-29T12:00:00Z",
+            }.get(prop.get("format"), "x" * max(prop.get("minLength", 1), 1))
     return content
 
 
@@ -81,7 +85,10 @@ ENUM_FORM = {
         "titled": {"type": "string", "oneOf": [{"const": "r", "title": "Red"}, {"const": "g", "title": "Green"}]},
         "legacy": {"type": "string", "enum": ["s", "m"], "enumNames": ["Small", "Medium"]},
         "multi": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}, "minItems": 1, "maxItems": 2},
-        "multi_titled": {"type": "array", "items": {"anyOf": [{"const": "x", "title": "X"}, {"const": "y", "title": "Y"}]}},
+        "multi_titled": {
+            "type": "array",
+            "items": {"anyOf": [{"const": "x", "title": "X"}, {"const": "y", "title": "Y"}]},
+        },
         "when": {"type": "string", "format": "date"},
         "email": {"type": "string", "format": "email", "minLength": 3},
         "count": {"type": "integer", "minimum": 1, "maximum": 10},
@@ -91,24 +98,51 @@ ENUM_FORM = {
     "required": ["untitled", "titled"],
 }
 
-VALID = {"untitled": "red", "titled": "g", "legacy": "m", "multi": ["a", "c"], "multi_titled": ["y"],
-         "when": "2024-01-31", "email": "me@example.com", "count": 10, "ratio": 0.25, "ok": True}
+VALID = {
+    "untitled": "red",
+    "titled": "g",
+    "legacy": "m",
+    "multi": ["a", "c"],
+    "multi_titled": ["y"],
+    "when": "2024-01-31",
+    "email": "me@example.com",
+    "count": 10,
+    "ratio": 0.25,
+    "ok": True,
+}
 
 
 @pytest.mark.parametrize(
     ("field", "bad"),
     [
-        ("untitled", "blue"), ("titled", "Red"), ("legacy", "Small"), ("multi", []), ("multi", ["a", "b", "c"]),
-        ("multi", ["d"]), ("multi_titled", ["X"]), ("when", "2024-02-30"), ("when", "yesterday"),
-        ("email", "not-an-email"), ("count", 0), ("count", 11), ("count", 1.5), ("ratio", 1.01), ("ratio", -0.1),
-        ("ok", "true"), ("ratio", True), ("count", None),
+        ("untitled", "blue"),
+        ("titled", "Red"),
+        ("legacy", "Small"),
+        ("multi", []),
+        ("multi", ["a", "b", "c"]),
+        ("multi", ["d"]),
+        ("multi_titled", ["X"]),
+        ("when", "2024-02-30"),
+        ("when", "yesterday"),
+        ("email", "not-an-email"),
+        ("count", 0),
+        ("count", 11),
+        ("count", 1.5),
+        ("ratio", 1.01),
+        ("ratio", -0.1),
+        ("ok", "true"),
+        ("ratio", True),
+        ("count", None),
     ],
 )
 def test_enum_variants_and_constraints(eng: engine.Engine, field: str, bad: Any) -> None:
     form = eng.compile_elicitation(ENUM_FORM)
     assert form.decode_result(json.dumps({"action": "accept", "content": VALID})).content == VALID
     content = {**VALID, field: bad}
-    for data in (json.dumps({"action": "accept", "content": content}).encode(), {"action": "accept", "content": content}):
+    for data in (
+        json.dumps({"action": "accept", "content": content}).encode(),
+        {"action": "accept", "content": content},
+    ):
         with pytest.raises(engine.ValidationFailed) as failure:
             form.decode_result(data)
         assert failure.value.issues[0].instance_path.startswith(f"/content/{field}")

@@ -30,7 +30,11 @@ def eng() -> engine.Engine:
 )
 @pytest.mark.parametrize("tool", ["typed", "general", "none"])
 def test_results(eng: engine.Engine, payload: bytes, tool: str) -> None:
-    outputs = {"typed": {"type": "array", "items": {"type": "integer"}}, "general": {"type": "array", "uniqueItems": True}, "none": None}
+    outputs = {
+        "typed": {"type": "array", "items": {"type": "integer"}},
+        "general": {"type": "array", "uniqueItems": True},
+        "none": None,
+    }
     tools = eng.compile_tools([{"name": tool, "inputSchema": {"type": "object"}, "outputSchema": outputs[tool]}])
     with pytest.raises((engine.DecodeError, engine.ValidationFailed)):
         tools.validate_result(tool, payload)
@@ -55,7 +59,9 @@ def test_elicitation_payloads(eng: engine.Engine) -> None:
 
 
 def test_form_with_names_msgspec_cannot_rename(eng: engine.Engine) -> None:
-    form = eng.compile_elicitation({"type": "object", "properties": {'say "hi"': {"type": "string"}}, "required": ['say "hi"']})
+    form = eng.compile_elicitation(
+        {"type": "object", "properties": {'say "hi"': {"type": "string"}}, "required": ['say "hi"']}
+    )
     assert form.decode_result({"action": "accept", "content": {'say "hi"': "hi"}}).content == {'say "hi"': "hi"}
     assert form.decode_result(b'{"action": "accept", "content": {"say \\"hi\\"": "hi"}}').content == {'say "hi"': "hi"}
     with pytest.raises(engine.ValidationFailed):
@@ -63,7 +69,9 @@ def test_form_with_names_msgspec_cannot_rename(eng: engine.Engine) -> None:
 
 
 def test_arguments(eng: engine.Engine) -> None:
-    tools = eng.compile_tools([{"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}])
+    tools = eng.compile_tools(
+        [{"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}]
+    )
     for payload in (b'{"a": ' + DEEP + b"}", b"{", b"\xff", b"1", b"null"):
         with pytest.raises((engine.DecodeError, engine.ValidationFailed)):
             tools.validate_arguments("t", payload)

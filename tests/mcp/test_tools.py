@@ -68,7 +68,9 @@ def test_recorded_arguments_and_results(eng: engine.Engine) -> None:
             assert not from_bytes.has_structured_content
         # The wire form comes back (fields of CallToolResult; later protocol fields are not kept).
         known = {"content", "structuredContent", "isError", "_meta"}
-        assert msgspec.to_builtins(from_bytes) == {k: v for k, v in result.items() if k in known and (k != "isError" or v)}
+        assert msgspec.to_builtins(from_bytes) == {
+            k: v for k, v in result.items() if k in known and (k != "isError" or v)
+        }
         checked += 1
     assert checked == len(RESULTS) == 73
 
@@ -142,7 +144,10 @@ def test_structured_content_rules(eng: engine.Engine) -> None:
     null = tools.validate_result("anything", b'{"content": [], "structuredContent": null}')
     assert null.has_structured_content and null.structured_content is None
     assert tools.validate_result("anything", {"content": [], "structuredContent": None}).structured_content is None
-    assert tools.validate_result("anything", b'{"content": [], "structuredContent": [1, "a"]}').structured_content == [1, "a"]
+    assert tools.validate_result("anything", b'{"content": [], "structuredContent": [1, "a"]}').structured_content == [
+        1,
+        "a",
+    ]
     with pytest.raises(engine.ValidationFailed):
         tools.validate_result("anything", b'{"content": [], "structuredContent": "text"}')
     with pytest.raises(engine.ValidationFailed):
@@ -207,11 +212,18 @@ def test_results_through_each_path(backend: str) -> None:
     single pass), give the same answers from bytes and from dicts."""
     eng = engine.Engine(engine.EngineConfig(backend=backend))
     schemas = {
-        "closed": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"], "additionalProperties": False},
+        "closed": {
+            "type": "object",
+            "properties": {"n": {"type": "integer"}},
+            "required": ["n"],
+            "additionalProperties": False,
+        },
         "open": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
         "allof": {"allOf": [{"type": "object"}], "required": ["n"], "properties": {"n": {"type": "integer"}}},
     }
-    tools = eng.compile_tools([{"name": k, "inputSchema": {"type": "object"}, "outputSchema": v} for k, v in schemas.items()])
+    tools = eng.compile_tools(
+        [{"name": k, "inputSchema": {"type": "object"}, "outputSchema": v} for k, v in schemas.items()]
+    )
     if backend == "auto":
         assert tools.tool("closed").output.backend == "msgspec"
         assert tools.tool("open").output.backend == "jsonschema-rs"

@@ -46,8 +46,13 @@ def _constraints(kind: str) -> st.SearchStrategy[dict[str, Any]]:
     if kind in ("integer", "number"):
         return st.fixed_dictionaries(
             {},
-            optional={"minimum": bound, "maximum": bound, "exclusiveMinimum": bound, "exclusiveMaximum": bound,
-                      "multipleOf": st.sampled_from([1, 2, 3])},
+            optional={
+                "minimum": bound,
+                "maximum": bound,
+                "exclusiveMinimum": bound,
+                "exclusiveMaximum": bound,
+                "multipleOf": st.sampled_from([1, 2, 3]),
+            },
         )
     if kind == "string":
         return st.fixed_dictionaries(
@@ -58,12 +63,18 @@ def _constraints(kind: str) -> st.SearchStrategy[dict[str, Any]]:
 
 @st.composite
 def scalar_schema(draw: st.DrawFn) -> dict[str, Any]:
-    kinds = draw(st.lists(st.sampled_from(["null", "boolean", "integer", "number", "string"]), min_size=1, max_size=3, unique=True))
+    kinds = draw(
+        st.lists(
+            st.sampled_from(["null", "boolean", "integer", "number", "string"]), min_size=1, max_size=3, unique=True
+        )
+    )
     schema: dict[str, Any] = {"type": kinds[0] if len(kinds) == 1 else kinds}
     for kind in kinds:
         schema.update(draw(_constraints(kind)))
     if draw(st.booleans()) and draw(st.booleans()):
-        schema = {"enum": draw(st.lists(SCALARS, min_size=1, max_size=4))} | ({"type": kinds} if draw(st.booleans()) else {})
+        schema = {"enum": draw(st.lists(SCALARS, min_size=1, max_size=4))} | (
+            {"type": kinds} if draw(st.booleans()) else {}
+        )
     return schema
 
 
@@ -109,7 +120,9 @@ def _near(schema: Any, draw: st.DrawFn) -> Any:
             value[draw(NAMES)] = draw(JSON)
         return value
     if kind == "object":
-        return {name: _near(schema.get("additionalProperties", True), draw) for name in draw(st.sets(NAMES, max_size=2))}
+        return {
+            name: _near(schema.get("additionalProperties", True), draw) for name in draw(st.sets(NAMES, max_size=2))
+        }
     if kind == "array":
         return [_near(schema.get("items", True), draw) for _ in range(draw(st.integers(0, 3)))]
     for key in ("anyOf", "oneOf"):
@@ -133,7 +146,7 @@ def same_json(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b) or (a != a and b != b)
 
 
@@ -168,7 +181,12 @@ def check_agreement(schema: Any, instances: list[Any], eng: engine.Engine = ENG)
     return typed is not None
 
 
-@settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=400,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(schema_and_instances())
 def test_generated(case: tuple[Any, list[Any]]) -> None:
     schema, instances = case
@@ -196,7 +214,9 @@ def test_corpus_schemas_and_results() -> None:
             value = entry["result"]["structuredContent"]
             mutated = [value, {"unexpected": True}, [value], None]
             if isinstance(value, dict):
-                mutated += [{**value, k: None} for k in value] + [{k: v for k, v in value.items() if k != first} for first in list(value)[:1]]
+                mutated += [{**value, k: None} for k in value] + [
+                    {k: v for k, v in value.items() if k != first} for first in list(value)[:1]
+                ]
             taken += check_agreement(entry["outputSchema"], mutated, AUTO)
     assert taken > 50
 
@@ -221,8 +241,37 @@ def _corpus_patterns() -> list[str]:
 
 def test_patterns() -> None:
     """ECMA-262 patterns through the typed path (where they translate exactly) against jsonschema-rs."""
-    patterns = _corpus_patterns() + ["^a", "b$", "^\\d+$", "\\w", "^[a-z]*$", "^.$", "^\\s", "\\bx", "^a|b$", "(a+)+$", "^\\S+@\\S+$"]
-    strings = ["", "a", "ab", "a\n", "\u0663", "1\r", "x_1", "A B", "a@b", "my-ns", "a.b=c", "é", "😀", "12", "-", "v1.2.3"]
+    patterns = _corpus_patterns() + [
+        "^a",
+        "b$",
+        "^\\d+$",
+        "\\w",
+        "^[a-z]*$",
+        "^.$",
+        "^\\s",
+        "\\bx",
+        "^a|b$",
+        "(a+)+$",
+        "^\\S+@\\S+$",
+    ]
+    strings = [
+        "",
+        "a",
+        "ab",
+        "a\n",
+        "\u0663",
+        "1\r",
+        "x_1",
+        "A B",
+        "a@b",
+        "my-ns",
+        "a.b=c",
+        "é",
+        "😀",
+        "12",
+        "-",
+        "v1.2.3",
+    ]
     taken = sum(check_agreement({"type": "string", "pattern": p}, strings) for p in patterns)
     try:
         import engine.backends.pyre  # noqa: F401

@@ -49,7 +49,9 @@ def test_number_bounds_exact() -> None:
     assert [cs.is_valid(v) for v in (0.5, 0.5000001, 1, 3, 3.0, 3.0000001)] == [False, True, True, True, True, False]
     cs = typed({"type": "integer", "minimum": 1.5, "exclusiveMaximum": 4})
     assert [cs.is_valid(v) for v in (1, 2, 3, 4)] == [False, True, True, False]
-    draft4 = typed({"$schema": "http://json-schema.org/draft-04/schema#", "type": "number", "minimum": 1, "exclusiveMinimum": True})
+    draft4 = typed(
+        {"$schema": "http://json-schema.org/draft-04/schema#", "type": "number", "minimum": 1, "exclusiveMinimum": True}
+    )
     assert not draft4.is_valid(1) and draft4.is_valid(1.5)
     # NaN and infinities are not JSON numbers.
     checker = MSGSPEC._backend("msgspec").compile(_source({"type": "number"}))
@@ -122,7 +124,15 @@ def test_ecma_differences_are_refused_or_exact() -> None:
 
 
 def test_unions() -> None:
-    cs = typed({"anyOf": [{"type": "string", "maxLength": 2}, {"type": "null"}, {"type": "array", "items": {"type": "boolean"}}]})
+    cs = typed(
+        {
+            "anyOf": [
+                {"type": "string", "maxLength": 2},
+                {"type": "null"},
+                {"type": "array", "items": {"type": "boolean"}},
+            ]
+        }
+    )
     assert cs.decode(b'"ab"') == "ab" and cs.decode(b"null") is None and cs.decode(b"[true]") == [True]
     assert not cs.is_valid("abc") and not cs.is_valid(1)
     refused({"anyOf": [{"type": "integer"}, {"type": "number"}]}, "overlap")
@@ -136,11 +146,18 @@ def test_refs() -> None:
     assert cs.decode(b"[1]") == [1] and not cs.is_valid(["1"])
     refused({"$defs": {"n": {"type": "array", "items": {"$ref": "#/$defs/n"}}}, "$ref": "#/$defs/n"}, "recursive")
     draft7 = typed(
-        {"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"n": {"type": "integer"}},
-         "items": {"$ref": "#/definitions/n", "type": "string"}, "type": "array"}
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "definitions": {"n": {"type": "integer"}},
+            "items": {"$ref": "#/definitions/n", "type": "string"},
+            "type": "array",
+        }
     )
     assert draft7.is_valid([1]) and not draft7.is_valid(["a"])  # siblings of $ref are ignored in draft 7
-    refused({"$defs": {"n": {"type": "integer"}}, "items": {"$ref": "#/$defs/n", "minimum": 1}, "type": "array"}, "both apply")
+    refused(
+        {"$defs": {"n": {"type": "integer"}}, "items": {"$ref": "#/$defs/n", "minimum": 1}, "type": "array"},
+        "both apply",
+    )
 
 
 @pytest.mark.parametrize(
