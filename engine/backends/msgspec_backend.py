@@ -475,7 +475,7 @@ class _Translator:
             meta["le"] = min(highs)
         for bound in meta.values():
             if not INT64_MIN <= bound <= INT64_MAX:
-                raise _Refusal(f"integer bound {bound} does not fit in 64 bits", where)
+                raise _Refusal(f"integer bound {_short(bound)} does not fit in 64 bits", where)
         if "multipleOf" in schema:
             divisor = schema["multipleOf"]
             if number or not _is_integral(divisor) or not 0 < divisor <= INT64_MAX:
@@ -673,9 +673,12 @@ def _is_integral(value: Any) -> bool:
 
 
 def _exact_float(bound: Fraction, where: str) -> float:
-    value = float(bound)
-    if Fraction(value) != bound or math.isinf(value):
-        raise _Refusal(f"numeric bound {bound} is not exactly a 64-bit float", where)
+    try:
+        value = float(bound)
+    except OverflowError:
+        value = math.inf
+    if math.isinf(value) or Fraction(value) != bound:
+        raise _Refusal(f"numeric bound {_short(bound)} is not exactly a 64-bit float", where)
     return value
 
 
