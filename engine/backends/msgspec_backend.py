@@ -475,7 +475,7 @@ class _Translator:
             meta["le"] = min(highs)
         for bound in meta.values():
             if not INT64_MIN <= bound <= INT64_MAX:
-                raise _Refusal(f"integer bound {_short(bound)} does not fit in 64 bits", where)
+                raise _Refusal(f"integer bound {_short_number(bound)} does not fit in 64 bits", where)
         if "multipleOf" in schema:
             divisor = schema["multipleOf"]
             if number or not _is_integral(divisor) or not 0 < divisor <= INT64_MAX:
@@ -678,12 +678,17 @@ def _exact_float(bound: Fraction, where: str) -> float:
     except OverflowError:
         value = math.inf
     if math.isinf(value) or Fraction(value) != bound:
-        raise _Refusal(f"numeric bound {_short(bound)} is not exactly a 64-bit float", where)
+        raise _Refusal(f"numeric bound {_short_number(bound)} is not exactly a 64-bit float", where)
     return value
 
 
 def _escape(key: str) -> str:
     return json_pointer([key])[1:]
+
+
+def _short_number(value: Fraction | int) -> str:
+    text = str(value)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
 
 
 def _short(value: Any) -> str:
