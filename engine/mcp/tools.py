@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 from msgspec import UNSET
@@ -37,23 +37,30 @@ class CompiledTool:
     definition: Mapping[str, Any]
     input: CompiledSchema
     output: CompiledSchema | None
-    _fast_result: Callable[[bytes | bytearray | memoryview | str], Any] | None = None
-    """Decodes a whole result with ``structuredContent`` typed in the same pass, where the output
-    schema translates exactly to msgspec (or is absent)."""
-    _structured_builtins: bool = False
-    _check_structured: bool = False
-    """``structuredContent`` comes out of the fast path untyped: check it with ``output``."""
+
+
+class _ResultPath(NamedTuple):
+    """How one tool's results are read from bytes in a single pass."""
+
+    decode: Callable[[bytes | bytearray | memoryview | str], Any]
+    """The whole result, ``structuredContent`` typed by the output schema's msgspec translation
+    (or untyped: ``Any``); raises on anything unexpected."""
+    to_builtins: bool
+    """The typed value holds Structs: turn them into plain values."""
+    check: CompiledSchema | None
+    """Untyped ``structuredContent`` still to be checked against this schema."""
 
 
 class ToolSet:
     """The tools of a ``tools/list`` result, compiled. Tools whose schemas are refused are in
     :attr:`rejected` with the reason; the others work."""
 
-    def __init__(self, tools: dict[str, CompiledTool], rejected: dict[str, SchemaRejected], *, max_bytes: int) -> None:
+    def __init__(self, tools: dict[str, CompiledTool], rejected: dict[str, SchemaRejected], *, engine: Engine) -> None:
         self._tools = tools
+        self._paths = {name: _result_path(engine, tool.output) for name, tool in tools.items()}
         self.rejected: Mapping[str, SchemaRejected] = rejected
         """Tool name -> why it cannot be used."""
-        self._max_bytes = max_bytes
+        self._max_bytes = engine.config.limits.max_instance_bytes
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
@@ -126,19 +133,19 @@ class ToolSet:
             tool = self.tool(name)  # raises the right error
         output = tool.output
         if isinstance(result, (bytes, bytearray, memoryview, str)):
-            fast = tool._fast_result
-            if fast is not None and len(result) <= self._max_bytes:
+            path = self._paths[name]
+            if len(result) <= self._max_bytes:
                 try:
-                    wire = fast(result)
+                    wire = path.decode(result)
                 except Exception:  # noqa: BLE001 - judged again, and explained, on the raw path below
                     pass
                 else:
                     structured = wire.structured_content
                     if structured is not UNSET or output is None or wire.is_error:
                         if structured is not UNSET:
-                            if tool._structured_builtins:
+                            if path.to_builtins:
                                 structured = to_builtins(structured)
-                            elif tool._check_structured and not wire.is_error and not output.is_valid(structured):
+                            elif path.check is not None and not wire.is_error and not path.check.is_valid(structured):
                                 structured = _INVALID
                         if structured is not _INVALID:
                             return CallToolResult(
@@ -221,7 +228,7 @@ def compile_tools(engine: Engine, tools: Any) -> ToolSet:
             compiled[name] = _compile_tool(engine, name, definition)
         except SchemaRejected as refusal:
             rejected[name] = refusal
-    return ToolSet(compiled, rejected, max_bytes=limits.max_instance_bytes)
+    return ToolSet(compiled, rejected, engine=engine)
 
 
 def _tool_list(tools: Any) -> Sequence[Any]:
@@ -273,38 +280,30 @@ def _compile_tool(engine: Engine, name: str, definition: Mapping[str, Any]) -> C
             compiled_output = engine.compile(output_schema)
         except SchemaRejected as refusal:
             raise _refusal(name, "outputSchema", refusal) from None
-    fast, builtins = _fast_result_decoder(engine, compiled_output)
-    return CompiledTool(
-        name=name,
-        definition=definition,
-        input=compiled_input,
-        output=compiled_output,
-        _fast_result=fast,
-        _structured_builtins=builtins,
-        _check_structured=compiled_output is not None and compiled_output.backend != "msgspec",
-    )
+    return CompiledTool(name=name, definition=definition, input=compiled_input, output=compiled_output)
 
 
 _ANY_RESULT = typed_envelope_decoder(Any)
 
 
-def _fast_result_decoder(engine: Engine, output: CompiledSchema | None) -> tuple[Any, bool]:
+def _result_path(engine: Engine, output: CompiledSchema | None) -> _ResultPath:
     if output is None:
-        return _ANY_RESULT, False
-    if output.backend != "msgspec":
-        # Decoded untyped in the same pass as the envelope, then checked by the compiled backend.
-        return _ANY_RESULT, False
-    source = SchemaSource(
-        schema=normalise_schema_uri(output.schema, output.dialect),
-        dialect=output.dialect,
-        resources={},
-        config=engine.config,
-    )
-    try:
-        translation = translate(source)
-    except SchemaRejected:  # pragma: no cover - the backend already took this schema
-        return None, False
-    return typed_envelope_decoder(translation.type), translation.has_structs
+        return _ResultPath(_ANY_RESULT, False, None)
+    if output.backend == "msgspec":
+        source = SchemaSource(
+            schema=normalise_schema_uri(output.schema, output.dialect),
+            dialect=output.dialect,
+            resources={},
+            config=engine.config,
+        )
+        try:
+            translation = translate(source)
+        except SchemaRejected:  # pragma: no cover - the backend already took this schema
+            pass
+        else:
+            return _ResultPath(typed_envelope_decoder(translation.type), translation.has_structs, None)
+    # Decoded untyped in the same pass as the envelope, then checked by the compiled schema.
+    return _ResultPath(_ANY_RESULT, False, output)
 
 
 def _refusal(tool: str, which: str, refusal: SchemaRejected) -> SchemaRejected:
