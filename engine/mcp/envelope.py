@@ -128,7 +128,8 @@ def typed_envelope_decoder(structured_type: Any) -> Callable[[bytes | bytearray 
     """A decoder for a CallToolResult (or a JSON-RPC response carrying one) whose
     ``structuredContent`` is decoded as ``structured_type`` in the same pass: the fast path when
     the tool's output schema translates to a msgspec type, or has no schema (``Any``). It raises
-    on anything unexpected; the caller then takes the raw path, which judges and explains."""
+    on anything unexpected; the caller then takes the raw path, which judges and explains. When
+    ``jsonrpc`` is set, the decoded value is a response and its ``result`` is the result."""
     result = msgspec.defstruct(
         "TypedCallToolResult",
         [
@@ -154,14 +155,4 @@ def typed_envelope_decoder(structured_type: Any) -> Callable[[bytes | bytearray 
         rename="camel",
         kw_only=True,
     )
-    decode = msgspec.json.Decoder(response).decode
-
-    def decode_typed(data: bytes | bytearray | memoryview | str) -> Any:
-        wire = decode(data)
-        if wire.jsonrpc is not UNSET:
-            if wire.error is not UNSET or wire.result is UNSET:
-                raise ValueError("not a result")  # the raw path says what is wrong
-            return wire.result
-        return wire
-
-    return decode_typed
+    return msgspec.json.Decoder(response).decode

@@ -134,26 +134,30 @@ class ToolSet:
         output = tool.output
         if isinstance(result, (bytes, bytearray, memoryview, str)):
             path = self._paths[name]
+            wire = None
             if len(result) <= self._max_bytes:
                 try:
                     wire = path.decode(result)
                 except Exception:  # noqa: BLE001 - judged again, and explained, on the raw path below
                     pass
                 else:
-                    structured = wire.structured_content
-                    if structured is not UNSET or output is None or wire.is_error:
-                        if structured is not UNSET:
-                            if path.to_builtins:
-                                structured = to_builtins(structured)
-                            elif path.check is not None and not wire.is_error and not path.check.is_valid(structured):
-                                structured = _INVALID
-                        if structured is not _INVALID:
-                            return CallToolResult(
-                                content=wire.content,
-                                structured_content=structured,
-                                is_error=wire.is_error,
-                                meta=wire.meta,
-                            )
+                    if wire.jsonrpc is not UNSET:  # a JSON-RPC response: read its result
+                        wire = wire.result if wire.error is UNSET and wire.result is not UNSET else None
+            if wire is not None:
+                structured = wire.structured_content
+                if structured is not UNSET or output is None or wire.is_error:
+                    if structured is not UNSET:
+                        if path.to_builtins:
+                            structured = to_builtins(structured)
+                        elif path.check is not None and not wire.is_error and not path.check.is_valid(structured):
+                            structured = _INVALID
+                    if structured is not _INVALID:
+                        return CallToolResult(
+                            content=wire.content,
+                            structured_content=structured,
+                            is_error=wire.is_error,
+                            meta=wire.meta,
+                        )
             wire = decode_envelope(result, max_bytes=self._max_bytes)
             raw = wire.structured_content
             if raw is UNSET:
