@@ -1,0 +1,54 @@
+"""The official JSON-Schema-Test-Suite through the Python backends, every dialect.
+
+Exact or refused: each test either gets the suite's answer from the backend, or its schema is
+refused at compile time with a reason (``auto`` then moves on). A wrong answer fails the test.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+import engine
+from engine.backends import BackendRefused
+from tests.suite import DIALECTS, SuiteTest, iter_tests, remotes
+
+BACKENDS = ("fastjsonschema", "jsonschema")
+REQUIRED = [t for folder in DIALECTS for t in iter_tests(folder)]
+
+
+@cache
+def engine_for(backend: str, dialect: str) -> engine.Engine:
+    return engine.Engine(engine.EngineConfig(backend=backend, default_dialect=dialect))
+
+
+_compiled: dict[tuple[str, str, str, str], engine.CompiledSchema | BackendRefused] = {}
+
+
+def compiled(backend: str, test: SuiteTest) -> engine.CompiledSchema | BackendRefused:
+    key = (backend, test.folder, test.file, test.case)
+    if key not in _compiled:
+        try:
+            _compiled[key] = engine_for(backend, test.dialect).compile(test.schema, registry=remotes(test.folder))
+        except BackendRefused as refusal:
+            _compiled[key] = refusal
+    return _compiled[key]
+
+
+def outcome(backend: str, test: SuiteTest) -> str:
+    """``passed``, ``refused`` or ``failed``: what the backend made of one suite test."""
+    result = compiled(backend, test)
+    if isinstance(result, BackendRefused):
+        assert result.why and result.backend == backend
+        return "refused"
+    assert result.backend == backend
+    return "passed" if result.is_valid(test.data) is test.valid else "failed"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("folder", list(DIALECTS))
+def test_required(backend: str, folder: str) -> None:
+    tests = [t for t in REQUIRED if t.folder == folder]
+    wrong = [t.id for t in tests if outcome(backend, t) == "failed"]
+    assert not wrong, f"{len(wrong)} wrong answers from {backend}:\n" + "\n".join(wrong[:40])
