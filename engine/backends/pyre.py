@@ -97,6 +97,7 @@ ANY: Ranges = ((0, MAX_CODE_POINT),)
 _CLASS_ESCAPES = {"d": DIGIT, "D": _negate(DIGIT), "w": WORD, "W": _negate(WORD), "s": SPACE, "S": _negate(SPACE)}
 _CONTROL_ESCAPES = {"t": 0x09, "n": 0x0A, "v": 0x0B, "f": 0x0C, "r": 0x0D}
 _SYNTAX = set("^$\\.*+?()[]{}|/")
+_NOT_BOUNDARY = r"(?:(?<=[0-9A-Z_a-z])(?=[0-9A-Z_a-z])|(?<![0-9A-Z_a-z])(?![0-9A-Z_a-z]))"
 
 
 def _emit_ranges(ranges: Ranges) -> str:
@@ -152,7 +153,7 @@ class _Parser:
     pattern: str
     pos: int = 0
     depth: int = 0
-    groups: int = field(default=0)
+    names: set[str] = field(default_factory=set)
 
     def refuse(self, why: str) -> PatternRefused:
         return PatternRefused(self.pattern, why)
@@ -255,6 +256,9 @@ class _Parser:
             name = self.pattern[self.pos + 2 : end] if end > 0 else ""
             if not re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", name):
                 raise self.refuse("malformed group name")
+            if name in self.names:
+                raise self.refuse("duplicate group name")
+            self.names.add(name)
             self.pos = end + 1
         elif self.peek() == "?":
             raise self.refuse("lookaround assertions are refused (unbounded backtracking)")
@@ -272,10 +276,15 @@ class _Parser:
         if self.peek() is None:
             raise self.refuse("pattern ends with a backslash")
         ch = self.peek()
-        if ch == "b" or ch == "B":
+        if ch == "b":
             self.take()
             # ECMA word boundaries are ASCII; the scoped flag keeps the pattern flag-free.
-            return _Assertion(f"(?a:\\{ch})")
+            return _Assertion("(?a:\\b)")
+        if ch == "B":
+            self.take()
+            # Python's \B never matches an empty string; ECMA's does. Spelled out instead, with
+            # one-character lookaround only (constant cost).
+            return _Assertion(_NOT_BOUNDARY)
         if ch is not None and ch in "123456789":
             raise self.refuse("backreferences are refused (unbounded backtracking)")
         if ch == "k":
