@@ -448,14 +448,17 @@ def _check_sequence(parser: _Parser, sequence: list[_Node]) -> None:
         if isinstance(inner, _Group):
             _check(parser, inner.alternatives)
         if isinstance(node, _Repeat) and (node.high is None or node.high > 1):
-            if _has_quantifier(node.node):
+            if _has_quantifier(node.node) and not _delimited(node.node):
                 raise parser.refuse("nested quantifiers: a repeated group contains a quantifier")
             if isinstance(node.node, _Group):
                 _check_disjoint_alternatives(parser, node.node)
         if _is_run(node):
             chars = _all_chars(node)
+            # A run that must start with a character no earlier run can consume is kept apart
+            # from them by that character.
+            start = _first_chars(node.node if isinstance(node, _Repeat) else node) or chars
             for earlier in pending:
-                if _overlap(earlier, chars):
+                if _overlap(earlier, start):
                     raise parser.refuse("overlapping quantifiers: two repetitions can match the same characters")
             pending.append(chars)
         elif isinstance(node, (_Atom, _Group)) or (isinstance(node, _Repeat) and node.low > 0):
@@ -464,6 +467,31 @@ def _check_sequence(parser: _Parser, sequence: list[_Node]) -> None:
             first = _first_chars(node)
             if first is not None:
                 pending = [p for p in pending if _overlap(p, first)]
+
+
+def _delimited(group: _Atom | _Group) -> bool:
+    """Whether each repetition of ``group`` starts with a character that nothing repeated inside
+    it can consume, as in ``(?:,[a-z]+)*``: then every iteration begins at a delimiter, and the
+    repetition cannot split a string in more than one way."""
+    if not isinstance(group, _Group) or len(group.alternatives) != 1 or not group.alternatives[0]:
+        return False
+    head, *rest = group.alternatives[0]
+    if isinstance(head, _Atom):
+        delimiter = head.chars
+    elif (isinstance(head, _Repeat) and isinstance(head.node, _Atom) and head.low >= 1
+          and head.high is not None and head.high <= _LONG_RUN):
+        delimiter = head.node.chars
+    else:
+        return False
+    for node in rest:
+        if not _has_quantifier(node):
+            continue
+        inner = node.node if isinstance(node, _Repeat) else node
+        if isinstance(inner, _Group) and _has_quantifier(inner):
+            return False  # three levels of repetition: not analysed, refused
+        if _overlap(_all_chars(node), delimiter):
+            return False
+    return True
 
 
 def _check_disjoint_alternatives(parser: _Parser, group: _Group) -> None:

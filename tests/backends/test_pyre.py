@@ -17,6 +17,7 @@ regress = pytest.importorskip("regress")
 # terminators, a final newline, surrogate-free astral code points.
 ALPHABET = "aAzZ09_-. \t\n\r\u2028\u2029\u00a0\u0663\u00e9\u212a\u03a3\ufeff\U0001f600@/\\"
 ATOMS = [
+    "(?:-[a-z]+)", "(?:,\\d{1,3})", "(?:=+a)",
     "a", "Z", "0", "_", "-", "\\.", "\\-", "\\/", "\\\\", "\\n", "\\r", "\\t", "\\u00e9", "\\x41",
     "\\u{1F600}", ".", "\\d", "\\D", "\\w", "\\W", "\\s", "\\S", "[a-z]", "[^a-z]", "[\\d_]", "[\\s\\S]",
     "[^]", "[.]", "[-a]", "[a-]", "[\\u2028]", "[\\b]", "(?:ab)", "(x)", "(?<n>q)",
@@ -58,6 +59,9 @@ def ecma_search(pattern: str, text: str) -> bool:
 @example(r"^\s$", "\ufeff")
 @example(r"\bk", "\u212ak")
 @example(r"[^]", "\n")
+@example(r"^[.\-A-Za-z0-9]+([=!,]{1,2}[./\-A-Za-z0-9]+)+$", "a=b,c")
+@example(r"^[.\-A-Za-z0-9]+([=!,]{1,2}[./\-A-Za-z0-9]+)+$", "a=b,c\n")
+@example(r"^[a-z]+(?:-[a-z0-9]+)*$", "ab-c1-")
 def test_translation_agrees_with_ecma(pattern: str, text: str) -> None:
     try:
         ecma = regress.Regex(pattern, "u")
@@ -79,7 +83,8 @@ def test_translation_agrees_with_ecma(pattern: str, text: str) -> None:
     "pattern",
     [
         r"(a+)+$", r"(a*)*b", r"(a|a)*c", r"(a|ab)*c", r"(?:\w+\s?)*$", r"(x+x+)+y", r"\d*\d*\d*x",
-        r"^(\w+)*@", r"(.*a){12}", r"^([a-z0-9]+-?)*$", r"(a?){20}a{20}",
+        r"^(\w+)*@", r"(.*a){12}", r"^([a-z0-9]+-?)*$", r"(a?){20}a{20}", r"(?:-[a-z-]+)*$",
+        r"(?:a(?:b+)+)*", r"[a-z]*(?:[a-z]-)+x",
     ],
 )
 def test_catastrophic_shapes_are_refused(pattern: str) -> None:
