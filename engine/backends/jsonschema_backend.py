@@ -26,7 +26,7 @@ from ..errors import Issue
 from . import pyre
 from .base import Backend, BackendValidator, SchemaSource, json_pointer, refuse
 from .jsonschema_rs_backend import lazy_validator
-from .resources import build_registry
+from .resources import SPECIFICATIONS, build_registry
 
 __all__ = ["JsonschemaBackend", "JsonschemaValidator", "translate_patterns"]
 
@@ -84,6 +84,12 @@ def translate_patterns(node: Any, renamed: dict[str, str], path: str = "") -> An
     return out
 
 
+def _has(node: Any, segment: Any) -> bool:
+    if isinstance(node, Mapping):
+        return segment in node
+    return isinstance(node, list) and isinstance(segment, int) and 0 <= segment < len(node)
+
+
 def _translate(pattern: str, where: str) -> str:
     try:
         return pyre.translate(pattern)
@@ -93,8 +99,10 @@ def _translate(pattern: str, where: str) -> str:
 
 class JsonschemaValidator(BackendValidator):
 
-    def __init__(self, validator: Any, renamed: Mapping[str, str], rescue: Callable[[], BackendValidator]) -> None:
+    def __init__(self, validator: Any, renamed: Mapping[str, str], rescue: Callable[[], BackendValidator],
+                 spec: Any) -> None:
         self._validator = validator
+        self._spec = spec
         self._renamed = renamed
         self._rescue = rescue
 
@@ -112,13 +120,48 @@ class JsonschemaValidator(BackendValidator):
             return
         renamed = self._renamed
         for error in errors:
-            schema_path = [renamed.get(p, p) if isinstance(p, str) else p for p in error.absolute_schema_path]
+            schema_path = self._through_refs(list(error.absolute_schema_path), error)
+            message = error.message
+            for python, original in renamed.items():
+                message = message.replace(repr(python), repr(original))
             yield Issue(
                 instance_path=json_pointer(error.absolute_path),
-                keyword_location=json_pointer(schema_path),
+                keyword_location=json_pointer(renamed.get(p, p) if isinstance(p, str) else p for p in schema_path),
                 keyword=str(error.validator),
-                message=error.message,
+                message=message,
             )
+
+    def _through_refs(self, path: list[Any], error: Any) -> list[Any]:
+        """python-jsonschema leaves ``$ref`` out of schema paths; the engine's keyword locations
+        (like jsonschema-rs's, and JSON Schema's output format) name each ``$ref`` crossed."""
+        validator = self._validator
+        node, resolver = validator.schema, validator._resolver
+        out: list[Any] = []
+        for index, segment in enumerate(path):
+            for _ in range(64):  # a chain of $ref s, bounded
+                last = index == len(path) - 1
+                if _has(node, segment) and not (last and isinstance(node, Mapping) and "$ref" in node
+                                                and node.get(segment) != error.validator_value):
+                    break
+                ref = node.get("$ref") if isinstance(node, Mapping) else None
+                if not isinstance(ref, str):
+                    return out + path[index:]
+                try:
+                    resolved = resolver.lookup(ref)
+                except referencing.exceptions.Unresolvable:
+                    return out + path[index:]
+                out.append("$ref")
+                node, resolver = resolved.contents, resolved.resolver
+            else:
+                return out + path[index:]
+            out.append(segment)
+            node = node[segment]
+            if isinstance(node, Mapping):
+                try:
+                    resolver = resolver.in_subresource(self._spec.create_resource(node))
+                except (AttributeError, TypeError, ValueError):
+                    pass  # not a schema (a name inside "properties"): no base URI here
+        return out
 
 
 class JsonschemaBackend(Backend):
@@ -149,7 +192,7 @@ class JsonschemaBackend(Backend):
         validator = cls(schema, registry=registry, format_checker=format_checker)
         # The pipeline has already resolved every $ref with jsonschema-rs; should python-jsonschema
         # still fail to (or recurse too deep), that answer comes from jsonschema-rs instead.
-        return JsonschemaValidator(validator, renamed, lazy_validator(source))
+        return JsonschemaValidator(validator, renamed, lazy_validator(source), SPECIFICATIONS[source.dialect])
 
 
 def _check_2019_unevaluated(schema: Any, resources: Mapping[str, Any]) -> None:
