@@ -23,13 +23,15 @@ GENERAL_BACKEND = "jsonschema-rs"
 class Engine:
     """Compiles schemas under one configuration and keeps the results.
 
+    ``Engine(config, **overrides)``: the configuration (defaults when omitted) with keyword
+    overrides applied; use ``EngineConfig.load()`` to read the environment and TOML.
+
     Thread-safe: share one engine across threads; each schema is compiled once.
     """
 
     def __init__(self, config: EngineConfig | None = None, **overrides: Any) -> None:
-        if config is None:
-            config = EngineConfig.load(**overrides) if overrides else EngineConfig()
-        elif overrides:
+        config = config or EngineConfig()
+        if overrides:
             config = config.replace(**overrides)
         self.config = config
         self._default_dialect = Dialect(config.default_dialect)
