@@ -18,27 +18,31 @@ BACKENDS = ("fastjsonschema", "jsonschema")
 REQUIRED = [t for folder in DIALECTS for t in iter_tests(folder)]
 
 
+FORMAT = [t for folder in DIALECTS for t in iter_tests(folder, optional="format")]
+
+
 @cache
-def engine_for(backend: str, dialect: str) -> engine.Engine:
-    return engine.Engine(engine.EngineConfig(backend=backend, default_dialect=dialect))
+def engine_for(backend: str, dialect: str, formats: str = "annotate") -> engine.Engine:
+    return engine.Engine(engine.EngineConfig(backend=backend, default_dialect=dialect, formats=formats))
 
 
-_compiled: dict[tuple[str, str, str, str], engine.CompiledSchema | BackendRefused] = {}
+_compiled: dict[tuple[str, str, str, str, str], engine.CompiledSchema | BackendRefused] = {}
 
 
-def compiled(backend: str, test: SuiteTest) -> engine.CompiledSchema | BackendRefused:
-    key = (backend, test.folder, test.file, test.case)
+def compiled(backend: str, test: SuiteTest, formats: str = "annotate") -> engine.CompiledSchema | BackendRefused:
+    key = (backend, formats, test.folder, test.file, test.case)
     if key not in _compiled:
         try:
-            _compiled[key] = engine_for(backend, test.dialect).compile(test.schema, registry=remotes(test.folder))
+            eng = engine_for(backend, test.dialect, formats)
+            _compiled[key] = eng.compile(test.schema, registry=remotes(test.folder))
         except BackendRefused as refusal:
             _compiled[key] = refusal
     return _compiled[key]
 
 
-def outcome(backend: str, test: SuiteTest) -> str:
+def outcome(backend: str, test: SuiteTest, formats: str = "annotate") -> str:
     """``passed``, ``refused`` or ``failed``: what the backend made of one suite test."""
-    result = compiled(backend, test)
+    result = compiled(backend, test, formats)
     if isinstance(result, BackendRefused):
         assert result.why and result.backend == backend
         return "refused"
@@ -51,4 +55,11 @@ def outcome(backend: str, test: SuiteTest) -> str:
 def test_required(backend: str, folder: str) -> None:
     tests = [t for t in REQUIRED if t.folder == folder]
     wrong = [t.id for t in tests if outcome(backend, t) == "failed"]
+    assert not wrong, f"{len(wrong)} wrong answers from {backend}:\n" + "\n".join(wrong[:40])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_optional_format_with_assertion(backend: str) -> None:
+    outcomes = [(t, outcome(backend, t, "assert")) for t in FORMAT]
+    wrong = [t.id for t, result in outcomes if result == "failed"]
     assert not wrong, f"{len(wrong)} wrong answers from {backend}:\n" + "\n".join(wrong[:40])
