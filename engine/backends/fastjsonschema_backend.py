@@ -13,7 +13,7 @@ So the engine never gives it the caller's schema. :class:`Lowering` first rewrit
 * 2019-09 / 2020-12 keywords are lowered to their draft-7 equivalent where the meaning is
   identical (``$ref`` beside other keywords -> ``allOf``, ``dependentRequired`` /
   ``dependentSchemas`` -> ``dependencies``, ``prefixItems`` / ``items`` -> ``items`` /
-  ``additionalItems``, boolean ``exclusiveMaximum`` of draft 4 -> the numeric form) and refused
+  ``additionalItems``; draft 4 stays draft 4) and refused
   where it is not (``unevaluated*``, ``$dynamicRef``, ``$recursiveRef``, ``minContains`` ...);
 * only keywords with validation meaning are kept (annotations, ``default`` and unknown keywords
   are dropped), ``format`` is dropped when formats are annotations and the schema refused when
@@ -49,6 +49,7 @@ __all__ = ["FastjsonschemaBackend", "FastjsonschemaValidator", "Lowering", "chec
 
 NAME = "fastjsonschema"
 DRAFT7_URI = "http://json-schema.org/draft-07/schema#"
+DRAFT4_URI = "http://json-schema.org/draft-04/schema#"
 
 # Keywords whose value is one subschema, a map of subschemas, or a list of subschemas (draft 7).
 _ONE = ("additionalItems", "additionalProperties", "contains", "not", "if", "then", "else", "propertyNames")
@@ -65,9 +66,11 @@ _NOT_IN = {
     Dialect.DRAFT4: {"const", "contains", "propertyNames", "if", "then", "else"},
     Dialect.DRAFT6: {"if", "then", "else"},
     Dialect.DRAFT7: set(),
-    Dialect.DRAFT2019_09: {"dependencies"},
-    Dialect.DRAFT2020_12: {"dependencies", "additionalItems"},
+    Dialect.DRAFT2019_09: set(),
+    Dialect.DRAFT2020_12: {"additionalItems"},
 }
+# 2019-09 and 2020-12 dropped `dependencies`; the engine keeps honouring it there, as its general
+# backend does (the suite's optional dependencies-compatibility tests).
 # Keywords with no draft-7 equivalent: the schema is refused where one of them applies.
 _REFUSED = {
     "unevaluatedProperties": "unevaluatedProperties has no draft-7 equivalent",
@@ -115,7 +118,10 @@ class Lowering:
         lowered = self.schema(root, resolver, "")
         if isinstance(lowered, bool):
             lowered = {} if lowered else {"not": {}}
-        out = {"$schema": DRAFT7_URI, **lowered}
+        # Draft 4 stays draft 4 (its integers exclude 1.0, its exclusiveMaximum is a boolean);
+        # every later dialect becomes draft 7.
+        target = DRAFT4_URI if self.dialect is Dialect.DRAFT4 else DRAFT7_URI
+        out = {"$schema": target, **lowered}
         if self.definitions:
             out["definitions"] = self.definitions
         return out
@@ -147,8 +153,9 @@ class Lowering:
         for keyword in _PLAIN:
             if keyword in node and keyword not in absent:
                 out[keyword] = self.plain(keyword, node[keyword], f"{path}/{keyword}")
-        if self.dialect is Dialect.DRAFT4:
-            self.draft4_exclusive(node, out)
+        if self.dialect is Dialect.DRAFT7 and ("contentEncoding" in node or "contentMediaType" in node):
+            raise refuse(NAME, "draft-7 contentEncoding / contentMediaType are asserted by the engine and "
+                         "fastjsonschema would need to import a module for them", location=path)
         if "format" in node and self.assert_formats:
             raise refuse(NAME, "format assertion is on, and fastjsonschema's format checks are "
                          "approximations", location=f"{path}/format")
@@ -186,13 +193,6 @@ class Lowering:
             raise refuse(NAME, f"pattern {pattern!r} cannot run exactly in Python re: {exc.why}", location=path) from None
         self.patterns.add(pattern)
 
-    def draft4_exclusive(self, node: Mapping[str, Any], out: dict[str, Any]) -> None:
-        # Draft 4: boolean exclusiveMaximum/Minimum modify maximum/minimum.
-        for bound, flag in (("maximum", "exclusiveMaximum"), ("minimum", "exclusiveMinimum")):
-            out.pop(flag, None)
-            if node.get(flag) is True and bound in node:
-                out[flag] = out.pop(bound)
-
     def items(self, node: Mapping[str, Any], resolver: Any, path: str, out: dict[str, Any]) -> None:
         if self.dialect is Dialect.DRAFT2020_12:
             prefix = node.get("prefixItems")
@@ -213,7 +213,7 @@ class Lowering:
 
     def dependencies(self, node: Mapping[str, Any], resolver: Any, path: str, out: dict[str, Any]) -> None:
         merged: dict[str, Any] = {}
-        if not self.modern and "dependencies" in node:
+        if "dependencies" in node:
             for key, value in node["dependencies"].items():
                 if isinstance(value, list):
                     _check_data(value, path)
@@ -346,7 +346,10 @@ class FastjsonschemaValidator(BackendValidator):
     def is_valid(self, instance: Any) -> bool:
         try:
             self._func(instance)
-        except fastjsonschema.JsonSchemaValueException:
+        except fastjsonschema.JsonSchemaValueException as failure:
+            if failure.rule == "multipleOf" and "reached" in failure.message:
+                # Its float division overflowed ("inifinity reached"): not an answer.
+                return bool(self._rescue().is_valid(instance))
             return False
         except Exception:  # noqa: BLE001 - e.g. RecursionError, OverflowError: ask the reference
             return bool(self._rescue().is_valid(instance))

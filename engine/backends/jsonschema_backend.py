@@ -51,14 +51,16 @@ _NAMED = frozenset({"properties", "definitions", "$defs", "dependentSchemas", "d
 _FAILURES = (referencing.exceptions.Unresolvable, RecursionError, OverflowError)
 
 
-def translate_patterns(node: Any, renamed: dict[str, str], path: str = "") -> Any:
+def translate_patterns(node: Any, renamed: dict[str, str], path: str = "", *, modern: bool = False) -> Any:
     """A copy of schema ``node`` with every pattern in its Python translation; ``renamed`` maps
     each translated ``patternProperties`` key back to the original. Unknown keywords are walked as
     possible subschemas (a ``$ref`` may point into them)."""
     if isinstance(node, list):
-        return [translate_patterns(item, renamed, f"{path}/{i}") for i, item in enumerate(node)]
+        return [translate_patterns(item, renamed, f"{path}/{i}", modern=modern) for i, item in enumerate(node)]
     if not isinstance(node, Mapping):
         return node
+    if modern and isinstance(node.get("dependencies"), Mapping):
+        node = _modern_dependencies(node)
     out: dict[str, Any] = {}
     for key, value in node.items():
         where = f"{path}/{key}"
@@ -73,14 +75,37 @@ def translate_patterns(node: Any, renamed: dict[str, str], path: str = "") -> An
                 if python in table:
                     raise refuse(NAME, "two patternProperties translate to the same Python pattern", location=where)
                 renamed[python] = pattern
-                table[python] = translate_patterns(sub, renamed, f"{where}/{pattern}")
+                table[python] = translate_patterns(sub, renamed, f"{where}/{pattern}", modern=modern)
             out[key] = table
         elif key in _NAMED and isinstance(value, Mapping):
-            out[key] = {name: translate_patterns(sub, renamed, f"{where}/{name}") for name, sub in value.items()}
+            out[key] = {name: translate_patterns(sub, renamed, f"{where}/{name}", modern=modern)
+                        for name, sub in value.items()}
         elif key == "$ref" and isinstance(value, str) and "patternProperties" in value:
             raise refuse(NAME, "a $ref into patternProperties (its keys are rewritten)", location=where)
         else:
-            out[key] = translate_patterns(value, renamed, where)
+            out[key] = translate_patterns(value, renamed, where, modern=modern)
+    return out
+
+
+def _modern_dependencies(node: Mapping[str, Any]) -> dict[str, Any]:
+    """2019-09 and 2020-12 dropped ``dependencies``; the engine honours it there as its general
+    backend does, so it is spelled as ``dependentRequired`` / ``dependentSchemas`` for
+    python-jsonschema (which ignores it)."""
+    out = {k: v for k, v in node.items() if k != "dependencies"}
+    required = dict(out.get("dependentRequired", {}))
+    schemas = dict(out.get("dependentSchemas", {}))
+    for name, value in node["dependencies"].items():
+        if isinstance(value, list):
+            if name in required:
+                schemas[name] = {"allOf": [schemas[name], {"required": value}]} if name in schemas else {"required": value}
+            else:
+                required[name] = value
+        else:
+            schemas[name] = {"allOf": [schemas[name], value]} if name in schemas else value
+    if required:
+        out["dependentRequired"] = required
+    if schemas:
+        out["dependentSchemas"] = schemas
     return out
 
 
@@ -175,9 +200,15 @@ class JsonschemaBackend(Backend):
             raise refuse(NAME, "the schema names a custom meta-schema, and python-jsonschema ignores $vocabulary")
         if source.dialect is Dialect.DRAFT2019_09:
             _check_2019_unevaluated(root, source.resources)
+        if source.dialect is Dialect.DRAFT7:
+            for key, _ in _iter_all(root, source.resources):
+                if key in ("contentEncoding", "contentMediaType"):
+                    raise refuse(NAME, "draft-7 contentEncoding / contentMediaType are asserted by the engine, "
+                                 "and python-jsonschema treats them as annotations")
         renamed: dict[str, str] = {}
-        schema = translate_patterns(source.schema, renamed)
-        resources = {uri: translate_patterns(doc, renamed) for uri, doc in source.resources.items()}
+        modern = source.dialect.is_modern
+        schema = translate_patterns(source.schema, renamed, modern=modern)
+        resources = {uri: translate_patterns(doc, renamed, modern=modern) for uri, doc in source.resources.items()}
         translated = SchemaSource(schema=schema, dialect=source.dialect, resources=resources, config=source.config)
         cls = _VALIDATORS[source.dialect]
         format_checker = None
