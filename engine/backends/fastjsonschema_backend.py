@@ -369,7 +369,10 @@ class FastjsonschemaBackend(Backend):
     def compile(self, source: SchemaSource) -> FastjsonschemaValidator:
         self.check_dialect(source)
         lowering = Lowering(source)
-        schema = lowering.lower()
+        try:
+            schema = lowering.lower()
+        except RecursionError:
+            raise refuse(NAME, "the schema nests too deeply to lower") from None
         try:
             code = fastjsonschema.compile_to_code(
                 schema,

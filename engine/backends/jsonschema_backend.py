@@ -207,8 +207,11 @@ class JsonschemaBackend(Backend):
                                  "and python-jsonschema treats them as annotations")
         renamed: dict[str, str] = {}
         modern = source.dialect.is_modern
-        schema = translate_patterns(source.schema, renamed, modern=modern)
-        resources = {uri: translate_patterns(doc, renamed, modern=modern) for uri, doc in source.resources.items()}
+        try:
+            schema = translate_patterns(source.schema, renamed, modern=modern)
+            resources = {uri: translate_patterns(doc, renamed, modern=modern) for uri, doc in source.resources.items()}
+        except RecursionError:
+            raise refuse(NAME, "the schema nests too deeply to rewrite its patterns") from None
         translated = SchemaSource(schema=schema, dialect=source.dialect, resources=resources, config=source.config)
         cls = _VALIDATORS[source.dialect]
         format_checker = None
