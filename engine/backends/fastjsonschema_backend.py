@@ -390,6 +390,10 @@ class FastjsonschemaBackend(Backend):
                 TypeError, MemoryError, OverflowError) as exc:
             raise refuse(NAME, f"fastjsonschema cannot compile it: {type(exc).__name__}: {exc}"[:300]) from None
         patterns = namespace.get("REGEX_PATTERNS", {})
+        if not lowering.patterns <= patterns.keys():
+            # A fastjsonschema that compiles patterns elsewhere would run them with Python
+            # semantics: refuse rather than answer differently.
+            raise refuse(NAME, "the generated code does not keep its patterns where they can be made exact")
         for pattern in list(patterns):
             if pattern in lowering.patterns:
                 patterns[pattern] = pyre.compile_pattern(pattern)

@@ -229,3 +229,45 @@ def test_generated_code_check_accepts_real_output() -> None:
 
     schema = json.loads((__import__("pathlib").Path(__file__).parents[2] / "bench_data/tools/github-mcp-server.json").read_text())[0]["inputSchema"]
     check_generated_code(fastjsonschema.compile_to_code(schema, use_default=False, use_formats=False))
+
+
+def test_lowered_schemas_are_valid_in_their_target_dialect() -> None:
+    # What fastjsonschema receives is a well-formed draft-7 (draft-4 for draft 4) schema whose
+    # only references are the generated #/definitions/rN names.
+    import jsonschema_rs
+
+    from engine.backends.fastjsonschema_backend import Lowering
+    from tests.suite import DIALECTS, iter_tests, remotes
+
+    checked = 0
+    for folder, dialect in DIALECTS.items():
+        seen: set[str] = set()
+        for test in iter_tests(folder):
+            key = json.dumps(test.schema, sort_keys=True)
+            if key in seen:
+                continue
+            seen.add(key)
+            src = source(test.schema, Dialect(dialect), remotes(folder))
+            try:
+                lowered = Lowering(src).lower()
+            except BackendRefused:
+                continue
+            meta = jsonschema_rs.Draft4Validator if dialect == "draft4" else jsonschema_rs.Draft7Validator
+            assert jsonschema_rs.validator_for(lowered).is_valid  # compiles
+            assert meta({"$ref": lowered["$schema"]}).is_valid(lowered), (test.id, lowered)
+            refs = [v for v in _walk_refs(lowered)]
+            assert all(r.startswith("#/definitions/r") for r in refs), refs
+            checked += 1
+    assert checked > 500
+
+
+def _walk_refs(node: Any) -> Any:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                yield value
+            elif key not in ("enum", "const"):
+                yield from _walk_refs(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _walk_refs(item)
