@@ -57,9 +57,23 @@ _MAP = ("properties", "patternProperties")
 _LIST = ("allOf", "anyOf", "oneOf")
 # Keywords copied as they are (their values are data, checked by the meta-schema already).
 _PLAIN = (
-    "type", "enum", "const", "multipleOf", "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum",
-    "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxProperties",
-    "minProperties", "required",
+    "type",
+    "enum",
+    "const",
+    "multipleOf",
+    "maximum",
+    "minimum",
+    "exclusiveMaximum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxProperties",
+    "minProperties",
+    "required",
 )
 # Keywords each dialect has that draft 7 lacks, or that mean something else there.
 _NOT_IN = {
@@ -105,7 +119,11 @@ class Lowering:
             raise refuse(NAME, "the schema names a custom meta-schema (vocabularies are not supported)")
         for uri, resource in source.resources.items():
             declared = resource.get("$schema") if isinstance(resource, Mapping) else None
-            if declared is not None and declared != self.dialect.meta_schema_uri and declared.rstrip("#") != self.dialect.meta_schema_uri.rstrip("#"):
+            if (
+                declared is not None
+                and declared != self.dialect.meta_schema_uri
+                and declared.rstrip("#") != self.dialect.meta_schema_uri.rstrip("#")
+            ):
                 raise refuse(NAME, f"the referenced resource {uri!r} is written in another dialect")
         try:
             registry = build_registry(source)
@@ -113,7 +131,12 @@ class Lowering:
             base = self.spec.id_of(root) or "urn:engine:root" if isinstance(root, Mapping) else "urn:engine:root"
             registry = registry.with_resource(base, resource).crawl()
             resolver = registry.resolver(base_uri=base)
-        except (referencing.exceptions.Unresolvable, referencing.exceptions.CannotDetermineSpecification, TypeError, ValueError) as exc:
+        except (
+            referencing.exceptions.Unresolvable,
+            referencing.exceptions.CannotDetermineSpecification,
+            TypeError,
+            ValueError,
+        ) as exc:
             raise refuse(NAME, f"its references cannot be indexed: {exc}") from None
         lowered = self.schema(root, resolver, "")
         if isinstance(lowered, bool):
@@ -154,11 +177,18 @@ class Lowering:
             if keyword in node and keyword not in absent:
                 out[keyword] = self.plain(keyword, node[keyword], f"{path}/{keyword}")
         if self.dialect is Dialect.DRAFT7 and ("contentEncoding" in node or "contentMediaType" in node):
-            raise refuse(NAME, "draft-7 contentEncoding / contentMediaType are asserted by the engine and "
-                         "fastjsonschema would need to import a module for them", location=path)
+            raise refuse(
+                NAME,
+                "draft-7 contentEncoding / contentMediaType are asserted by the engine and "
+                "fastjsonschema would need to import a module for them",
+                location=path,
+            )
         if "format" in node and self.assert_formats:
-            raise refuse(NAME, "format assertion is on, and fastjsonschema's format checks are "
-                         "approximations", location=f"{path}/format")
+            raise refuse(
+                NAME,
+                "format assertion is on, and fastjsonschema's format checks are approximations",
+                location=f"{path}/format",
+            )
         for keyword in _ONE:
             if keyword in node and keyword not in absent:
                 out[keyword] = self.schema(node[keyword], resolver, f"{path}/{keyword}")
@@ -172,7 +202,9 @@ class Lowering:
             self.pattern(key, f"{path}/patternProperties")
         for keyword in _LIST:
             if keyword in node:
-                out[keyword] = [self.schema(sub, resolver, f"{path}/{keyword}/{i}") for i, sub in enumerate(node[keyword])]
+                out[keyword] = [
+                    self.schema(sub, resolver, f"{path}/{keyword}/{i}") for i, sub in enumerate(node[keyword])
+                ]
         self.items(node, resolver, path, out)
         self.dependencies(node, resolver, path, out)
         if has_ref:
@@ -190,7 +222,9 @@ class Lowering:
         try:
             pyre.translate(pattern)
         except pyre.PatternRefused as exc:
-            raise refuse(NAME, f"pattern {pattern!r} cannot run exactly in Python re: {exc.why}", location=path) from None
+            raise refuse(
+                NAME, f"pattern {pattern!r} cannot run exactly in Python re: {exc.why}", location=path
+            ) from None
         self.patterns.add(pattern)
 
     def items(self, node: Mapping[str, Any], resolver: Any, path: str, out: dict[str, Any]) -> None:
@@ -235,7 +269,9 @@ class Lowering:
         try:
             resolved = resolver.lookup(ref)
         except referencing.exceptions.Unresolvable as exc:
-            raise refuse(NAME, f"$ref {ref!r} cannot be resolved in memory ({type(exc).__name__})", location=path) from None
+            raise refuse(
+                NAME, f"$ref {ref!r} cannot be resolved in memory ({type(exc).__name__})", location=path
+            ) from None
         target = resolved.contents
         key = id(target)
         name = self._names.get(key)
@@ -265,17 +301,56 @@ def _check_data(value: Any, path: str) -> None:
 
 # -- the generated code --------------------------------------------------------------------------
 
-_HEADER_IMPORTS = {("decimal", "Decimal"), ("re", None), ("fastjsonschema", "JsonSchemaValueException"),
-                   ("fastjsonschema", "JsonSchemaValuesException")}
-_CALLABLE_NAMES = frozenset({
-    "isinstance", "len", "set", "frozenset", "dict", "tuple", "hasattr", "enumerate", "str", "repr", "int",
-    "float", "Decimal", "any", "all", "sorted", "list", "type", "fn", "locals",
-    "JsonSchemaValueException", "JsonSchemaValuesException",
-})
-_CALLABLE_METHODS = frozenset({
-    "items", "keys", "values", "remove", "search", "match", "format", "is_integer", "compile", "append",
-    "extend", "add", "get", "fromkeys",
-})
+_HEADER_IMPORTS = {
+    ("decimal", "Decimal"),
+    ("re", None),
+    ("fastjsonschema", "JsonSchemaValueException"),
+    ("fastjsonschema", "JsonSchemaValuesException"),
+}
+_CALLABLE_NAMES = frozenset(
+    {
+        "isinstance",
+        "len",
+        "set",
+        "frozenset",
+        "dict",
+        "tuple",
+        "hasattr",
+        "enumerate",
+        "str",
+        "repr",
+        "int",
+        "float",
+        "Decimal",
+        "any",
+        "all",
+        "sorted",
+        "list",
+        "type",
+        "fn",
+        "locals",
+        "JsonSchemaValueException",
+        "JsonSchemaValuesException",
+    }
+)
+_CALLABLE_METHODS = frozenset(
+    {
+        "items",
+        "keys",
+        "values",
+        "remove",
+        "search",
+        "match",
+        "format",
+        "is_integer",
+        "compile",
+        "append",
+        "extend",
+        "add",
+        "get",
+        "fromkeys",
+    }
+)
 
 
 class UnsafeGeneratedCode(Exception):
@@ -294,8 +369,22 @@ def check_generated_code(code: str) -> ast.Module:
         elif isinstance(node, ast.ImportFrom):
             if any((node.module, a.name) not in _HEADER_IMPORTS for a in node.names):
                 raise UnsafeGeneratedCode("unexpected import")
-        elif isinstance(node, (ast.Global, ast.Nonlocal, ast.Delete, ast.ClassDef, ast.AsyncFunctionDef, ast.Lambda,
-                               ast.Await, ast.Yield, ast.YieldFrom, ast.With, ast.NamedExpr)):
+        elif isinstance(
+            node,
+            (
+                ast.Global,
+                ast.Nonlocal,
+                ast.Delete,
+                ast.ClassDef,
+                ast.AsyncFunctionDef,
+                ast.Lambda,
+                ast.Await,
+                ast.Yield,
+                ast.YieldFrom,
+                ast.With,
+                ast.NamedExpr,
+            ),
+        ):
             raise UnsafeGeneratedCode(f"unexpected {type(node).__name__}")
         elif isinstance(node, ast.FunctionDef):
             if not (node.name.startswith("validate") or node.name == "fn"):
@@ -386,8 +475,15 @@ class FastjsonschemaBackend(Backend):
             exec(compile(code, "<fastjsonschema>", "exec"), namespace)  # noqa: S102 - checked above
         except UnsafeGeneratedCode as exc:
             raise refuse(NAME, f"the generated code failed the safety check ({exc})") from None
-        except (fastjsonschema.JsonSchemaDefinitionException, SyntaxError, RecursionError, ValueError,
-                TypeError, MemoryError, OverflowError) as exc:
+        except (
+            fastjsonschema.JsonSchemaDefinitionException,
+            SyntaxError,
+            RecursionError,
+            ValueError,
+            TypeError,
+            MemoryError,
+            OverflowError,
+        ) as exc:
             raise refuse(NAME, f"fastjsonschema cannot compile it: {type(exc).__name__}: {exc}"[:300]) from None
         patterns = namespace.get("REGEX_PATTERNS", {})
         if not lowering.patterns <= patterns.keys():

@@ -40,8 +40,26 @@ _VALIDATORS: dict[Dialect, type[Any]] = {
     Dialect.DRAFT2020_12: jsonschema.Draft202012Validator,
 }
 # Keywords whose values are data, never schemas: nothing under them is rewritten.
-_DATA = frozenset({"enum", "const", "default", "examples", "required", "type", "$comment", "description", "title",
-                   "dependentRequired", "$vocabulary", "$id", "id", "$schema", "$anchor", "$dynamicAnchor"})
+_DATA = frozenset(
+    {
+        "enum",
+        "const",
+        "default",
+        "examples",
+        "required",
+        "type",
+        "$comment",
+        "description",
+        "title",
+        "dependentRequired",
+        "$vocabulary",
+        "$id",
+        "id",
+        "$schema",
+        "$anchor",
+        "$dynamicAnchor",
+    }
+)
 # Keywords whose values map arbitrary names (never keywords) to subschemas.
 _NAMED = frozenset({"properties", "definitions", "$defs", "dependentSchemas", "dependencies"})
 
@@ -78,8 +96,9 @@ def translate_patterns(node: Any, renamed: dict[str, str], path: str = "", *, mo
                 table[python] = translate_patterns(sub, renamed, f"{where}/{pattern}", modern=modern)
             out[key] = table
         elif key in _NAMED and isinstance(value, Mapping):
-            out[key] = {name: translate_patterns(sub, renamed, f"{where}/{name}", modern=modern)
-                        for name, sub in value.items()}
+            out[key] = {
+                name: translate_patterns(sub, renamed, f"{where}/{name}", modern=modern) for name, sub in value.items()
+            }
         elif key == "$ref" and isinstance(value, str) and "patternProperties" in value:
             raise refuse(NAME, "a $ref into patternProperties (its keys are rewritten)", location=where)
         else:
@@ -97,7 +116,9 @@ def _modern_dependencies(node: Mapping[str, Any]) -> dict[str, Any]:
     for name, value in node["dependencies"].items():
         if isinstance(value, list):
             if name in required:
-                schemas[name] = {"allOf": [schemas[name], {"required": value}]} if name in schemas else {"required": value}
+                schemas[name] = (
+                    {"allOf": [schemas[name], {"required": value}]} if name in schemas else {"required": value}
+                )
             else:
                 required[name] = value
         else:
@@ -123,9 +144,9 @@ def _translate(pattern: str, where: str) -> str:
 
 
 class JsonschemaValidator(BackendValidator):
-
-    def __init__(self, validator: Any, renamed: Mapping[str, str], rescue: Callable[[], BackendValidator],
-                 spec: Any) -> None:
+    def __init__(
+        self, validator: Any, renamed: Mapping[str, str], rescue: Callable[[], BackendValidator], spec: Any
+    ) -> None:
         self._validator = validator
         self._spec = spec
         self._renamed = renamed
@@ -165,8 +186,9 @@ class JsonschemaValidator(BackendValidator):
         for index, segment in enumerate(path):
             for _ in range(64):  # a chain of $ref s, bounded
                 last = index == len(path) - 1
-                if _has(node, segment) and not (last and isinstance(node, Mapping) and "$ref" in node
-                                                and node.get(segment) != error.validator_value):
+                if _has(node, segment) and not (
+                    last and isinstance(node, Mapping) and "$ref" in node and node.get(segment) != error.validator_value
+                ):
                     break
                 ref = node.get("$ref") if isinstance(node, Mapping) else None
                 if not isinstance(ref, str):
@@ -203,8 +225,11 @@ class JsonschemaBackend(Backend):
         if source.dialect is Dialect.DRAFT7:
             for key, _ in _iter_all(root, source.resources):
                 if key in ("contentEncoding", "contentMediaType"):
-                    raise refuse(NAME, "draft-7 contentEncoding / contentMediaType are asserted by the engine, "
-                                 "and python-jsonschema treats them as annotations")
+                    raise refuse(
+                        NAME,
+                        "draft-7 contentEncoding / contentMediaType are asserted by the engine, "
+                        "and python-jsonschema treats them as annotations",
+                    )
         renamed: dict[str, str] = {}
         modern = source.dialect.is_modern
         try:
@@ -220,8 +245,12 @@ class JsonschemaBackend(Backend):
             _check_formats(schema, resources, format_checker)
         try:
             registry = build_registry(translated)
-        except (referencing.exceptions.CannotDetermineSpecification, referencing.exceptions.Unresolvable,
-                TypeError, ValueError) as exc:
+        except (
+            referencing.exceptions.CannotDetermineSpecification,
+            referencing.exceptions.Unresolvable,
+            TypeError,
+            ValueError,
+        ) as exc:
             raise refuse(NAME, f"its resources cannot be indexed: {exc}") from None
         validator = cls(schema, registry=registry, format_checker=format_checker)
         # The pipeline has already resolved every $ref with jsonschema-rs; should python-jsonschema
@@ -242,11 +271,18 @@ _INEXACT_FORMATS = {
 def _check_2019_unevaluated(schema: Any, resources: Mapping[str, Any]) -> None:
     # python-jsonschema's 2019-09 unevaluatedProperties reads the keys of a schema-valued
     # additionalProperties / unevaluatedProperties as if they were property names.
-    used = {key: value for doc in (schema, *resources.values()) for key, value in _walk_keywords(doc)
-            if key in ("unevaluatedProperties", "additionalProperties") and isinstance(value, Mapping)}
+    used = {
+        key: value
+        for doc in (schema, *resources.values())
+        for key, value in _walk_keywords(doc)
+        if key in ("unevaluatedProperties", "additionalProperties") and isinstance(value, Mapping)
+    }
     if any(key == "unevaluatedProperties" for key, _ in _iter_all(schema, resources)) and used:
-        raise refuse(NAME, "2019-09 unevaluatedProperties beside a schema-valued additionalProperties or "
-                     "unevaluatedProperties is evaluated wrongly by python-jsonschema")
+        raise refuse(
+            NAME,
+            "2019-09 unevaluatedProperties beside a schema-valued additionalProperties or "
+            "unevaluatedProperties is evaluated wrongly by python-jsonschema",
+        )
 
 
 def _iter_all(schema: Any, resources: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:

@@ -88,8 +88,18 @@ DIGIT: Ranges = ((0x30, 0x39),)
 WORD: Ranges = _norm([(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)])
 # ECMA-262 WhiteSpace and LineTerminator code points.
 SPACE: Ranges = _norm(
-    [(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
-     (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)]
+    [
+        (0x09, 0x0D),
+        (0x20, 0x20),
+        (0xA0, 0xA0),
+        (0x1680, 0x1680),
+        (0x2000, 0x200A),
+        (0x2028, 0x2029),
+        (0x202F, 0x202F),
+        (0x205F, 0x205F),
+        (0x3000, 0x3000),
+        (0xFEFF, 0xFEFF),
+    ]
 )
 LINE_TERMINATORS: Ranges = _norm([(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)])
 DOT: Ranges = _negate(LINE_TERMINATORS)
@@ -290,7 +300,10 @@ class _Parser:
         if ch == "k":
             raise self.refuse("named backreferences are refused (unbounded backtracking)")
         ranges = self.class_escape()
-        return _Atom(ranges, _emit_ranges(ranges) if len(ranges) != 1 or ranges[0][0] != ranges[0][1] else _emit_char(ranges[0][0]))
+        return _Atom(
+            ranges,
+            _emit_ranges(ranges) if len(ranges) != 1 or ranges[0][0] != ranges[0][1] else _emit_char(ranges[0][0]),
+        )
 
     def class_escape(self) -> Ranges:
         """After a backslash, outside or inside a class: the characters the escape stands for."""
@@ -478,8 +491,13 @@ def _delimited(group: _Atom | _Group) -> bool:
     head, *rest = group.alternatives[0]
     if isinstance(head, _Atom):
         delimiter = head.chars
-    elif (isinstance(head, _Repeat) and isinstance(head.node, _Atom) and head.low >= 1
-          and head.high is not None and head.high <= _LONG_RUN):
+    elif (
+        isinstance(head, _Repeat)
+        and isinstance(head.node, _Atom)
+        and head.low >= 1
+        and head.high is not None
+        and head.high <= _LONG_RUN
+    ):
         delimiter = head.node.chars
     else:
         return False

@@ -44,7 +44,7 @@ def test_backends_agree_on_the_corpus(formats: str) -> None:
                 if got != reference:
                     disagreements.append((item.id, backend, reference, got))
                 continue
-            for instance, want, have in zip(item.instances, reference, got):
+            for instance, want, have in zip(item.instances, reference, got, strict=True):
                 if want is not have:
                     disagreements.append((item.id, backend, instance, want, have))
     assert not disagreements, "\n".join(map(repr, disagreements[:30]))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import urllib.request
-from urllib.parse import quote
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from hypothesis import given, settings
@@ -28,10 +28,10 @@ pytest.importorskip("fastjsonschema")
 ENGINE = engine.Engine(backend="fastjsonschema")
 
 
-def source(schema: Any, dialect: Dialect = Dialect.DRAFT2020_12, resources: dict[str, Any] | None = None,
-           **config: Any) -> SchemaSource:
-    return SchemaSource(schema=schema, dialect=dialect, resources=resources or {},
-                        config=engine.EngineConfig(**config))
+def source(
+    schema: Any, dialect: Dialect = Dialect.DRAFT2020_12, resources: dict[str, Any] | None = None, **config: Any
+) -> SchemaSource:
+    return SchemaSource(schema=schema, dialect=dialect, resources=resources or {}, config=engine.EngineConfig(**config))
 
 
 @pytest.fixture(autouse=True)
@@ -48,7 +48,9 @@ COLLIDING = [("Strict", "strict"), ("a-b", "a_b"), ("a.b", "a b"), ("x/y", "x_y"
 
 
 @pytest.mark.parametrize(("first", "second"), COLLIDING)
-@pytest.mark.parametrize(("dialect", "defs"), [("draft7", "definitions"), ("2020-12", "$defs"), ("draft4", "definitions")])
+@pytest.mark.parametrize(
+    ("dialect", "defs"), [("draft7", "definitions"), ("2020-12", "$defs"), ("draft4", "definitions")]
+)
 def test_ref_names_that_fastjsonschema_would_merge_stay_apart(first: str, second: str, dialect: str, defs: str) -> None:
     def ref(name: str) -> str:
         return f"#/{defs}/" + quote(name.replace("~", "~0").replace("/", "~1"), safe="~")
@@ -68,8 +70,10 @@ def test_ref_names_that_fastjsonschema_would_merge_stay_apart(first: str, second
 
 # -- nothing is fetched, nothing is written ----------------------------------------------------------
 
+
 @pytest.mark.parametrize(
-    "ref", ["file:///etc/passwd", "http://127.0.0.1:1/x.json", "https://example.com/s.json#/a", "ftp://h/x", "other.json"]
+    "ref",
+    ["file:///etc/passwd", "http://127.0.0.1:1/x.json", "https://example.com/s.json#/a", "ftp://h/x", "other.json"],
 )
 def test_external_refs_are_refused_without_fetching(ref: str) -> None:
     with pytest.raises(BackendRefused, match="cannot be resolved"):
@@ -84,8 +88,9 @@ def test_registry_resources_are_used_in_memory() -> None:
 
 
 def test_defaults_are_never_written_into_the_data() -> None:
-    cs = ENGINE.compile({"type": "object", "properties": {"a": {"default": 1}, "b": {"type": "array",
-                         "prefixItems": [{"default": 2}]}}})
+    cs = ENGINE.compile(
+        {"type": "object", "properties": {"a": {"default": 1}, "b": {"type": "array", "prefixItems": [{"default": 2}]}}}
+    )
     data: dict[str, Any] = {"b": []}
     cs.validate(data)
     assert data == {"b": []}
@@ -154,11 +159,11 @@ PAYLOADS = [
     f'"]; {CANARY}; x = data["',
     f"'); {CANARY}; ('",
     f'\\"); {CANARY} #',
-    f'\n{CANARY}\n',
-    f'\\\n{CANARY}\\\n',
-    '{data.__class__.__init__.__globals__}',
-    '{name}{variable}{0}{}',
-    '%s%r%(x)s',
+    f"\n{CANARY}\n",
+    f"\\\n{CANARY}\\\n",
+    "{data.__class__.__init__.__globals__}",
+    "{name}{variable}{0}{}",
+    "%s%r%(x)s",
     f'""" + {CANARY} + """',
     "\r\n\u2028\x00\\x41\\u0041\\N{LATIN SMALL LETTER A}",
 ]
@@ -169,7 +174,10 @@ def injection_schemas(text: str) -> list[dict[str, Any]]:
     return [
         {"type": "object", "properties": {text: {"type": "integer"}}, "required": [text]},
         {"enum": [text, {text: [text]}], "const": text},
-        {"$defs": {text: {"type": "integer"}}, "properties": {"p": {"$ref": "#/$defs/" + quote(text.replace("~", "~0").replace("/", "~1"), safe="~")}}},
+        {
+            "$defs": {text: {"type": "integer"}},
+            "properties": {"p": {"$ref": "#/$defs/" + quote(text.replace("~", "~0").replace("/", "~1"), safe="~")}},
+        },
         {"dependentRequired": {text: [text + "x"]}, "propertyNames": {"maxLength": 10_000}},
         {"pattern": literal, "patternProperties": {literal: {"type": "string"}}, "additionalProperties": False},
     ]
@@ -227,7 +235,9 @@ def test_generated_code_check_refuses_what_the_generator_never_writes(code: str)
 def test_generated_code_check_accepts_real_output() -> None:
     import fastjsonschema
 
-    schema = json.loads((__import__("pathlib").Path(__file__).parents[2] / "bench_data/tools/github-mcp-server.json").read_text())[0]["inputSchema"]
+    schema = json.loads(
+        (__import__("pathlib").Path(__file__).parents[2] / "bench_data/tools/github-mcp-server.json").read_text()
+    )[0]["inputSchema"]
     check_generated_code(fastjsonschema.compile_to_code(schema, use_default=False, use_formats=False))
 
 

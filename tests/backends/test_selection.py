@@ -116,8 +116,12 @@ def test_issues_have_the_same_shape_and_locations_whichever_backend_ran() -> Non
 
 
 def test_choosing_python_jsonschema_gets_its_own_explanations() -> None:
-    schema = {"type": "object", "required": ["z"], "properties": {"a": {"$ref": "#/$defs/n"}},
-              "$defs": {"n": {"type": "integer"}}}
+    schema = {
+        "type": "object",
+        "required": ["z"],
+        "properties": {"a": {"$ref": "#/$defs/n"}},
+        "$defs": {"n": {"type": "integer"}},
+    }
     with pytest.raises(engine.ValidationFailed) as reference:
         engine.Engine(backend="jsonschema").compile(schema).validate({"a": "x"})
     with pytest.raises(engine.ValidationFailed) as general:
