@@ -462,6 +462,10 @@ class FastjsonschemaBackend(Backend):
             schema = lowering.lower()
         except RecursionError:
             raise refuse(NAME, "the schema nests too deeply to lower") from None
+        except (AttributeError, TypeError, KeyError) as exc:
+            # A registry resource is not checked against a meta-schema: malformed keyword values
+            # there are refused, not crashed on.
+            raise refuse(NAME, f"a referenced schema is malformed ({type(exc).__name__}: {exc})") from None
         try:
             code = fastjsonschema.compile_to_code(
                 schema,
