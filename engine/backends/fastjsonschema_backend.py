@@ -83,8 +83,6 @@ _NOT_IN = {
     Dialect.DRAFT2019_09: set(),
     Dialect.DRAFT2020_12: {"additionalItems"},
 }
-# 2019-09 and 2020-12 dropped `dependencies`; the engine keeps honouring it there, as its general
-# backend does (the suite's optional dependencies-compatibility tests).
 # Keywords with no draft-7 equivalent: the schema is refused where one of them applies.
 _REFUSED = {
     "unevaluatedProperties": "unevaluatedProperties has no draft-7 equivalent",
@@ -246,20 +244,30 @@ class Lowering:
             out.pop("additionalItems", None)  # only meaningful after an array of items
 
     def dependencies(self, node: Mapping[str, Any], resolver: Any, path: str, out: dict[str, Any]) -> None:
+        # 2019-09 and 2020-12 dropped `dependencies`; the engine keeps honouring it there, as its
+        # general backend does (the suite's optional dependencies-compatibility tests). Entries of
+        # all three keywords for one property are combined.
         merged: dict[str, Any] = {}
-        if "dependencies" in node:
-            for key, value in node["dependencies"].items():
-                if isinstance(value, list):
-                    _check_data(value, path)
-                    merged[key] = value
-                else:
-                    merged[key] = self.schema(value, resolver, f"{path}/dependencies/{_escape(key)}")
+
+        def add(key: str, value: Any) -> None:
+            if key not in merged:
+                merged[key] = value
+                return
+            as_schema = [{"required": v} if isinstance(v, list) else v for v in (merged[key], value)]
+            merged[key] = {"allOf": as_schema}
+
+        for key, value in node.get("dependencies", {}).items():
+            if isinstance(value, list):
+                _check_data(value, path)
+                add(key, list(value))
+            else:
+                add(key, self.schema(value, resolver, f"{path}/dependencies/{_escape(key)}"))
         if self.modern:
             for key, value in node.get("dependentSchemas", {}).items():
-                merged[key] = self.schema(value, resolver, f"{path}/dependentSchemas/{_escape(key)}")
+                add(key, self.schema(value, resolver, f"{path}/dependentSchemas/{_escape(key)}"))
             for key, names in node.get("dependentRequired", {}).items():
                 _check_data(names, path)
-                merged[key] = {"allOf": [merged[key], {"required": names}]} if key in merged else names
+                add(key, list(names))
         if merged:
             out["dependencies"] = merged
 

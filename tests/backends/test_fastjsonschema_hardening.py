@@ -281,3 +281,24 @@ def _walk_refs(node: Any) -> Any:
     elif isinstance(node, list):
         for item in node:
             yield from _walk_refs(item)
+
+
+def test_dependencies_of_all_three_spellings_combine() -> None:
+    schema = {
+        "dependencies": {"a": ["b"], "x": {"required": ["y"]}},
+        "dependentRequired": {"a": ["c"], "x": ["z"]},
+        "dependentSchemas": {"a": {"maxProperties": 3}},
+    }
+    fast = ENGINE.compile(schema)
+    reference = engine.Engine(backend="jsonschema-rs").compile(schema)
+    assert fast.backend == "fastjsonschema"
+    for instance in (
+        {"a": 1, "b": 1, "c": 1},
+        {"a": 1, "c": 1},
+        {"a": 1, "b": 1},
+        {"a": 1, "b": 1, "c": 1, "d": 1},
+        {"x": 1, "y": 1, "z": 1},
+        {"x": 1, "y": 1},
+        {"x": 1, "z": 1},
+    ):
+        assert fast.is_valid(instance) is reference.is_valid(instance), instance
