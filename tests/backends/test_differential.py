@@ -12,7 +12,7 @@ from engine.backends import BackendRefused
 from tests.backends.corpus import CorpusSchema, corpus
 
 CORPUS = list(corpus())
-BACKENDS = ("jsonschema-rs", "fastjsonschema", "jsonschema")
+BACKENDS = ("jsonschema-rs", "msgspec", "fastjsonschema", "jsonschema")
 
 
 @cache
