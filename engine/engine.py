@@ -10,8 +10,8 @@ from .backends import AUTO_ORDER, Backend, BackendRefused, SchemaSource, load_ba
 from .cache import CacheStats, CompileCache
 from .compiled import CompiledSchema
 from .config import EngineConfig
-from .errors import BackendUnavailable
 from .dialect import Dialect, check_meta_schema, detect_dialect, normalise_schema_uri
+from .errors import BackendUnavailable
 from .intake import fingerprint, load_schema
 
 if TYPE_CHECKING:
