@@ -20,9 +20,11 @@ API: :func:`translate` (Python source, flag-free, for libraries that compile it 
 
 Refused: backreferences, lookaround, named groups' references, ``\\p{..}``, ``\\c``, surrogate
 escapes, quantifiers nested inside quantified groups, alternatives that overlap under a quantifier,
-and two unbounded quantifiers whose character sets overlap with nothing between them to keep them
-apart (``\\d*\\d*``) -- the shapes that make a backtracking engine blow up. The supported subset
-covers every pattern in the project's corpus of real tool schemas.
+two unbounded quantifiers whose character sets overlap with nothing between them to keep them apart
+(``\\d*\\d*``), and unanchored patterns whose search would rescan one stretch from many starting
+points (``x[a-z]*y``) -- the shapes that make a backtracking engine blow up, exponentially or
+quadratically. The supported subset covers every pattern in the project's corpus of real tool
+schemas.
 """
 
 from __future__ import annotations
@@ -526,6 +528,54 @@ def _check_disjoint_alternatives(parser: _Parser, group: _Group) -> None:
         seen.append(first)
 
 
+def _is_unbounded(node: _Node) -> bool:
+    if isinstance(node, _Repeat):
+        return node.high is None or _is_unbounded(node.node)
+    if isinstance(node, _Group):
+        return any(_is_unbounded(n) for alt in node.alternatives for n in alt)
+    return False
+
+
+def _restart_guard(parser: _Parser, sequence: list[_Node]) -> str:
+    """``search`` retries a pattern at every position. Where an unbounded repetition could be
+    scanned again from each of many starting points (``[a-z]*b`` or ``x[a-z]*y`` on a long run of
+    letters), Python's backtracking search takes quadratic time. It stays linear when the pattern
+    is anchored, when the character just before the repetition cannot occur inside it (each
+    stretch is then scanned once), when it ends the pattern (reaching it is matching), or -- for a
+    leading repetition of one character class -- when
+    attempts start only where a stretch starts: a match from inside a stretch implies one from its
+    start, so the lookbehind returned here changes no answer. Anything else is refused."""
+    before: Ranges | None = None  # characters the step just before may end with; None: the start
+    for index, node in enumerate(sequence):
+        if isinstance(node, _Assertion):
+            if node.source == "^":
+                return ""
+            if index == 0:
+                before = ANY  # an assertion first: the lookbehind argument no longer holds
+            continue
+        if _is_unbounded(node):
+            if index == len(sequence) - 1 and isinstance(node, _Repeat) and not _has_quantifier(node.node):
+                return ""  # nothing after it can fail: the first attempt that reaches it matches
+            if before is None:
+                if isinstance(node, _Repeat) and isinstance(node.node, _Atom):
+                    return "(?<!" + _emit_ranges(node.node.chars) + ")"
+                raise parser.refuse("an unanchored pattern starting with a repeated group (quadratic search)")
+            if _overlap(before, _all_chars(node)):
+                raise parser.refuse(
+                    "an unanchored repetition that the preceding character can also match "
+                    "(quadratic search); anchor the pattern with ^"
+                )
+            return ""
+        chars = _all_chars(node)
+        mandatory = isinstance(node, _Atom) or (isinstance(node, (_Repeat, _Group)) and _first_chars(node) is not None)
+        last = node.node.chars if isinstance(node, _Repeat) and isinstance(node.node, _Atom) else chars
+        if mandatory:
+            before = last
+        else:
+            before = ANY if before is None else _norm(list(before) + list(chars))
+    return ""
+
+
 # --- Emitting Python source. ---
 
 
@@ -559,7 +609,7 @@ def translate(pattern: str) -> str:
     parser = _Parser(pattern)
     tree = parser.parse()
     _check(parser, tree)
-    return _emit(tree)
+    return "|".join(_restart_guard(parser, seq) + "".join(_emit_node(n) for n in seq) for seq in tree)
 
 
 @lru_cache(maxsize=4096)

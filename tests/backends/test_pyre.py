@@ -201,3 +201,38 @@ def test_translation_is_flag_free_python_source() -> None:
     source = translate(r"^\w+\b.$")
     assert re.compile(source).flags == re.UNICODE
     assert re.search(source, "ab!")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "python"),
+    [
+        (r"[a-z]*b", r"(?<![a-z])[a-z]*b"),  # attempts start only where a stretch starts
+        (r"\d+$", r"(?<![0-9])[0-9]+\Z"),
+        (r"^[a-z]*b", r"^[a-z]*b"),  # anchored: one attempt
+        (r"-[a-z]*y", r"\x2d[a-z]*y"),  # the '-' before cannot occur inside the stretch
+        (r"x[a-z]*", r"x[a-z]*"),  # nothing after the repetition can fail
+    ],
+)
+def test_search_restarts_are_kept_linear(pattern: str, python: str) -> None:
+    assert translate(pattern) == python
+
+
+@pytest.mark.parametrize("pattern", [r"x[a-z]*y", r"f.*o", r"\bfoo\w*bar", r"(?:ab)+c"])
+def test_quadratic_searches_are_refused(pattern: str) -> None:
+    with pytest.raises(PatternRefused, match="quadratic"):
+        translate(pattern)
+
+
+def test_accepted_patterns_search_long_hostile_strings_quickly() -> None:
+    # Quadratic behaviour would take minutes here; linear takes milliseconds. The bound is loose
+    # on purpose (a slow shared CI machine), yet a thousand times below the quadratic cost.
+    import time
+
+    texts = ["a" * 200_000, "1" * 200_000 + "x", "ab-" * 60_000, " " * 200_000 + "!", "x" * 200_000]
+    patterns = [r"[a-z]*b", r"\d+$", r"-[a-z]*y", r"^\S+$", r"^[a-z]+(?:-[a-z0-9]+)*$", r"\w+@", r"x[a-z]*"]
+    start = time.perf_counter()
+    for pattern in patterns:
+        compiled = compile_pattern(pattern)
+        for text in texts:
+            compiled.search(text)
+    assert time.perf_counter() - start < 5.0
