@@ -14,7 +14,8 @@ either writes the Python pattern that matches exactly the same strings, or refus
     ...
     engine.backends.pyre.PatternRefused: nested quantifiers: ...
 
-API: :func:`translate` (Python source, flag-free, for libraries that compile it themselves),
+API: :func:`translate` (Python source, flag-free, for libraries that compile it themselves;
+it finds a match exactly where the ECMA-262 pattern does, though not always the same span),
 :func:`compile_pattern` (the compiled ``re.Pattern``, cached) and :class:`PatternRefused`
 (``.why`` is a sentence). Only ``re.search`` semantics are meant, as JSON Schema specifies.
 
@@ -536,36 +537,43 @@ def _is_unbounded(node: _Node) -> bool:
     return False
 
 
-def _restart_guard(parser: _Parser, sequence: list[_Node]) -> str:
+def _restart_guard(parser: _Parser, sequence: list[_Node]) -> tuple[str, list[_Node]]:
     """``search`` retries a pattern at every position. Where an unbounded repetition could be
     scanned again from each of many starting points (``[a-z]*b`` or ``x[a-z]*y`` on a long run of
-    letters), Python's backtracking search takes quadratic time. It stays linear when the pattern
-    is anchored, when the character just before the repetition cannot occur inside it (each
-    stretch is then scanned once), when it ends the pattern (reaching it is matching), or -- for a
-    leading repetition of one character class -- when
-    attempts start only where a stretch starts: a match from inside a stretch implies one from its
-    start, so the lookbehind returned here changes no answer. Anything else is refused."""
+    letters), Python's backtracking search takes quadratic time. Returns a prefix and the steps to
+    emit for one top-level alternative, keeping the search linear, or refuses:
+
+    * leading steps that may repeat zero times are dropped: ``R*X`` matches somewhere exactly
+      where ``X`` does (JSON Schema only asks whether there is a match);
+    * an anchored alternative (``^``) is tried once; a repetition that ends the alternative
+      matches as soon as it is reached;
+    * a leading ``R+`` gets a lookbehind so that attempts start only where a stretch of ``R``
+      starts: a match from inside a stretch implies one from its start, so no answer changes;
+    * otherwise the step just before the first unbounded repetition must take characters that
+      cannot occur inside it, so that each stretch is scanned once.
+    """
+    while sequence and isinstance(sequence[0], _Repeat) and sequence[0].low == 0:
+        sequence = sequence[1:]
     before: Ranges | None = None  # characters the step just before may end with; None: the start
     for index, node in enumerate(sequence):
         if isinstance(node, _Assertion):
             if node.source == "^":
-                return ""
-            if index == 0:
-                before = ANY  # an assertion first: the lookbehind argument no longer holds
+                return "", sequence
+            before = ANY if before is None else before
             continue
         if _is_unbounded(node):
             if index == len(sequence) - 1 and isinstance(node, _Repeat) and not _has_quantifier(node.node):
-                return ""  # nothing after it can fail: the first attempt that reaches it matches
+                return "", sequence  # nothing after it can fail: the first attempt that reaches it matches
             if before is None:
                 if isinstance(node, _Repeat) and isinstance(node.node, _Atom):
-                    return "(?<!" + _emit_ranges(node.node.chars) + ")"
+                    return "(?<!" + _emit_ranges(node.node.chars) + ")", sequence
                 raise parser.refuse("an unanchored pattern starting with a repeated group (quadratic search)")
             if _overlap(before, _all_chars(node)):
                 raise parser.refuse(
                     "an unanchored repetition that the preceding character can also match "
                     "(quadratic search); anchor the pattern with ^"
                 )
-            return ""
+            return "", sequence
         chars = _all_chars(node)
         mandatory = isinstance(node, _Atom) or (isinstance(node, (_Repeat, _Group)) and _first_chars(node) is not None)
         last = node.node.chars if isinstance(node, _Repeat) and isinstance(node.node, _Atom) else chars
@@ -573,7 +581,12 @@ def _restart_guard(parser: _Parser, sequence: list[_Node]) -> str:
             before = last
         else:
             before = ANY if before is None else _norm(list(before) + list(chars))
-    return ""
+    return "", sequence
+
+
+def _emit_alternative(parser: _Parser, sequence: list[_Node]) -> str:
+    prefix, sequence = _restart_guard(parser, sequence)
+    return prefix + "".join(_emit_node(n) for n in sequence)
 
 
 # --- Emitting Python source. ---
@@ -609,7 +622,7 @@ def translate(pattern: str) -> str:
     parser = _Parser(pattern)
     tree = parser.parse()
     _check(parser, tree)
-    return "|".join(_restart_guard(parser, seq) + "".join(_emit_node(n) for n in seq) for seq in tree)
+    return "|".join(_emit_alternative(parser, seq) for seq in tree)
 
 
 @lru_cache(maxsize=4096)

@@ -206,7 +206,9 @@ def test_translation_is_flag_free_python_source() -> None:
 @pytest.mark.parametrize(
     ("pattern", "python"),
     [
-        (r"[a-z]*b", r"(?<![a-z])[a-z]*b"),  # attempts start only where a stretch starts
+        (r"[a-z]+b", r"(?<![a-z])[a-z]+b"),  # attempts start only where a stretch starts
+        (r"[a-z]*b", r"b"),  # a leading repetition that may be empty changes no search result
+        (r".*?x\d?y", r"x[0-9]?y"),
         (r"\d+$", r"(?<![0-9])[0-9]+\Z"),
         (r"^[a-z]*b", r"^[a-z]*b"),  # anchored: one attempt
         (r"-[a-z]*y", r"\x2d[a-z]*y"),  # the '-' before cannot occur inside the stretch
