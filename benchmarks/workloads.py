@@ -361,14 +361,9 @@ def elicitation_workload(ctx: Context) -> Workload:
 
         return decode_and_check, data, contender.kind == "raw"
 
-    groups: dict[str, list[Any]] = {"all forms": forms}
-    if not ctx.quick:
-        for form in forms:
-            groups.setdefault(form.source, []).append(form)
-    for case, items in groups.items():
-        items = ctx.limit(items)
-        row = Row(case=case, detail=f"{len(items)} accept payloads")
-        work.rows.append(time_row(ctx, row, items, lambda f: payloads[id(f)], prepare))
+    items = ctx.limit(forms)
+    row = Row(case="all forms", detail=f"{len(items)} accept payloads")
+    work.rows.append(time_row(ctx, row, items, lambda f: payloads[id(f)], prepare))
     if why:
         work.skipped = f"engine columns {why}"
     return work
