@@ -221,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     console = Console()
     if not console.is_terminal:  # a log file or a pipe: do not squeeze the table into 80 columns
-        console = Console(width=200)
+        console = Console(width=240)
     console.print(f"[bold]engine benchmarks[/] — {report.meta['machine']} — {report.meta['duration_s']} s")
     console.print("Ratios to the floor (msgspec.json.decode alone on the same bytes); lower is better.")
     for table in rich_tables(report):

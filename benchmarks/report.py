@@ -56,7 +56,8 @@ def cell_text(cell: Cell | None) -> str:
         elif outcome == "timeout":
             text = "timeout"
         else:
-            text = outcome.replace(":", " ", 1)
+            # "refused backend": this backend cannot honour the schema exactly (auto moves on).
+            text = outcome.replace(":", " ", 1).replace("unsupported-by-backend", "backend")
             if cell.ratio is not None and outcome in ("valid", "invalid"):
                 text += f" {_ratio(cell.ratio)}"
         return f"WRONG {text}" if cell.status == "wrong" else text
