@@ -10,6 +10,7 @@ from .config import Limits
 from .decode import decode_json
 from .dialect import Dialect
 from .errors import Issue, ValidationFailed
+from .guard import GuardReport
 
 __all__ = ["CompiledSchema"]
 
@@ -22,7 +23,19 @@ class CompiledSchema:
     a reference-quality backend.
     """
 
-    __slots__ = ("_checker", "_decode_typed", "_explainer", "_fallback", "_limits", "backend", "dialect", "fingerprint", "notes", "schema")
+    __slots__ = (
+        "_checker",
+        "_decode_typed",
+        "_explainer",
+        "_fallback",
+        "_limits",
+        "backend",
+        "dialect",
+        "fingerprint",
+        "guard",
+        "notes",
+        "schema",
+    )
 
     def __init__(
         self,
@@ -36,6 +49,7 @@ class CompiledSchema:
         limits: Limits,
         fingerprint: bytes,
         notes: dict[str, str] | None = None,
+        guard: GuardReport | None = None,
     ) -> None:
         self.schema = schema
         self.dialect = dialect
@@ -50,6 +64,8 @@ class CompiledSchema:
         self._fallback = fallback
         self._decode_typed = checker.decode
         self._limits = limits
+        self.guard = guard
+        """What the guard measured (each limit's value, recursion, fan-out), or ``None``."""
 
     def __repr__(self) -> str:
         return f"<CompiledSchema backend={self.backend!r} dialect={self.dialect.value!r}>"

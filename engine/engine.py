@@ -6,12 +6,13 @@ from collections.abc import Mapping
 from typing import Any
 
 
+from . import guard
 from .backends import AUTO_ORDER, Backend, BackendRefused, SchemaSource, load_backend
 from .cache import CacheStats, CompileCache
 from .compiled import CompiledSchema
 from .config import EngineConfig
 from .dialect import Dialect, check_meta_schema, detect_dialect, normalise_schema_uri
-from .intake import fingerprint, load_schema
+from .intake import DocumentSize, fingerprint, load_schema
 
 __all__ = ["Engine"]
 
@@ -37,6 +38,8 @@ class Engine:
         names = AUTO_ORDER if config.backend == "auto" else (config.backend,)
         for name in (*names, GENERAL_BACKEND):
             self._backend(name)  # fail now, with the package to install, not on first compile
+        # Opt-in retrieval of remote `$ref`s, at compile time only (off by default).
+        self._fetcher: guard.Fetcher | None = guard.fetcher(config.fetch) if config.fetch.enabled else None
 
     def _backend(self, name: str) -> Backend:
         backend = self._backends.get(name)
@@ -55,20 +58,27 @@ class Engine:
         the document is ever resolved. Raises :class:`~engine.SchemaRejected` with a reason.
         """
         limits = self.config.limits
-        schema = load_schema(schema, limits)
+        schema, size = load_schema(schema, limits)
         resources: Mapping[str, Any] = dict(registry) if registry else {}
         key = fingerprint(schema, resources)
-        return self._cache.get_or_compile(key, lambda: self._compile(schema, resources, key))
+        return self._cache.get_or_compile(key, lambda: self._compile(schema, resources, key, size))
 
-    def _compile(self, schema: Any, resources: Mapping[str, Any], key: bytes) -> CompiledSchema:
+    def _compile(self, schema: Any, resources: Mapping[str, Any], key: bytes, size: DocumentSize) -> CompiledSchema:
         config = self.config
         dialect = detect_dialect(schema, self._default_dialect, resources)
         check_meta_schema(schema, dialect)
+        fetched: dict[str, Any] = {}
+        report = guard.inspect(
+            schema, dialect, resources, config, fetch=self._fetcher, fetched=fetched, document=size
+        )
+        if fetched:
+            resources = {**resources, **fetched}
         source = SchemaSource(
             schema=normalise_schema_uri(schema, dialect),
             dialect=dialect,
             resources=resources,
             config=config,
+            facts=report,
         )
         # The general backend compiles every schema: it proves references resolve, explains
         # failures, and re-checks the refusals of a stricter fast path.
@@ -102,6 +112,7 @@ class Engine:
             limits=config.limits,
             fingerprint=key,
             notes=notes,
+            guard=report,
         )
 
 

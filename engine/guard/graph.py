@@ -1,0 +1,155 @@
+"""What the reference graph says about cost: cycles, expansion, recursion, evaluation depth.
+
+Edges are *in place* (same instance location: applicators and references) or *descending* (a
+child of the instance). Every pass is iterative and visits each node and edge a bounded number of
+times, so the analysis is linear in the graph's size. Counts saturate at ``CAP``.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from ..errors import RejectReason, SchemaRejected
+from .walk import Graph
+
+__all__ = ["Shape", "analyse"]
+
+CAP = 1 << 62
+
+
+class Shape(msgspec.Struct, frozen=True, kw_only=True):
+    """Cost facts of one schema graph."""
+
+    expansion: int
+    """Subschemas the schema would count with every ``$ref`` inlined (a recursive reference
+    counted once)."""
+    recursive: bool
+    """Whether a reference loops back through a descending keyword: only then can evaluation go
+    as deep as the instance."""
+    eval_depth: int
+    """The longest chain of schemas applied to one instance location (applicators and refs)."""
+    in_place_width: int
+    """The most subschemas applied to one instance location by one schema (refs inlined)."""
+    fan_out: int
+    """The most subschemas one schema applies to a single child of the instance (refs inlined):
+    with recursion, the error path may do ``fan_out ** depth`` work on a ``depth``-deep instance."""
+    reachable: int
+
+
+def analyse(graph: Graph, root: int = 0) -> Shape:
+    in_place, descend = graph.in_place, graph.descend
+    n = len(graph.obj)
+    reachable = _reachable(graph, root)
+    order = _in_place_order(graph, root, reachable)
+
+    # Over the in-place DAG, children first.
+    width = [1] * n
+    depth = [1] * n
+    fan = list(graph.per_child)
+    for node in order:
+        w, d, f = 1, 0, fan[node]
+        for child in in_place[node]:
+            w += width[child]
+            f += fan[child]
+            if depth[child] > d:
+                d = depth[child]
+        width[node] = min(w, CAP)
+        depth[node] = d + 1
+        fan[node] = min(f, CAP)
+    expansion, recursive = _expansion(in_place, descend, root, n)
+    return Shape(
+        expansion=expansion,
+        recursive=recursive,
+        eval_depth=max((depth[i] for i in reachable), default=1),
+        in_place_width=max((width[i] for i in reachable), default=1),
+        fan_out=max((fan[i] for i in reachable), default=0),
+        reachable=len(reachable),
+    )
+
+
+def _reachable(graph: Graph, root: int) -> list[int]:
+    seen = {root}
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        for child in (*graph.in_place[node], *graph.descend[node]):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return sorted(seen)
+
+
+def _in_place_order(graph: Graph, root: int, reachable: list[int]) -> list[int]:
+    """Reachable nodes, in-place children before parents; an in-place cycle is refused."""
+    in_place = graph.in_place
+    WHITE, GREY, BLACK = 0, 1, 2
+    colour = dict.fromkeys(reachable, WHITE)
+    order: list[int] = []
+    for start in reachable:
+        if colour[start] != WHITE:
+            continue
+        colour[start] = GREY
+        path = [start]
+        stack = [(start, 0)]
+        while stack:
+            node, i = stack[-1]
+            children = in_place[node]
+            if i < len(children):
+                stack[-1] = (node, i + 1)
+                child = children[i]
+                state = colour.get(child, WHITE)
+                if state == GREY:
+                    raise _cycle(graph, path[path.index(child):] + [child])
+                if state == WHITE:
+                    colour[child] = GREY
+                    path.append(child)
+                    stack.append((child, 0))
+            else:
+                stack.pop()
+                path.pop()
+                colour[node] = BLACK
+                order.append(node)
+    return order
+
+
+def _cycle(graph: Graph, loop: list[int]) -> SchemaRejected:
+    where = [graph.pointer(node) for node in loop if graph.parent[node] >= 0 or graph.obj[node] is not True]
+    shown = " -> ".join(p if "#" in p else "#" + p for p in where)
+    return SchemaRejected(
+        RejectReason.INVALID_SCHEMA,
+        f"reference cycle that never descends into the instance: {shown}; such a schema has no "
+        "meaning (evaluating it would never end)",
+        location=where[0] if where else "",
+        details={"cycle": where},
+    )
+
+
+def _expansion(in_place: list[list[int]], descend: list[list[int]], root: int, n: int) -> tuple[int, bool]:
+    """Size of the schema with references inlined (memoised per target), and whether any
+    reference loops (through a descending keyword: in-place loops were refused already)."""
+    size = [0] * n  # 0: not computed yet
+    on_path = [False] * n
+    recursive = False
+    on_path[root] = True
+    stack: list[list] = [[root, in_place[root] + descend[root], 0, 1]]
+    while stack:
+        frame = stack[-1]
+        node, edges, i, total = frame
+        if i < len(edges):
+            frame[2] = i + 1
+            child = edges[i]
+            if on_path[child]:
+                recursive = True  # a recursive reference: counted once
+                frame[3] = total + 1
+            elif size[child]:
+                frame[3] = min(total + size[child], CAP)
+            else:
+                on_path[child] = True
+                stack.append([child, in_place[child] + descend[child], 0, 1])
+        else:
+            stack.pop()
+            on_path[node] = False
+            size[node] = total
+            if stack:
+                stack[-1][3] = min(stack[-1][3] + total, CAP)
+    return size[root], recursive
