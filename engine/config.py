@@ -47,7 +47,7 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     max_branches: int = 256
     max_properties: int = 2_000
     max_enum: int = 10_000
-    max_ref_expansion: int = 50_000
+    max_ref_expansion: int = 10_000
     max_eval_depth: int = 64
     max_unevaluated_nesting: int = 8
     max_pattern_length: int = 2_000
@@ -56,7 +56,7 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     max_instance_depth: int = 256
     max_issues: int = 100
     max_explain_seconds: float = 1.0
-    max_explain_work: int = 200_000
+    max_explain_work: int = 20_000
 
 
 class FetchConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

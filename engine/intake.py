@@ -30,32 +30,33 @@ def measure_document(document: Any, limits: Limits, known_bytes: int | None = No
     before anything encodes it."""
     max_bytes, max_depth = limits.max_schema_bytes, limits.max_document_depth
     size = 0
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(document, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, Mapping):
-            children: Any = value.values()
-            size += 2 + sum(len(k) + 3 if isinstance(k, str) else 4 for k in value)
-        elif isinstance(value, list):
-            children = value
-            size += 2 + len(value)
-        else:
-            continue
-        if depth > deepest:
-            deepest = depth
-            if depth > max_depth:
-                raise _too_deep(depth, limits)
-        for child in children:
-            if isinstance(child, (Mapping, list)):
-                stack.append((child, depth + 1))
-            elif isinstance(child, str):
-                size += len(child) + 2
+    depth = 0
+    level = [document] if isinstance(document, (Mapping, list)) else []
+    while level:  # level by level: the depth is the number of levels
+        depth += 1
+        if depth > max_depth:
+            raise _too_deep(depth, limits)
+        below: list[Any] = []
+        for value in level:
+            if isinstance(value, Mapping):
+                try:
+                    size += 2 + 4 * len(value) + sum(map(len, value))
+                except TypeError:  # a key that is not a string: the fingerprint refuses it
+                    size += 2 + 4 * len(value)
+                children: Any = value.values()
             else:
-                size += 1
+                size += 2 + len(value)
+                children = value
+            for child in children:
+                kind = type(child)
+                if kind is dict or kind is list or isinstance(child, Mapping):
+                    below.append(child)
+                elif kind is str:
+                    size += len(child) + 2
         if known_bytes is None and size > max_bytes:
             raise _too_large(size, limits, estimated=True)
-    return DocumentSize(known_bytes if known_bytes is not None else size, deepest)
+        level = below
+    return DocumentSize(known_bytes if known_bytes is not None else size, depth)
 
 
 def load_schema(schema: Any, limits: Limits) -> tuple[Any, DocumentSize]:

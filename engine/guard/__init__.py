@@ -81,8 +81,8 @@ def inspect(
     measured: dict[str, int] = {}
     if document is not None:  # measured at intake, reported here next to the rest
         measured["max_schema_bytes"], measured["max_document_depth"] = document[0], document[1]
-    measured.update({name: m.value for name, m in graph.measures.items()})
-    locations = {name: graph.pointer(m.node) for name, m in graph.measures.items() if m.node >= 0}
+    measured.update({name: value for name, (value, _) in graph.measures.items()})
+    locations = {name: graph.pointer(node) for name, (_, node) in graph.measures.items() if node >= 0}
     measured["max_ref_expansion"] = shape.expansion
     measured["max_eval_depth"] = shape.eval_depth
     check(measured, locations, limits)
@@ -115,6 +115,6 @@ def inspect(
 
 
 def _check_walk(graph: Graph, limits: Any) -> None:
-    count = graph.measures["max_subschemas"]
-    if count.value > limits.max_subschemas:
-        raise exceeded("max_subschemas", count.value, limits.max_subschemas, graph.pointer(count.node))
+    count = len(graph.obj)
+    if count > limits.max_subschemas:
+        raise exceeded("max_subschemas", count, limits.max_subschemas, "")

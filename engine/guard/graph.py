@@ -36,7 +36,20 @@ class Shape(msgspec.Struct, frozen=True, kw_only=True):
     reachable: int
 
 
+_NONE: list[int] = []
+
+
 def analyse(graph: Graph, root: int = 0) -> Shape:
+    if not graph.refs:
+        # A tree: nothing loops, nothing recurses, and nothing to inline (the fast, common case).
+        return Shape(
+            expansion=len(graph.obj),
+            recursive=False,
+            eval_depth=graph.longest_chain,
+            in_place_width=len(graph.obj),
+            fan_out=0,
+            reachable=len(graph.obj),
+        )
     in_place, descend = graph.in_place, graph.descend
     n = len(graph.obj)
     reachable = _reachable(graph, root)
@@ -45,10 +58,11 @@ def analyse(graph: Graph, root: int = 0) -> Shape:
     # Over the in-place DAG, children first.
     width = [1] * n
     depth = [1] * n
-    fan = list(graph.per_child)
+    fan = [0] * n
+    per_child = graph.per_child
     for node in order:
-        w, d, f = 1, 0, fan[node]
-        for child in in_place[node]:
+        w, d, f = 1, 0, per_child.get(node, 0)
+        for child in in_place.get(node, _NONE):
             w += width[child]
             f += fan[child]
             if depth[child] > d:
@@ -56,7 +70,7 @@ def analyse(graph: Graph, root: int = 0) -> Shape:
         width[node] = min(w, CAP)
         depth[node] = d + 1
         fan[node] = min(f, CAP)
-    expansion, recursive = _expansion(in_place, descend, root, n)
+    expansion, recursive = _expansion(graph, root, n)
     return Shape(
         expansion=expansion,
         recursive=recursive,
@@ -72,7 +86,7 @@ def _reachable(graph: Graph, root: int) -> list[int]:
     todo = [root]
     while todo:
         node = todo.pop()
-        for child in (*graph.in_place[node], *graph.descend[node]):
+        for child in (*graph.in_place.get(node, _NONE), *graph.descend.get(node, _NONE)):
             if child not in seen:
                 seen.add(child)
                 todo.append(child)
@@ -82,6 +96,7 @@ def _reachable(graph: Graph, root: int) -> list[int]:
 def _in_place_order(graph: Graph, root: int, reachable: list[int]) -> list[int]:
     """Reachable nodes, in-place children before parents; an in-place cycle is refused."""
     in_place = graph.in_place
+    nothing = _NONE
     WHITE, GREY, BLACK = 0, 1, 2
     colour = dict.fromkeys(reachable, WHITE)
     order: list[int] = []
@@ -93,7 +108,7 @@ def _in_place_order(graph: Graph, root: int, reachable: list[int]) -> list[int]:
         stack = [(start, 0)]
         while stack:
             node, i = stack[-1]
-            children = in_place[node]
+            children = in_place.get(node, nothing)
             if i < len(children):
                 stack[-1] = (node, i + 1)
                 child = children[i]
@@ -124,14 +139,15 @@ def _cycle(graph: Graph, loop: list[int]) -> SchemaRejected:
     )
 
 
-def _expansion(in_place: list[list[int]], descend: list[list[int]], root: int, n: int) -> tuple[int, bool]:
+def _expansion(graph: Graph, root: int, n: int) -> tuple[int, bool]:
     """Size of the schema with references inlined (memoised per target), and whether any
     reference loops (through a descending keyword: in-place loops were refused already)."""
+    in_place, descend, nothing = graph.in_place, graph.descend, _NONE
     size = [0] * n  # 0: not computed yet
     on_path = [False] * n
     recursive = False
     on_path[root] = True
-    stack: list[list] = [[root, in_place[root] + descend[root], 0, 1]]
+    stack: list[list] = [[root, in_place.get(root, nothing) + descend.get(root, nothing), 0, 1]]
     while stack:
         frame = stack[-1]
         node, edges, i, total = frame
@@ -145,7 +161,7 @@ def _expansion(in_place: list[list[int]], descend: list[list[int]], root: int, n
                 frame[3] = min(total + size[child], CAP)
             else:
                 on_path[child] = True
-                stack.append([child, in_place[child] + descend[child], 0, 1])
+                stack.append([child, in_place.get(child, nothing) + descend.get(child, nothing), 0, 1])
         else:
             stack.pop()
             on_path[node] = False

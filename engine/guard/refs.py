@@ -57,7 +57,7 @@ def resolve_refs(
         found = _lookup(graph, resource, fragment, registry, dialect, fetch, fetched)
         if found is None:
             raise _refusal(graph, node, keyword, target, resource, registry, fetch)
-        graph.in_place[node].append(found)
+        graph.in_place.setdefault(node, []).append(found)
         target_obj = graph.obj[found]
         if not isinstance(target_obj, Mapping):
             continue
@@ -73,11 +73,11 @@ def resolve_refs(
     for node, name in later_dynamic:
         if name not in hubs:
             hubs[name] = graph.add_hub(graph.dynamic_anchors.get(name, []))
-        graph.in_place[node].append(hubs[name])
+        graph.in_place.setdefault(node, []).append(hubs[name])
     for node in later_recursive:
         if None not in hubs:
             hubs[None] = graph.add_hub(graph.recursive_anchors)
-        graph.in_place[node].append(hubs[None])
+        graph.in_place.setdefault(node, []).append(hubs[None])
 
 
 @cache

@@ -16,7 +16,7 @@ from urllib.parse import urljoin
 from ..dialect import _BY_URI, Dialect
 from .keywords import COMBINATORS, ID_KEYWORD, KEYWORDS, Applies, Shape
 
-__all__ = ["DEFAULT_BASE", "Graph", "Measure", "join_uri", "split_uri"]
+__all__ = ["DEFAULT_BASE", "Graph", "join_uri", "split_uri"]
 
 DEFAULT_BASE = "json-schema:///"
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -41,34 +41,30 @@ def _escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
-class Measure:
-    """The largest value of one measured quantity, and the node where it was seen."""
-
-    __slots__ = ("node", "value")
-
-    def __init__(self) -> None:
-        self.value = 0
-        self.node = -1
-
-    def see(self, value: int, node: int) -> None:
-        if value > self.value:
-            self.value = value
-            self.node = node
+_SPECIAL = frozenset(
+    {"$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$schema", "$ref", "$dynamicRef", "$recursiveRef",
+     "enum", "pattern", "unevaluatedProperties", "unevaluatedItems"}
+)  # fmt: skip
+_MAPPING_SHAPES = (Shape.MAP, Shape.MAP_OF_SCHEMA_OR_LIST)
 
 
 class Graph:
-    """The schema as a graph of nodes (one per subschema), built document by document."""
+    """The schema as a graph of nodes (one per subschema), built document by document.
+
+    Per node: its JSON value, parent and pointer token (for locations), document, base URI and
+    dialect (for references reached later). Edges are kept only for nodes that have them.
+    """
 
     def __init__(self) -> None:
         self.obj: list[Any] = []
         self.parent: list[int] = []
         self.token: list[str] = []  # the pointer suffix from the parent (already escaped)
-        self.doc: list[str] = []  # the document (root resource URI) a node belongs to
+        self.doc: list[str] = []  # the document (root resource URI) a node belongs to, "" for the schema
         self.base: list[str] = []
         self.dialect: list[Dialect] = []
-        self.in_place: list[list[int]] = []
-        self.descend: list[list[int]] = []
-        self.per_child: list[int] = []  # descending keywords of a node that may reach one child
+        self.in_place: dict[int, list[int]] = {}
+        self.descend: dict[int, list[int]] = {}
+        self.per_child: dict[int, int] = {}  # descending keywords of a node that may reach one child
         self.refs: list[tuple[int, str, str]] = []  # (node, keyword, absolute target URI)
         self.resources: dict[str, int] = {}
         self.anchors: dict[tuple[str, str], int] = {}
@@ -76,11 +72,10 @@ class Graph:
         self.recursive_anchors: list[int] = []
         self.patterns: list[tuple[int, str, str]] = []  # (node, keyword, pattern)
         self._by_obj: dict[int, int] = {}
-        self.depth: list[int] = []
-        self.unevaluated: list[int] = []
-        # Measurements named after the limit that bounds them.
-        self.measures: dict[str, Measure] = {
-            name: Measure()
+        self.longest_chain = 0  # the longest in-place chain of the tree, references not followed
+        # Measurements named after the limit that bounds them: (largest value, node where seen).
+        self.measures: dict[str, list[int]] = {
+            name: [0, -1]
             for name in (
                 "max_schema_depth",
                 "max_subschemas",
@@ -97,12 +92,15 @@ class Graph:
     def pointer(self, node: int) -> str:
         """JSON pointer of ``node`` inside its document (prefixed by the document URI when that
         document is not the schema itself)."""
+        if node < 0:
+            return ""
         parts: list[str] = []
-        while node >= 0 and self.parent[node] >= 0:
+        while self.parent[node] >= 0:
             parts.append(self.token[node])
             node = self.parent[node]
+        parts.append(self.token[node])
         where = "".join(reversed(parts))
-        doc = self.doc[node] if node >= 0 else ""
+        doc = self.doc[node]
         return where if not doc else f"{doc}#{where}"
 
     # -- the walk ----------------------------------------------------------------------------
@@ -116,129 +114,148 @@ class Graph:
         self.resources.setdefault(split_uri(base)[0], root)
         return root
 
+    def add_hub(self, targets: list[int]) -> int:
+        """A node standing for "any of ``targets``" (the dynamic scope of a dynamic reference)."""
+        hub = len(self.obj)
+        self.obj.append(True)
+        self.parent.append(-1)
+        self.token.append("")
+        self.doc.append("")
+        self.base.append("")
+        self.dialect.append(Dialect.DRAFT2020_12)
+        self.in_place[hub] = list(targets)
+        return hub
+
     def walk(self, value: Any, base: str, dialect: Dialect, *, parent: int, token: str, doc: str) -> int:
-        stack: list[tuple[Any, str, Dialect, int, str, Applies | None]] = [(value, base, dialect, parent, token, None)]
+        """Index ``value`` and everything below it; returns its node."""
+        obj, parents, tokens, docs, bases, dialects = self.obj, self.parent, self.token, self.doc, self.base, self.dialect
+        by_obj, measures, patterns, refs = self._by_obj, self.measures, self.patterns, self.refs
+        depth_m, branch_m, props_m = measures["max_schema_depth"], measures["max_branches"], measures["max_properties"]
+        enum_m, uneval_m, pattern_m = measures["max_enum"], measures["max_unevaluated_nesting"], measures["max_pattern_length"]
+        # (value, base, dialect, parent, token, how it applies, depth, unevaluated scopes above,
+        #  length of the in-place chain it ends)
+        stack: list[tuple[Any, str, Dialect, int, str, Applies | None, int, int, int]] = [
+            (value, base, dialect, parent, token, None, 1, 0, 1)
+        ]
+        longest_chain = self.longest_chain
         first = -1
-        measures = self.measures
-        depth_m, count_m, branch_m = measures["max_schema_depth"], measures["max_subschemas"], measures["max_branches"]
-        props_m, enum_m, uneval_m = measures["max_properties"], measures["max_enum"], measures["max_unevaluated_nesting"]
-        pattern_m = measures["max_pattern_length"]
         while stack:
-            value, base, dialect, parent, token, applies = stack.pop()
+            value, base, dialect, parent, token, applies, depth, uneval, chain = stack.pop()
             is_map = isinstance(value, Mapping)
             if is_map:
-                seen = self._by_obj.get(id(value))
-                if seen is not None:
+                seen = by_obj.get(id(value))
+                if seen is not None:  # one Python object in two places: one node
                     if parent >= 0:
                         self._link(parent, seen, applies)
                     if first < 0:
                         first = seen
                     continue
-            node = len(self.obj)
-            self.obj.append(value)
-            self.parent.append(parent)
-            self.token.append(token)
-            self.doc.append(doc)
-            self.in_place.append([])
-            self.descend.append([])
-            self.per_child.append(0)
-            depth = self.depth[parent] + 1 if parent >= 0 else 1
-            self.depth.append(depth)
-            uneval = self.unevaluated[parent] if parent >= 0 else 0
+            node = len(obj)
+            obj.append(value)
+            parents.append(parent)
+            tokens.append(token)
+            docs.append(doc)
             if first < 0:
                 first = node
-            if parent >= 0:
+            if parent >= 0 and applies is not Applies.HOLD:
                 self._link(parent, node, applies)
-            depth_m.see(depth, node)
-            count_m.see(node + 1, 0)
+            if depth > depth_m[0]:
+                depth_m[0], depth_m[1] = depth, node
+            if chain > longest_chain:
+                longest_chain = chain
             if not is_map:
-                self.base.append(base)
-                self.dialect.append(dialect)
-                self.unevaluated.append(uneval)
+                bases.append(base)
+                dialects.append(dialect)
                 continue
-            self._by_obj[id(value)] = node
+            by_obj[id(value)] = node
 
-            # A resource may declare its own dialect.
-            schema_uri = value.get("$schema")
-            if isinstance(schema_uri, str) and (parent < 0 or ID_KEYWORD[dialect] in value):
-                dialect = _BY_URI.get(schema_uri, dialect)
-            legacy_ref = not dialect.is_modern and isinstance(value.get("$ref"), str)
-            base = self._identify(value, node, base, dialect, legacy_ref)
-            self.base.append(base)
-            self.dialect.append(dialect)
+            if not _SPECIAL.isdisjoint(value):
+                schema_uri = value.get("$schema")
+                if isinstance(schema_uri, str) and (parent < 0 or ID_KEYWORD[dialect] in value):
+                    dialect = _BY_URI.get(schema_uri, dialect)  # a resource may declare its own dialect
+                legacy_ref = not dialect.is_modern and isinstance(value.get("$ref"), str)
+                base = self._identify(value, node, base, dialect, legacy_ref)
+                for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
+                    ref = value.get(keyword)
+                    if isinstance(ref, str) and (keyword == "$ref" or dialect.is_modern):
+                        refs.append((node, keyword, join_uri(base, ref)))
+                if "unevaluatedProperties" in value or "unevaluatedItems" in value:
+                    uneval += 1
+                    if uneval > uneval_m[0]:
+                        uneval_m[0], uneval_m[1] = uneval, node
+                enum = value.get("enum")
+                if isinstance(enum, list) and len(enum) > enum_m[0]:
+                    enum_m[0], enum_m[1] = len(enum), node
+                pattern = value.get("pattern")
+                if isinstance(pattern, str):
+                    patterns.append((node, "pattern", pattern))
+                    if len(pattern) > pattern_m[0]:
+                        pattern_m[0], pattern_m[1] = len(pattern), node
+            else:
+                legacy_ref = False
+            bases.append(base)
+            dialects.append(dialect)
 
-            for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
-                ref = value.get(keyword)
-                if isinstance(ref, str) and (keyword == "$ref" or dialect.is_modern):
-                    self.refs.append((node, keyword, join_uri(base, ref)))
-
-            if "unevaluatedProperties" in value or "unevaluatedItems" in value:
-                uneval += 1
-                uneval_m.see(uneval, node)
-            self.unevaluated.append(uneval)
-            enum = value.get("enum")
-            if isinstance(enum, list):
-                enum_m.see(len(enum), node)
-            pattern = value.get("pattern")
-            if isinstance(pattern, str):
-                self.patterns.append((node, "pattern", pattern))
-                pattern_m.see(len(pattern), node)
-
+            table = KEYWORDS[dialect]
             per_child = 0
-            for keyword, (shape, how) in KEYWORDS[dialect].items():
-                sub = value.get(keyword)
-                if sub is None:
+            child_depth = depth + 1
+            in_chain = chain + 1
+            for keyword, sub in value.items():
+                entry = table.get(keyword)
+                if entry is None:
                     continue
+                shape, how = entry
                 if legacy_ref:
                     how = Applies.HOLD  # draft 4-7: `$ref` overrides its siblings
                 if shape is Shape.ONE_OR_LIST:
                     shape = Shape.LIST if isinstance(sub, list) else Shape.ONE
                 if shape is Shape.ONE:
-                    stack.append((sub, base, dialect, node, "/" + keyword, how))
+                    stack.append(
+                        (sub, base, dialect, node, "/" + keyword, how, child_depth, uneval, in_chain if how is Applies.IN_PLACE else 1)
+                    )
                     if how is Applies.DESCEND:
                         per_child += 1
-                elif shape is Shape.LIST and isinstance(sub, list):
-                    if keyword in COMBINATORS:
-                        branch_m.see(len(sub), node)
+                elif shape is Shape.LIST:
+                    if not isinstance(sub, list):
+                        continue
+                    if keyword in COMBINATORS and len(sub) > branch_m[0]:
+                        branch_m[0], branch_m[1] = len(sub), node
+                    prefix = f"/{keyword}/"
+                    c = in_chain if how is Applies.IN_PLACE else 1
                     for i in range(len(sub) - 1, -1, -1):
-                        stack.append((sub[i], base, dialect, node, f"/{keyword}/{i}", how))
+                        stack.append((sub[i], base, dialect, node, prefix + str(i), how, child_depth, uneval, c))
                     if how is Applies.DESCEND and sub:
                         per_child += 1  # each position is reached by one of them
                 elif isinstance(sub, Mapping):
-                    if keyword in ("properties", "patternProperties", "dependentSchemas", "dependencies"):
-                        props_m.see(len(sub), node)
+                    if how is not Applies.HOLD and len(sub) > props_m[0]:
+                        props_m[0], props_m[1] = len(sub), node
                     if keyword == "patternProperties":
                         for key in sub:
                             if isinstance(key, str):
-                                self.patterns.append((node, "patternProperties", key))
-                                pattern_m.see(len(key), node)
+                                patterns.append((node, "patternProperties", key))
+                                if len(key) > pattern_m[0]:
+                                    pattern_m[0], pattern_m[1] = len(key), node
                         per_child += len(sub)  # every pattern may match the same name
                     elif keyword == "properties" and sub:
                         per_child += 1  # one name, one property schema
-                    for key in reversed(list(sub)):
-                        child = sub[key]
-                        if shape is Shape.MAP_OF_SCHEMA_OR_LIST and not isinstance(child, (Mapping, bool)):
+                    prefix = f"/{_escape(keyword)}/"
+                    legacy_map = shape is Shape.MAP_OF_SCHEMA_OR_LIST
+                    c = in_chain if how is Applies.IN_PLACE else 1
+                    for key, child in sub.items():
+                        if legacy_map and not isinstance(child, (Mapping, bool)):
                             continue
-                        stack.append((child, base, dialect, node, f"/{keyword}/{_escape(key)}", how))
-            self.per_child[node] = per_child
+                        stack.append((child, base, dialect, node, prefix + _escape(key), how, child_depth, uneval, c))
+            if per_child:
+                self.per_child[node] = per_child
+        self.measures["max_subschemas"] = [len(obj), 0]
+        self.longest_chain = longest_chain
         return first
-
-    def add_hub(self, targets: list[int]) -> int:
-        """A node standing for "any of ``targets``" (the dynamic scope of a dynamic reference)."""
-        hub = len(self.obj)
-        for table, value in ((self.obj, True), (self.parent, -1), (self.token, ""), (self.doc, ""), (self.base, ""),
-                             (self.dialect, Dialect.DRAFT2020_12), (self.per_child, 0), (self.depth, 0),
-                             (self.unevaluated, 0)):
-            table.append(value)  # type: ignore[attr-defined]
-        self.in_place.append(list(targets))
-        self.descend.append([])
-        return hub
 
     def _link(self, parent: int, child: int, applies: Applies | None) -> None:
         if applies is Applies.IN_PLACE:
-            self.in_place[parent].append(child)
+            self.in_place.setdefault(parent, []).append(child)
         elif applies is Applies.DESCEND:
-            self.descend[parent].append(child)
+            self.descend.setdefault(parent, []).append(child)
 
     def _identify(self, value: Mapping[str, Any], node: int, base: str, dialect: Dialect, legacy_ref: bool) -> str:
         """Register the resource and anchors ``value`` declares; return its base URI."""
