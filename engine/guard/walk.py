@@ -2,8 +2,8 @@
 indexed, every reference is recorded, and the budget's measurements are taken on the way.
 
 The walk is iterative (a hostile document cannot exhaust the Python stack) and visits each JSON
-value at most once (a Python object shared between places is one node), so it is linear in the
-document's size.
+value once, so it is linear in the document's size (which intake has bounded, counting a Python
+object shared between places once per place).
 """
 
 from __future__ import annotations
@@ -142,14 +142,6 @@ class Graph:
         while stack:
             value, base, dialect, parent, token, applies, depth, uneval, chain = stack.pop()
             is_map = isinstance(value, Mapping)
-            if is_map:
-                seen = by_obj.get(id(value))
-                if seen is not None:  # one Python object in two places: one node
-                    if parent >= 0:
-                        self._link(parent, seen, applies)
-                    if first < 0:
-                        first = seen
-                    continue
             node = len(obj)
             obj.append(value)
             parents.append(parent)
@@ -167,7 +159,9 @@ class Graph:
                 bases.append(base)
                 dialects.append(dialect)
                 continue
-            by_obj[id(value)] = node
+            # A Python object shared between places is a node per place (as the backends see it);
+            # references into it find the first.
+            by_obj.setdefault(id(value), node)
 
             if not _SPECIAL.isdisjoint(value):
                 schema_uri = value.get("$schema")
