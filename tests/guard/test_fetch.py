@@ -60,12 +60,19 @@ class Server:
         self.routes[path] = (302, {"Location": location}, b"", 0.0)
 
 
-@pytest.fixture
-def server() -> Iterator[Server]:
+@pytest.fixture(scope="module")
+def running_server() -> Iterator[Server]:
     srv = Server()
     yield srv
     srv.httpd.shutdown()
     srv.httpd.server_close()
+
+
+@pytest.fixture
+def server(running_server: Server) -> Server:
+    running_server.hits.clear()
+    running_server.routes.clear()
+    return running_server
 
 
 def fetching(**fetch: object) -> engine.Engine:
