@@ -172,12 +172,18 @@ class CompiledSchema:
         deadline = time.monotonic() + self._limits.max_explain_seconds
         issues: list[Issue] = []
         truncated = False
-        for issue in self._explainer.iter_issues(instance):
-            if len(issues) >= cap or time.monotonic() > deadline:
-                truncated = True
-                break
-            issues.append(issue)
+        message = "instance is invalid"
+        try:
+            for issue in self._explainer.iter_issues(instance):
+                if len(issues) >= cap or time.monotonic() > deadline:
+                    truncated = True
+                    break
+                issues.append(issue)
+        except (ValueError, RecursionError) as exc:
+            # jsonschema-rs refuses to describe a failing value that nests 256 levels or more.
+            truncated = True
+            message = f"instance is invalid; the explanation stopped: {exc}"
         if not issues:
             # The fast path said no but the explainer found nothing to say: never report valid.
-            issues.append(Issue(instance_path="", keyword_location="", keyword="", message="instance is invalid"))
+            issues.append(Issue(instance_path="", keyword_location="", keyword="", message=message))
         return ValidationFailed(issues, truncated=truncated)
