@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .backends.base import BackendValidator
@@ -28,6 +29,15 @@ def depth_bound(guard: GuardReport | None, limits: Limits) -> int | None:
     if guard is None or not guard.recursive:
         return None
     return max(1, min(limits.max_instance_depth, EVAL_FRAMES // max(guard.eval_depth, 1)))
+
+
+def _brackets(data: bytes | bytearray | memoryview | str) -> int:
+    """An upper bound of the nesting depth of JSON ``data``, at memchr speed."""
+    if isinstance(data, str):
+        return data.count("[") + data.count("{")
+    if isinstance(data, memoryview):
+        data = data.tobytes()
+    return data.count(b"[") + data.count(b"{")
 
 
 class CompiledSchema:
@@ -65,6 +75,7 @@ class CompiledSchema:
         limits: Limits,
         fingerprint: bytes,
         notes: dict[str, str] | None = None,
+        decoder: Callable[[bytes | str], Any] | None = None,
         guard: GuardReport | None = None,
     ) -> None:
         self.schema = schema
@@ -78,7 +89,9 @@ class CompiledSchema:
         # A checker that may reject valid instances (msgspec's typed path) has a general fallback
         # that gets the last word on every "no".
         self._fallback = fallback
-        self._decode_typed = checker.decode
+        # A typed one-pass decoder from another backend than the checker (msgspec decodes bytes,
+        # the general backend checks Python objects faster than msgspec.convert does).
+        self._decode_typed = decoder if decoder is not None else checker.decode
         self._limits = limits
         self.guard = guard
         """What the guard measured (each limit's value, recursion, fan-out), or ``None``."""
@@ -110,13 +123,15 @@ class CompiledSchema:
     def decode(self, data: bytes | bytearray | memoryview | str) -> Any:
         """Parse JSON ``data`` and validate it; the parsed value is returned."""
         typed = self._decode_typed
-        if typed is not None and len(data) <= self._limits.max_instance_bytes:
+        limits = self._limits
+        max_depth = self._depth_bound or limits.max_instance_depth
+        if typed is not None and len(data) <= limits.max_instance_bytes and _brackets(data) <= max_depth:
+            # (More brackets than the depth bound: the bounded path below measures the real depth.)
             try:
                 return typed(data)
             except Exception:  # noqa: BLE001 - a typed refusal is re-judged below, never trusted
                 pass
-        limits = self._limits
-        value = decode_json(data, max_bytes=limits.max_instance_bytes, max_depth=self._depth_bound or limits.max_instance_depth)
+        value = decode_json(data, max_bytes=limits.max_instance_bytes, max_depth=max_depth)
         if not self._is_valid(value):  # the depth was checked while decoding
             raise self._failure(value)
         return value

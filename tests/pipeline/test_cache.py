@@ -1,0 +1,93 @@
+"""The compile cache: content-keyed, bounded, thread-safe, never caching a refusal as a success."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+import engine
+
+
+def test_same_content_any_key_order_hits_the_cache() -> None:
+    eng = engine.Engine()
+    first = eng.compile({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]})
+    second = eng.compile(json.loads('{"required": ["a"], "properties": {"a": {"type": "integer"}}, "type": "object"}'))
+    assert second is first
+    assert eng.compile(json.dumps({"required": ["a"], "type": "object", "properties": {"a": {"type": "integer"}}})) is first
+    stats = eng.cache_stats()
+    assert (stats.hits, stats.misses, stats.size) == (2, 1, 1)
+
+
+def test_different_content_or_registry_misses() -> None:
+    eng = engine.Engine()
+    a = eng.compile({"$ref": "https://example.com/x"}, registry={"https://example.com/x": {"type": "integer"}})
+    b = eng.compile({"$ref": "https://example.com/x"}, registry={"https://example.com/x": {"type": "string"}})
+    assert a is not b
+    assert a.is_valid(1) and b.is_valid("1") and not b.is_valid(1)
+    # true and 1 are different JSON values.
+    assert eng.compile({"const": True}) is not eng.compile({"const": 1})
+
+
+def test_options_are_part_of_the_result() -> None:
+    schema = {"type": "string", "format": "email"}
+    assert engine.Engine(formats="annotate").compile(schema).is_valid("not an email")
+    assert not engine.Engine(formats="assert").compile(schema).is_valid("not an email")
+
+
+def test_rejections_are_not_cached_and_repeat_with_the_same_reason() -> None:
+    eng = engine.Engine()
+    reasons = []
+    for _ in range(3):
+        with pytest.raises(engine.SchemaRejected) as info:
+            eng.compile({"$ref": "https://evil.example/s.json"})
+        reasons.append(info.value.reason)
+    assert reasons == ["remote-ref"] * 3
+    assert eng.cache_stats().size == 0
+
+
+def test_bounded_lru() -> None:
+    eng = engine.Engine(cache_size=2)
+    one = eng.compile({"minimum": 1})
+    eng.compile({"minimum": 2})
+    eng.compile({"minimum": 3})
+    assert eng.cache_stats().size == 2
+    assert eng.compile({"minimum": 1}) is not one  # evicted, compiled again
+
+
+def test_cache_disabled() -> None:
+    eng = engine.Engine(cache_size=0)
+    assert eng.compile({"minimum": 1}) is not eng.compile({"minimum": 1})
+
+
+def test_threads_compile_each_schema_once() -> None:
+    eng = engine.Engine()
+    schemas = [{"type": "object", "properties": {f"p{i}": {"type": "integer", "minimum": i}}} for i in range(20)]
+    results: list[tuple[int, engine.CompiledSchema]] = []
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(8)
+
+    def work() -> None:
+        try:
+            barrier.wait()
+            for i, schema in enumerate(schemas * 3):
+                compiled = eng.compile(dict(schema))
+                assert compiled.is_valid({f"p{i % 20}": i % 20})
+                assert not compiled.is_valid({f"p{i % 20}": -1})
+                results.append((i % 20, compiled))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    by_schema: dict[int, set[int]] = {}
+    for i, compiled in results:
+        by_schema.setdefault(i, set()).add(id(compiled))
+    assert all(len(ids) == 1 for ids in by_schema.values())
+    stats = eng.cache_stats()
+    assert stats.misses == 20 and stats.hits == 8 * 60 - 20

@@ -1,0 +1,110 @@
+"""Validating instances: answers, issues, decoding."""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+from engine import DecodeError, ValidationFailed
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "minLength": 1},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "n/m": {"type": "integer"},
+    },
+    "required": ["name"],
+    "additionalProperties": False,
+}
+
+
+@pytest.fixture(scope="module")
+def compiled() -> engine.CompiledSchema:
+    return engine.Engine().compile(SCHEMA)
+
+
+def test_all_issues_with_pointers(compiled: engine.CompiledSchema) -> None:
+    with pytest.raises(ValidationFailed) as info:
+        compiled.validate({"name": "", "tags": ["a", 2, None], "n/m": 1.5, "extra": 1})
+    found = {(i.instance_path, i.keyword_location, i.keyword) for i in info.value.issues}
+    assert found == {
+        ("/name", "/properties/name/minLength", "minLength"),
+        ("/tags/1", "/properties/tags/items/type", "type"),
+        ("/tags/2", "/properties/tags/items/type", "type"),
+        ("/n~1m", "/properties/n~1m/type", "type"),
+        ("", "/additionalProperties", "additionalProperties"),
+    }
+    assert not info.value.truncated
+    assert info.value.reason == "invalid-instance"
+    assert "issue" in str(info.value)
+    assert info.value.to_dict()["issues"][0]["message"]
+
+
+def test_issue_cap_marks_truncation() -> None:
+    compiled = engine.Engine(limits={"max_issues": 3}).compile({"type": "array", "items": {"type": "string"}})
+    with pytest.raises(ValidationFailed) as info:
+        compiled.validate(list(range(10)))
+    assert len(info.value.issues) == 3 and info.value.truncated
+    assert compiled.issues(["a"]) == []
+    assert len(compiled.issues([1])) == 1
+
+
+def test_refs_keyword_location_goes_through_ref() -> None:
+    compiled = engine.Engine().compile({"$defs": {"pos": {"minimum": 1}}, "items": {"$ref": "#/$defs/pos"}})
+    (issue,) = compiled.issues([1, 0])
+    assert issue.instance_path == "/1"
+    assert issue.keyword_location == "/items/$ref/minimum"
+
+
+def test_decode_returns_the_value(compiled: engine.CompiledSchema) -> None:
+    assert compiled.decode(b'{"name": "x", "tags": ["a"]}') == {"name": "x", "tags": ["a"]}
+    assert compiled.decode('{"name": "\\u00e9"}') == {"name": "é"}
+    with pytest.raises(ValidationFailed):
+        compiled.decode(b'{"name": 3}')
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b'{"name": ', "malformed-json"),
+        (b"", "malformed-json"),
+        (b'{"name": "x"} trailing', "malformed-json"),
+        (b'{"name": "\xff"}', "invalid-utf8"),
+        (b'{"name": NaN}', "malformed-json"),
+        (b'{"name": 1e999}', "number-out-of-range"),
+        (b"[" * 5000 + b"]" * 5000, "too-deep"),
+    ],
+)
+def test_decode_errors_are_typed(compiled: engine.CompiledSchema, data: bytes, reason: str) -> None:
+    with pytest.raises(DecodeError) as info:
+        compiled.decode(data)
+    assert info.value.reason == reason
+    assert isinstance(info.value, engine.EngineError)
+
+
+def test_decode_size_cap() -> None:
+    compiled = engine.Engine(limits={"max_instance_bytes": 10}).compile({})
+    with pytest.raises(DecodeError) as info:
+        compiled.decode(b'"' + b"x" * 20 + b'"')
+    assert info.value.reason == "too-large"
+
+
+def test_integer_accepts_integral_floats() -> None:
+    compiled = engine.Engine().compile({"type": "integer"})
+    assert compiled.is_valid(1.0) and compiled.decode(b"1.0") == 1.0
+    assert not compiled.is_valid(1.5)
+    assert compiled.is_valid(2**80)
+
+
+def test_formats_follow_configuration() -> None:
+    schema = {"type": "string", "format": "date-time"}
+    assert engine.Engine().compile(schema).is_valid("yesterday")
+    strict = engine.Engine(formats="assert").compile(schema)
+    assert not strict.is_valid("yesterday") and strict.is_valid("2026-11-29T12:00:00Z")
+
+
+def test_module_level_compile_uses_default_engine() -> None:
+    compiled = engine.compile({"type": "string"})
+    assert compiled.backend and compiled.dialect is engine.Dialect.DRAFT2020_12
+    assert engine.compile({"type": "string"}) is compiled
