@@ -31,12 +31,12 @@ def depth_bound(guard: GuardReport | None, limits: Limits) -> int | None:
     return max(1, min(limits.max_instance_depth, EVAL_FRAMES // max(guard.eval_depth, 1)))
 
 
-def _brackets(data: bytes | bytearray | memoryview | str) -> int:
+def _brackets(data: Any) -> int:
     """An upper bound of the nesting depth of JSON ``data``, at memchr speed."""
     if isinstance(data, str):
         return data.count("[") + data.count("{")
-    if isinstance(data, memoryview):
-        data = data.tobytes()
+    if not isinstance(data, (bytes, bytearray)):
+        data = memoryview(data).tobytes()  # msgspec.Raw and other buffers
     return data.count(b"[") + data.count(b"{")
 
 

@@ -39,8 +39,8 @@ def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, m
         raise DecodeError(DecodeReason.TOO_DEEP, "document nests too deeply to decode") from None
     if max_depth is not None:
         # Each level of nesting opens one bracket: few brackets, no walk needed.
-        if isinstance(data, memoryview):
-            data = data.tobytes()
+        if not isinstance(data, (bytes, bytearray, str)):
+            data = memoryview(data).tobytes()  # msgspec.Raw and other buffers
         opens = data.count(b"[") + data.count(b"{") if not isinstance(data, str) else data.count("[") + data.count("{")
         if opens > max_depth:
             check_depth(value, max_depth)

@@ -173,7 +173,7 @@ def _refusal(
             "pass the resource in the registry if it is trusted"
             + ("" if fetch is None else ", or allow its host in the fetch configuration"),
             location=location,
-            details={"uri": target},
+            details={"uri": resource, "ref": target},
         )
     if known:
         why = "the document has no such location or anchor"
@@ -185,5 +185,5 @@ def _refusal(
         RejectReason.UNRESOLVABLE_REF,
         f"{keyword} at {location} cannot be resolved: {target!r} ({why})",
         location=location,
-        details={"uri": target},
+        details={"uri": resource, "ref": target},
     )
