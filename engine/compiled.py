@@ -172,7 +172,6 @@ class CompiledSchema:
         return None
 
     def _failure(self, instance: Any) -> ValidationFailed:
-        limits = self._limits
         why = self._unexplainable(instance)
         if why is not None:
             # Rather than start work no budget could stop, say so. The instance is invalid all the same.

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-
 from . import guard
 from .backends import AUTO_ORDER, Backend, BackendRefused, SchemaSource, load_backend
 from .cache import CacheStats, CompileCache

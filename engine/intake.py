@@ -75,7 +75,9 @@ def load_schema(schema: Any, limits: Limits) -> tuple[Any, DocumentSize]:
         except DecodeError as exc:
             if exc.reason == DecodeReason.TOO_DEEP:
                 raise _too_deep(limits.max_document_depth + 1, limits) from None
-            raise SchemaRejected(RejectReason.INVALID_SCHEMA, f"schema document is not acceptable JSON: {exc.message}") from None
+            raise SchemaRejected(
+                RejectReason.INVALID_SCHEMA, f"schema document is not acceptable JSON: {exc.message}"
+            ) from None
     if not isinstance(schema, (Mapping, bool)):
         raise SchemaRejected(
             RejectReason.INVALID_SCHEMA,

@@ -68,8 +68,10 @@ def main(argv: list[str]) -> int:
         headroom = f"{bound / value:.0f}x" if value else "-"
         print(f"{limit:26} {bound:>9} {value:>10} {headroom:>9}  {where}")
     if compile_time:
-        print(f"guard: {guard_time * 1e3:.1f} ms of {compile_time * 1e3:.1f} ms cold compile "
-              f"({100 * guard_time / compile_time:.1f}%)")
+        print(
+            f"guard: {guard_time * 1e3:.1f} ms of {compile_time * 1e3:.1f} ms cold compile "
+            f"({100 * guard_time / compile_time:.1f}%)"
+        )
     return 0
 
 

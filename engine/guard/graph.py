@@ -50,7 +50,7 @@ def analyse(graph: Graph, root: int = 0) -> Shape:
             fan_out=0,
             reachable=len(graph.obj),
         )
-    in_place, descend = graph.in_place, graph.descend
+    in_place = graph.in_place
     n = len(graph.obj)
     reachable = _reachable(graph, root)
     order = _in_place_order(graph, root, reachable)
@@ -114,7 +114,7 @@ def _in_place_order(graph: Graph, root: int, reachable: list[int]) -> list[int]:
                 child = children[i]
                 state = colour.get(child, WHITE)
                 if state == GREY:
-                    raise _cycle(graph, path[path.index(child):] + [child])
+                    raise _cycle(graph, path[path.index(child) :] + [child])
                 if state == WHITE:
                     colour[child] = GREY
                     path.append(child)

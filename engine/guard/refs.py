@@ -151,7 +151,12 @@ def _follow_pointer(graph: Graph, root: int, pointer: str) -> int | None:
     if node is not None:
         return node
     return graph.walk(
-        value, graph.base[last], graph.dialect[last], parent=last, token=pointer[len(graph.pointer(last)):] if not graph.doc[last] else "", doc=graph.doc[last]
+        value,
+        graph.base[last],
+        graph.dialect[last],
+        parent=last,
+        token=pointer[len(graph.pointer(last)) :] if not graph.doc[last] else "",
+        doc=graph.doc[last],
     )
 
 

@@ -128,10 +128,21 @@ class Graph:
 
     def walk(self, value: Any, base: str, dialect: Dialect, *, parent: int, token: str, doc: str) -> int:
         """Index ``value`` and everything below it; returns its node."""
-        obj, parents, tokens, docs, bases, dialects = self.obj, self.parent, self.token, self.doc, self.base, self.dialect
+        obj, parents, tokens, docs, bases, dialects = (
+            self.obj,
+            self.parent,
+            self.token,
+            self.doc,
+            self.base,
+            self.dialect,
+        )
         by_obj, measures, patterns, refs = self._by_obj, self.measures, self.patterns, self.refs
         depth_m, branch_m, props_m = measures["max_schema_depth"], measures["max_branches"], measures["max_properties"]
-        enum_m, uneval_m, pattern_m = measures["max_enum"], measures["max_unevaluated_nesting"], measures["max_pattern_length"]
+        enum_m, uneval_m, pattern_m = (
+            measures["max_enum"],
+            measures["max_unevaluated_nesting"],
+            measures["max_pattern_length"],
+        )
         # (value, base, dialect, parent, token, how it applies, depth, unevaluated scopes above,
         #  length of the in-place chain it ends)
         stack: list[tuple[Any, str, Dialect, int, str, Applies | None, int, int, int]] = [
@@ -205,7 +216,17 @@ class Graph:
                     shape = Shape.LIST if isinstance(sub, list) else Shape.ONE
                 if shape is Shape.ONE:
                     stack.append(
-                        (sub, base, dialect, node, "/" + keyword, how, child_depth, uneval, in_chain if how is Applies.IN_PLACE else 1)
+                        (
+                            sub,
+                            base,
+                            dialect,
+                            node,
+                            "/" + keyword,
+                            how,
+                            child_depth,
+                            uneval,
+                            in_chain if how is Applies.IN_PLACE else 1,
+                        )
                     )
                     if how is Applies.DESCEND:
                         per_child += 1

@@ -152,8 +152,18 @@ CASES: dict[str, dict] = {
         "schema": RECURSIVE_ANYOF,
         "expect": "compiles",
         "payloads": [
-            {"name": "depth-20-invalid", "instance": nested("nested-array", 20, "x"), "expect": "invalid", "truncated": True},
-            {"name": "depth-5-invalid", "instance": nested("nested-array", 5, "x"), "expect": "invalid", "truncated": False},
+            {
+                "name": "depth-20-invalid",
+                "instance": nested("nested-array", 20, "x"),
+                "expect": "invalid",
+                "truncated": True,
+            },
+            {
+                "name": "depth-5-invalid",
+                "instance": nested("nested-array", 5, "x"),
+                "expect": "invalid",
+                "truncated": False,
+            },
             {"name": "depth-20-valid", "instance": nested("nested-array", 20, 1), "expect": "valid"},
         ],
     },
@@ -164,7 +174,11 @@ CASES: dict[str, dict] = {
         "expect": "compiles",
         "payloads": [
             {"name": "object-100000", "instance": nested("nested-array", 100000, 1), "expect": "too-deep"},
-            {"name": "bytes-100000", "text": {"generate": "string", "char": "[", "length": 100000}, "expect": "too-deep"},
+            {
+                "name": "bytes-100000",
+                "text": {"generate": "string", "char": "[", "length": 100000},
+                "expect": "too-deep",
+            },
             {"name": "object-200", "instance": nested("nested-array", 200, 1), "expect": "valid"},
         ],
     },
@@ -191,8 +205,16 @@ CASES: dict[str, dict] = {
         "schema": {"type": "string", "pattern": "^(a+)+$"},
         "expect": "compiles",
         "payloads": [
-            {"name": "redos-30", "instance": {"generate": "string", "char": "a", "length": 30, "suffix": "!"}, "expect": "invalid"},
-            {"name": "redos-100000", "instance": {"generate": "string", "char": "a", "length": 100000, "suffix": "!"}, "expect": "invalid"},
+            {
+                "name": "redos-30",
+                "instance": {"generate": "string", "char": "a", "length": 30, "suffix": "!"},
+                "expect": "invalid",
+            },
+            {
+                "name": "redos-100000",
+                "instance": {"generate": "string", "char": "a", "length": 100000, "suffix": "!"},
+                "expect": "invalid",
+            },
             {"name": "match", "instance": "aaaa", "expect": "valid"},
         ],
     },
@@ -202,7 +224,11 @@ CASES: dict[str, dict] = {
         "schema": {"type": "object", "patternProperties": {"^(x|x)*y$": {"type": "integer"}}},
         "expect": "compiles",
         "payloads": [
-            {"name": "long-key", "instance": {"generate": "object", "template": {}, "key": "x" * 40, "value": "s"}, "expect": "valid"},
+            {
+                "name": "long-key",
+                "instance": {"generate": "object", "template": {}, "key": "x" * 40, "value": "s"},
+                "expect": "valid",
+            },
         ],
     },
     "regex-lookahead": {
@@ -224,15 +250,23 @@ CASES: dict[str, dict] = {
         "config": {"regex": "backtracking"},
         "expect": "compiles",
         "payloads": [
-            {"name": "redos-30", "instance": {"generate": "string", "char": "a", "length": 30, "suffix": "!"}, "expect": "invalid"},
+            {
+                "name": "redos-30",
+                "instance": {"generate": "string", "char": "a", "length": 30, "suffix": "!"},
+                "expect": "invalid",
+            },
         ],
     },
     # -- the budget -------------------------------------------------------------------------
     "schema-too-large": {
         "threat": "budget",
         "description": "a 2 MB description: over max_schema_bytes",
-        "schema": {"generate": "object", "template": {"type": "object"}, "key": "description",
-                   "value": {"generate": "string", "char": "x", "length": 2_000_000}},
+        "schema": {
+            "generate": "object",
+            "template": {"type": "object"},
+            "key": "description",
+            "value": {"generate": "string", "char": "x", "length": 2_000_000},
+        },
         "expect": "limit-exceeded",
         "limit": "max_schema_bytes",
     },
@@ -267,8 +301,11 @@ CASES: dict[str, dict] = {
     "many-properties": {
         "threat": "budget",
         "description": "5000 properties in one object: over max_properties",
-        "schema": gen_object("properties", {"generate": "keyed", "prefix": "p", "length": 5000, "item": {"type": "integer"}},
-                             {"type": "object"}),
+        "schema": gen_object(
+            "properties",
+            {"generate": "keyed", "prefix": "p", "length": 5000, "item": {"type": "integer"}},
+            {"type": "object"},
+        ),
         "expect": "limit-exceeded",
         "limit": "max_properties",
     },
@@ -299,8 +336,7 @@ CASES: dict[str, dict] = {
     "unevaluated-nesting": {
         "threat": "budget",
         "description": "unevaluatedProperties nested 12 deep over allOf: over max_unevaluated_nesting",
-        "schema": {"generate": "nested-object", "depth": 12, "key": "allOf",
-                   "leaf": {"unevaluatedProperties": False}},
+        "schema": {"generate": "nested-object", "depth": 12, "key": "allOf", "leaf": {"unevaluatedProperties": False}},
         "expect": "compiles",
     },
     # -- payload bytes ----------------------------------------------------------------------

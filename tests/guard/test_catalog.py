@@ -21,7 +21,14 @@ def test_catalog_covers_every_threat_and_reason() -> None:
     threats = {case.threat for case in CASES}
     assert {"fetch", "cycle", "expansion", "explanation", "deep-instance", "regex", "budget", "payload"} <= threats
     reasons = {case.expect for case in CASES}
-    assert {"remote-ref", "unresolvable-ref", "invalid-schema", "limit-exceeded", "unsafe-pattern", "compiles"} <= reasons
+    assert {
+        "remote-ref",
+        "unresolvable-ref",
+        "invalid-schema",
+        "limit-exceeded",
+        "unsafe-pattern",
+        "compiles",
+    } <= reasons
     limits = {case.limit for case in CASES if case.limit}
     assert limits == set(engine.guard.LIMIT_MEANINGS)
 

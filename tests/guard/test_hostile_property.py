@@ -14,8 +14,19 @@ import engine
 BOUND_SECONDS = 2.0
 ENGINE = engine.Engine(engine.EngineConfig.load(env={}, cache_size=0))
 
-refs = st.sampled_from(["#", "#/$defs/a", "#/$defs/b", "#/properties/x", "#/$defs/missing", "#a",
-                        "https://example.com/x.json", "file:///etc/passwd", "other.json"])
+refs = st.sampled_from(
+    [
+        "#",
+        "#/$defs/a",
+        "#/$defs/b",
+        "#/properties/x",
+        "#/$defs/missing",
+        "#a",
+        "https://example.com/x.json",
+        "file:///etc/passwd",
+        "other.json",
+    ]
+)
 patterns = st.sampled_from(["^a+$", "^(a+)+$", "(?=a)", "(a)\\1", "[", "^\\d{2,}$"])
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.sampled_from(["a", "aa", "x", ""]))
 
@@ -62,8 +73,11 @@ def deep(depth: int, leaf: Any) -> Any:
 # example prints short).
 payloads = st.tuples(
     st.sampled_from([0, 0, 0, 20, 300, 5000]),
-    st.recursive(scalars, lambda c: st.one_of(st.lists(c, max_size=3), st.dictionaries(st.sampled_from("xyz"), c, max_size=3)),
-                 max_leaves=10),
+    st.recursive(
+        scalars,
+        lambda c: st.one_of(st.lists(c, max_size=3), st.dictionaries(st.sampled_from("xyz"), c, max_size=3)),
+        max_leaves=10,
+    ),
 )
 
 
@@ -86,7 +100,7 @@ def test_every_call_ends_in_a_result_or_a_typed_error(schema: Any, specs: list[t
         assert refused.reason in set(engine.RejectReason)
         assert refused.message
         return
-    for instance, text in zip(instances, texts):
+    for instance, text in zip(instances, texts, strict=True):
         try:
             answer = timed(compiled.is_valid, instance)
         except engine.DecodeError as error:

@@ -61,8 +61,10 @@ def test_meta_schema_refs_resolve_locally() -> None:
 
 
 def test_percent_encoded_and_escaped_pointers() -> None:
-    schema = {"$defs": {"a b": {"type": "string"}, "c/d": {"type": "integer"}, "e~f": {"type": "null"}},
-              "properties": {"x": {"$ref": "#/$defs/a%20b"}, "y": {"$ref": "#/$defs/c~1d"}, "z": {"$ref": "#/$defs/e~0f"}}}
+    schema = {
+        "$defs": {"a b": {"type": "string"}, "c/d": {"type": "integer"}, "e~f": {"type": "null"}},
+        "properties": {"x": {"$ref": "#/$defs/a%20b"}, "y": {"$ref": "#/$defs/c~1d"}, "z": {"$ref": "#/$defs/e~0f"}},
+    }
     cs = compile(schema)
     assert cs.is_valid({"x": "s", "y": 1, "z": None}) and not cs.is_valid({"y": "s"})
 
@@ -101,10 +103,16 @@ def test_draft4_ids() -> None:
         {"$defs": {"a": {"oneOf": [{"type": "null"}, {"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"},
         {"dependentSchemas": {"k": {"$ref": "#"}}},
         {"$dynamicAnchor": "n", "anyOf": [{"$dynamicRef": "#n"}]},
-        {"$schema": "https://json-schema.org/draft/2019-09/schema", "$recursiveAnchor": True,
-         "anyOf": [{"$recursiveRef": "#"}]},
-        {"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"a": {"$ref": "#/definitions/a"}},
-         "$ref": "#/definitions/a"},
+        {
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "$recursiveAnchor": True,
+            "anyOf": [{"$recursiveRef": "#"}],
+        },
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "definitions": {"a": {"$ref": "#/definitions/a"}},
+            "$ref": "#/definitions/a",
+        },
     ],
 )
 def test_cycles_that_never_descend_are_refused(schema: object) -> None:
@@ -118,8 +126,10 @@ def test_cycles_that_never_descend_are_refused(schema: object) -> None:
     [
         {"type": "array", "items": {"$ref": "#"}},
         {"properties": {"next": {"$ref": "#"}}},
-        {"$defs": {"a": {"additionalProperties": {"$ref": "#/$defs/b"}}, "b": {"anyOf": [{"$ref": "#/$defs/a"}]}},
-         "$ref": "#/$defs/a"},
+        {
+            "$defs": {"a": {"additionalProperties": {"$ref": "#/$defs/b"}}, "b": {"anyOf": [{"$ref": "#/$defs/a"}]}},
+            "$ref": "#/$defs/a",
+        },
         {"$dynamicAnchor": "n", "items": {"$dynamicRef": "#n"}},
         {"unevaluatedProperties": {"$ref": "#"}},
         {"propertyNames": {"$ref": "#"}},
@@ -144,8 +154,13 @@ def test_expansion_is_counted_without_inlining() -> None:
 
 
 def test_guard_report_facts() -> None:
-    cs = compile({"type": "object", "properties": {"tags": {"type": "array", "items": {"enum": ["a", "b", "c"]}}},
-                  "required": ["tags"]})
+    cs = compile(
+        {
+            "type": "object",
+            "properties": {"tags": {"type": "array", "items": {"enum": ["a", "b", "c"]}}},
+            "required": ["tags"],
+        }
+    )
     report = cs.guard
     assert report is not None and not report.recursive
     assert report.measured["max_enum"] == 3

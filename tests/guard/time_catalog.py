@@ -22,7 +22,9 @@ def main() -> None:
         try:
             compiled = eng.compile(case.schema, registry=case.registry or None)
         except engine.SchemaRejected as refused:
-            outcome = f"refused {refused.reason}" + (f" ({refused.details.get('limit')})" if refused.details.get("limit") else "")
+            outcome = f"refused {refused.reason}" + (
+                f" ({refused.details.get('limit')})" if refused.details.get("limit") else ""
+            )
             compiled = None
         compile_ms = (time.perf_counter() - started) * 1e3
         runs = []
