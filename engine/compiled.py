@@ -25,8 +25,10 @@ EXPLAIN_FRAMES = 512
 
 
 def depth_bound(guard: GuardReport | None, limits: Limits) -> int | None:
-    """The deepest instance a recursive schema is run on, or ``None`` for a non-recursive one."""
-    if guard is None or not guard.recursive:
+    """The deepest instance a schema is run on, or ``None`` when no instance can take the
+    validator deeper than its safe stack (no recursion, and no chain of references longer than
+    ``EXPLAIN_FRAMES``)."""
+    if guard is None or (not guard.recursive and guard.max_chain <= EXPLAIN_FRAMES):
         return None
     return max(1, min(limits.max_instance_depth, EVAL_FRAMES // max(guard.eval_depth, 1)))
 
@@ -155,14 +157,17 @@ class CompiledSchema:
         budget = self._limits.max_explain_work
         if not report.recursive:
             cost = report.measured.get("max_ref_expansion", 0)
-            return None if cost <= budget else f"an estimated {cost} evaluations, over max_explain_work ({budget})"
-        depth = nesting(instance, self._depth_bound or self._limits.max_instance_depth)
+            if cost > budget:
+                return f"an estimated {cost} evaluations, over max_explain_work ({budget})"
+        if self._depth_bound is None:
+            return None
+        depth = nesting(instance, self._depth_bound)
         if depth * report.eval_depth > EXPLAIN_FRAMES:
             return (
                 f"{depth} levels of instance through {report.eval_depth} chained subschemas each, over the "
                 f"{EXPLAIN_FRAMES} nested evaluations the explainer runs safely"
             )
-        if report.fan_out < 2:
+        if not report.recursive or report.fan_out < 2:
             return None
         cost = report.in_place_width
         for _ in range(depth):

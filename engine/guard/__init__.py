@@ -46,6 +46,9 @@ class GuardReport(msgspec.Struct, frozen=True, kw_only=True):
     """The longest chain of subschemas applied to one instance location."""
     fan_out: int
     """The most subschemas one schema applies to a single child of the instance, refs inlined."""
+    max_chain: int
+    """Without recursion, the longest chain of subschemas one evaluation can nest, refs inlined
+    (the native stack the schema needs whatever the instance); ``0`` when ``recursive``."""
     in_place_width: int
     """The most subschemas applied to one instance location, refs inlined."""
     max_star_height: int
@@ -108,6 +111,7 @@ def inspect(
         recursive=shape.recursive,
         eval_depth=shape.eval_depth,
         fan_out=shape.fan_out,
+        max_chain=0 if shape.recursive else shape.longest_chain,
         in_place_width=shape.in_place_width,
         max_star_height=heights,
         fetched=tuple(fetched or ()),

@@ -34,6 +34,9 @@ class Shape(msgspec.Struct, frozen=True, kw_only=True):
     """The most subschemas one schema applies to a single child of the instance (refs inlined):
     with recursion, the error path may do ``fan_out ** depth`` work on a ``depth``-deep instance."""
     reachable: int
+    longest_chain: int
+    """The longest chain of subschemas one evaluation can nest, refs inlined (descending keywords
+    included): the native stack a non-recursive schema needs, whatever the instance."""
 
 
 _NONE: list[int] = []
@@ -45,10 +48,11 @@ def analyse(graph: Graph, root: int = 0) -> Shape:
         return Shape(
             expansion=len(graph.obj),
             recursive=False,
-            eval_depth=graph.longest_chain,
+            eval_depth=graph.in_place_chain,
             in_place_width=len(graph.obj),
             fan_out=0,
             reachable=len(graph.obj),
+            longest_chain=graph.max_depth_seen,
         )
     in_place = graph.in_place
     n = len(graph.obj)
@@ -70,7 +74,7 @@ def analyse(graph: Graph, root: int = 0) -> Shape:
         width[node] = min(w, CAP)
         depth[node] = d + 1
         fan[node] = min(f, CAP)
-    expansion, recursive = _expansion(graph, root, n)
+    expansion, recursive, chain = _expansion(graph, root, n)
     return Shape(
         expansion=expansion,
         recursive=recursive,
@@ -78,6 +82,7 @@ def analyse(graph: Graph, root: int = 0) -> Shape:
         in_place_width=max((width[i] for i in reachable), default=1),
         fan_out=max((fan[i] for i in reachable), default=0),
         reachable=len(reachable),
+        longest_chain=chain,
     )
 
 
@@ -139,18 +144,21 @@ def _cycle(graph: Graph, loop: list[int]) -> SchemaRejected:
     )
 
 
-def _expansion(graph: Graph, root: int, n: int) -> tuple[int, bool]:
-    """Size of the schema with references inlined (memoised per target), and whether any
-    reference loops (through a descending keyword: in-place loops were refused already)."""
+def _expansion(graph: Graph, root: int, n: int) -> tuple[int, bool, int]:
+    """Size of the schema with references inlined (memoised per target), whether any reference
+    loops (through a descending keyword: in-place loops were refused already), and the longest
+    chain of subschemas one evaluation can nest (meaningful when nothing loops)."""
     in_place, descend, nothing = graph.in_place, graph.descend, _NONE
     size = [0] * n  # 0: not computed yet
+    longest = [0] * n
     on_path = [False] * n
     recursive = False
     on_path[root] = True
-    stack: list[list] = [[root, in_place.get(root, nothing) + descend.get(root, nothing), 0, 1]]
+    # frame: [node, edges, next edge, inlined size so far, longest chain below so far]
+    stack: list[list] = [[root, in_place.get(root, nothing) + descend.get(root, nothing), 0, 1, 0]]
     while stack:
         frame = stack[-1]
-        node, edges, i, total = frame
+        node, edges, i, total = frame[0], frame[1], frame[2], frame[3]
         if i < len(edges):
             frame[2] = i + 1
             child = edges[i]
@@ -159,13 +167,17 @@ def _expansion(graph: Graph, root: int, n: int) -> tuple[int, bool]:
                 frame[3] = total + 1
             elif size[child]:
                 frame[3] = min(total + size[child], CAP)
+                frame[4] = max(frame[4], longest[child])
             else:
                 on_path[child] = True
-                stack.append([child, in_place.get(child, nothing) + descend.get(child, nothing), 0, 1])
+                stack.append([child, in_place.get(child, nothing) + descend.get(child, nothing), 0, 1, 0])
         else:
             stack.pop()
             on_path[node] = False
             size[node] = total
+            longest[node] = frame[4] + 1
             if stack:
-                stack[-1][3] = min(stack[-1][3] + total, CAP)
-    return size[root], recursive
+                parent = stack[-1]
+                parent[3] = min(parent[3] + total, CAP)
+                parent[4] = max(parent[4], longest[node])
+    return size[root], recursive, longest[root]

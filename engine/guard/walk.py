@@ -72,7 +72,8 @@ class Graph:
         self.recursive_anchors: list[int] = []
         self.patterns: list[tuple[int, str, str]] = []  # (node, keyword, pattern)
         self._by_obj: dict[int, int] = {}
-        self.longest_chain = 0  # the longest in-place chain of the tree, references not followed
+        self.max_depth_seen = 0  # the deepest subschema nesting
+        self.in_place_chain = 0  # the longest in-place chain of the tree, references not followed
         # Measurements named after the limit that bounds them: (largest value, node where seen).
         self.measures: dict[str, list[int]] = {
             name: [0, -1]
@@ -148,7 +149,7 @@ class Graph:
         stack: list[tuple[Any, str, Dialect, int, str, Applies | None, int, int, int]] = [
             (value, base, dialect, parent, token, None, 1, 0, 1)
         ]
-        longest_chain = self.longest_chain
+        longest_chain = self.in_place_chain
         first = -1
         while stack:
             value, base, dialect, parent, token, applies, depth, uneval, chain = stack.pop()
@@ -263,7 +264,8 @@ class Graph:
             if per_child:
                 self.per_child[node] = per_child
         self.measures["max_subschemas"] = [len(obj), 0]
-        self.longest_chain = longest_chain
+        self.in_place_chain = longest_chain
+        self.max_depth_seen = depth_m[0]
         return first
 
     def _link(self, parent: int, child: int, applies: Applies | None) -> None:

@@ -192,6 +192,27 @@ CASES: dict[str, dict] = {
             {"name": "object-100", "instance": nested("nested-object", 100, {}), "expect": "valid"},
         ],
     },
+    "deep-instance-ref-chain": {
+        "threat": "deep-instance",
+        "description": "no recursion, but 4000 $defs each descending into the next: a 4000-deep instance "
+        "overflows a 1 MiB native stack raw",
+        "schema": {
+            "$defs": {
+                **{f"d{i}": {"type": "object", "properties": {"x": {"$ref": f"#/$defs/d{i + 1}"}}} for i in range(4000)},
+                "d4000": {"type": "string"},
+            },
+            "$ref": "#/$defs/d0",
+        },
+        "expect": "compiles",
+        "payloads": [
+            {"name": "object-4000", "instance": {"generate": "nested-object", "depth": 4000, "key": "x", "leaf": 1},
+             "expect": "too-deep"},
+            {"name": "object-100", "instance": {"generate": "nested-object", "depth": 100, "key": "x", "leaf": 1},
+             "expect": "invalid"},
+            {"name": "object-10", "instance": {"generate": "nested-object", "depth": 10, "key": "x", "leaf": {}},
+             "expect": "valid"},
+        ],
+    },
     "deep-instance-flat-schema": {
         "threat": "deep-instance",
         "description": "non-recursive schema, 100000-deep instance object: validated without a depth walk",

@@ -167,3 +167,45 @@ def test_issue_cap() -> None:
     with pytest.raises(engine.ValidationFailed) as failure:
         eng.compile({"items": {"type": "integer"}}).validate(["x"] * 50)
     assert len(failure.value.issues) == 5 and failure.value.truncated
+
+
+CHAIN_PROBE = textwrap.dedent(
+    """
+    import threading
+    import engine
+    n = 4000
+    defs = {f"d{i}": {"type": "object", "properties": {"x": {"$ref": f"#/$defs/d{i + 1}"}}} for i in range(n)}
+    defs[f"d{n}"] = {"type": "string"}
+    compiled = engine.compile({"$defs": defs, "$ref": "#/$defs/d0"})
+    assert not compiled.guard.recursive and compiled.guard.max_chain > n
+    def nested(depth, leaf):
+        for _ in range(depth):
+            leaf = {"x": leaf}
+        return leaf
+    def run():
+        for depth in (n, compiled._depth_bound + 1):
+            try:
+                compiled.is_valid(nested(depth, 1))
+            except engine.DecodeError:
+                pass
+            else:
+                raise AssertionError("not bounded")
+        depth = compiled._depth_bound
+        assert compiled.is_valid(nested(depth - 1, {}))
+        try:
+            compiled.validate(nested(depth - 1, 1))
+        except engine.ValidationFailed as failure:
+            assert failure.issues
+        print("ok")
+    threading.stack_size(1 << 20)
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    """
+)
+
+
+def test_long_reference_chain_without_recursion_is_bounded_too() -> None:
+    result = subprocess.run([sys.executable, "-c", CHAIN_PROBE], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.startswith("ok")
