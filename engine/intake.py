@@ -16,6 +16,10 @@ __all__ = ["DocumentSize", "fingerprint", "load_schema", "measure_document"]
 _encode_sorted = msgspec.json.Encoder(order="sorted").encode
 
 
+# What a JSON encoder writes as an array (a shared container in any of them counts once per place).
+_ARRAYS = frozenset({list, tuple, set, frozenset})
+
+
 class DocumentSize(NamedTuple):
     bytes: int
     """The document's size: exact for bytes and text, a lower bound of its JSON encoding for objects."""
@@ -38,21 +42,23 @@ def measure_document(document: Any, limits: Limits, known_bytes: int | None = No
             raise _too_deep(depth, limits)
         below: list[Any] = []
         for value in level:
-            if isinstance(value, Mapping):
+            if type(value) in _ARRAYS:
+                size += 2 + len(value)
+                children: Any = value
+            else:  # a mapping
                 try:
                     size += 2 + 4 * len(value) + sum(map(len, value))
                 except TypeError:  # a key that is not a string: the fingerprint refuses it
                     size += 2 + 4 * len(value)
-                children: Any = value.values()
-            else:
-                size += 2 + len(value)
-                children = value
+                children = value.values()
             for child in children:
                 kind = type(child)
-                if kind is dict or kind is list or isinstance(child, Mapping):
-                    below.append(child)
-                elif kind is str:
+                if kind is str:
                     size += len(child) + 2
+                elif kind is dict or kind in _ARRAYS:
+                    below.append(child)
+                elif kind is not int and kind is not float and kind is not bool and isinstance(child, Mapping):
+                    below.append(child)
         if known_bytes is None and size > max_bytes:
             raise _too_large(size, limits, estimated=True)
         level = below

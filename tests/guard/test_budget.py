@@ -114,3 +114,12 @@ def test_linear_engine_defuses_nested_quantifiers() -> None:
     assert not compiled.is_valid("a" * 100_000 + "!")
     assert compiled.guard is not None and compiled.guard.max_star_height == 2
     assert star_height("^(a|b)*c$") == 1 and star_height("((a*)*)*") == 3 and star_height("abc") == 0
+
+
+def test_shared_objects_inside_tuples_count_too() -> None:
+    node: object = {"type": "integer"}
+    for _ in range(64):
+        node = {"anyOf": (node, node)}
+    with pytest.raises(engine.SchemaRejected) as refused:
+        eng().compile({"enum": (node,)})
+    assert refused.value.reason == "limit-exceeded"
