@@ -88,6 +88,9 @@ def inspect(
     locations = {name: graph.pointer(node) for name, (_, node) in graph.measures.items() if node >= 0}
     measured["max_ref_expansion"] = shape.expansion
     measured["max_eval_depth"] = shape.eval_depth
+    if shape.unevaluated_nesting > measured["max_unevaluated_nesting"]:
+        measured["max_unevaluated_nesting"] = shape.unevaluated_nesting
+        locations["max_unevaluated_nesting"] = ""
     check(measured, locations, limits)
 
     heights = 0

@@ -34,6 +34,9 @@ class Shape(msgspec.Struct, frozen=True, kw_only=True):
     """The most subschemas one schema applies to a single child of the instance (refs inlined):
     with recursion, the error path may do ``fan_out ** depth`` work on a ``depth``-deep instance."""
     reachable: int
+    unevaluated_nesting: int
+    """``unevaluated*`` scopes nested in place, through references (each re-evaluates what it
+    wraps)."""
     longest_chain: int
     """The longest chain of subschemas one evaluation can nest, refs inlined (descending keywords
     included): the native stack a non-recursive schema needs, whatever the instance."""
@@ -53,6 +56,7 @@ def analyse(graph: Graph, root: int = 0) -> Shape:
             fan_out=0,
             reachable=len(graph.obj),
             longest_chain=graph.max_depth_seen,
+            unevaluated_nesting=0,  # the walk measured it along the tree
         )
     in_place = graph.in_place
     n = len(graph.obj)
@@ -63,17 +67,22 @@ def analyse(graph: Graph, root: int = 0) -> Shape:
     width = [1] * n
     depth = [1] * n
     fan = [0] * n
+    uneval = [0] * n
     per_child = graph.per_child
+    scopes = graph.unevaluated_scopes
     for node in order:
-        w, d, f = 1, 0, per_child.get(node, 0)
+        w, d, f, u = 1, 0, per_child.get(node, 0), 0
         for child in in_place.get(node, _NONE):
             w += width[child]
             f += fan[child]
             if depth[child] > d:
                 d = depth[child]
+            if uneval[child] > u:
+                u = uneval[child]
         width[node] = min(w, CAP)
         depth[node] = d + 1
         fan[node] = min(f, CAP)
+        uneval[node] = u + (node in scopes)
     expansion, recursive, chain = _expansion(graph, root, n)
     return Shape(
         expansion=expansion,
@@ -83,6 +92,7 @@ def analyse(graph: Graph, root: int = 0) -> Shape:
         fan_out=max((fan[i] for i in reachable), default=0),
         reachable=len(reachable),
         longest_chain=chain,
+        unevaluated_nesting=max((uneval[i] for i in reachable), default=0),
     )
 
 

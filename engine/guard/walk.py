@@ -73,6 +73,7 @@ class Graph:
         self.patterns: list[tuple[int, str, str]] = []  # (node, keyword, pattern)
         self._by_obj: dict[int, int] = {}
         self.max_depth_seen = 0  # the deepest subschema nesting
+        self.unevaluated_scopes: set[int] = set()
         self.in_place_chain = 0  # the longest in-place chain of the tree, references not followed
         # Measurements named after the limit that bounds them: (largest value, node where seen).
         self.measures: dict[str, list[int]] = {
@@ -186,6 +187,7 @@ class Graph:
                     if isinstance(ref, str) and (keyword == "$ref" or dialect.is_modern):
                         refs.append((node, keyword, join_uri(base, ref)))
                 if "unevaluatedProperties" in value or "unevaluatedItems" in value:
+                    self.unevaluated_scopes.add(node)
                     uneval += 1
                     if uneval > uneval_m[0]:
                         uneval_m[0], uneval_m[1] = uneval, node

@@ -198,19 +198,30 @@ CASES: dict[str, dict] = {
         "overflows a 1 MiB native stack raw",
         "schema": {
             "$defs": {
-                **{f"d{i}": {"type": "object", "properties": {"x": {"$ref": f"#/$defs/d{i + 1}"}}} for i in range(4000)},
+                **{
+                    f"d{i}": {"type": "object", "properties": {"x": {"$ref": f"#/$defs/d{i + 1}"}}} for i in range(4000)
+                },
                 "d4000": {"type": "string"},
             },
             "$ref": "#/$defs/d0",
         },
         "expect": "compiles",
         "payloads": [
-            {"name": "object-4000", "instance": {"generate": "nested-object", "depth": 4000, "key": "x", "leaf": 1},
-             "expect": "too-deep"},
-            {"name": "object-100", "instance": {"generate": "nested-object", "depth": 100, "key": "x", "leaf": 1},
-             "expect": "invalid"},
-            {"name": "object-10", "instance": {"generate": "nested-object", "depth": 10, "key": "x", "leaf": {}},
-             "expect": "valid"},
+            {
+                "name": "object-4000",
+                "instance": {"generate": "nested-object", "depth": 4000, "key": "x", "leaf": 1},
+                "expect": "too-deep",
+            },
+            {
+                "name": "object-100",
+                "instance": {"generate": "nested-object", "depth": 100, "key": "x", "leaf": 1},
+                "expect": "invalid",
+            },
+            {
+                "name": "object-10",
+                "instance": {"generate": "nested-object", "depth": 10, "key": "x", "leaf": {}},
+                "expect": "valid",
+            },
         ],
     },
     "deep-instance-flat-schema": {

@@ -123,3 +123,19 @@ def test_shared_objects_inside_tuples_count_too() -> None:
     with pytest.raises(engine.SchemaRejected) as refused:
         eng().compile({"enum": (node,)})
     assert refused.value.reason == "limit-exceeded"
+
+
+def test_unevaluated_nesting_through_references() -> None:
+    levels = 11
+    defs = {
+        f"a{i}": {
+            "anyOf": [{"$ref": f"#/$defs/a{i + 1}"}, {"properties": {f"q{i}": True}}],
+            "unevaluatedProperties": False,
+        }
+        for i in range(levels)
+    }
+    defs[f"a{levels}"] = {"properties": {"p": True}, "unevaluatedProperties": False}
+    with pytest.raises(engine.SchemaRejected) as refused:
+        eng().compile({"$defs": defs, "$ref": "#/$defs/a0"})
+    assert refused.value.details["limit"] == "max_unevaluated_nesting"
+    assert refused.value.details["measured"] == levels + 1
