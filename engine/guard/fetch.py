@@ -55,24 +55,36 @@ def address_refusal(address: str, config: FetchConfig) -> str | None:
     return None
 
 
+def _connect(family: int, sockaddr: Any, timeout: float) -> socket.socket:
+    """A TCP connection to exactly ``sockaddr`` (no name lookup of any kind)."""
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        sock.connect(sockaddr)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
 class _PinnedHTTPConnection(http.client.HTTPConnection):
     """An HTTP connection to a fixed, already checked address (the ``Host`` header keeps the name)."""
 
-    def __init__(self, host: str, port: int, address: str, connect_timeout: float) -> None:
+    def __init__(self, host: str, port: int, target: tuple[int, Any], connect_timeout: float) -> None:
         super().__init__(host, port, timeout=connect_timeout)
-        self._address = address
+        self._target = target
 
     def connect(self) -> None:
-        self.sock = socket.create_connection((self._address, self.port), timeout=self.timeout)
+        self.sock = _connect(*self._target, self.timeout)  # type: ignore[arg-type]
 
 
 class _PinnedHTTPSConnection(http.client.HTTPSConnection):
-    def __init__(self, host: str, port: int, address: str, connect_timeout: float) -> None:
+    def __init__(self, host: str, port: int, target: tuple[int, Any], connect_timeout: float) -> None:
         super().__init__(host, port, timeout=connect_timeout, context=ssl.create_default_context())
-        self._address = address
+        self._target = target
 
     def connect(self) -> None:
-        sock = socket.create_connection((self._address, self.port), timeout=self.timeout)
+        sock = _connect(*self._target, self.timeout)  # type: ignore[arg-type]
         # The certificate is checked against the host name, not the address.
         self.sock = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
 
@@ -123,6 +135,15 @@ class Fetcher:
             return document
         raise self._refuse(uri, f"more than {config.max_redirects} redirects", url=url)
 
+    def _resolve(self, uri: str, url: str, host: str, port: int, deadline: float) -> list[Any]:
+        timeout = min(self.config.connect_timeout, deadline - time.monotonic())
+        if timeout <= 0:
+            raise self._refuse(uri, f"total timeout of {self.config.total_timeout} s exceeded", url=url)
+        try:
+            return _resolve_in_thread(host, port, timeout)
+        except (OSError, UnicodeError) as exc:
+            raise self._refuse(uri, f"host {host!r} does not resolve ({exc})", url=url) from None
+
     def _get(self, uri: str, url: str, deadline: float) -> tuple[int, str | None, bytes]:
         config = self.config
         parts = urlsplit(url)
@@ -136,23 +157,19 @@ class Fetcher:
             port = parts.port or (443 if scheme == "https" else 80)
         except ValueError:
             raise self._refuse(uri, "the URI has an invalid port", url=url) from None
-        try:
-            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except (OSError, UnicodeError) as exc:
-            raise self._refuse(uri, f"host {host!r} does not resolve ({exc})", url=url) from None
-        addresses = list(dict.fromkeys(info[4][0] for info in infos))
-        for address in addresses:
-            why = address_refusal(address, config)
+        infos = self._resolve(uri, url, host, port, deadline)
+        for info in infos:
+            why = address_refusal(info[4][0], config)
             if why is not None:
-                raise self._refuse(uri, f"host {host!r} resolves to {address}, {why}", url=url)
-        if not addresses:
+                raise self._refuse(uri, f"host {host!r} resolves to {info[4][0]}, {why}", url=url)
+        if not infos:
             raise self._refuse(uri, f"host {host!r} has no address", url=url)
-        address = addresses[0]  # resolved once; the connection goes to this checked address
+        target = (infos[0][0], infos[0][4])  # resolved once; the connection goes to this checked address
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise self._refuse(uri, f"total timeout of {config.total_timeout} s exceeded", url=url)
         cls = _PinnedHTTPSConnection if scheme == "https" else _PinnedHTTPConnection
-        conn = cls(host, port, address, min(config.connect_timeout, remaining))
+        conn = cls(host, port, target, min(config.connect_timeout, remaining))
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         try:
             conn.request("GET", path, headers={"Accept": "application/schema+json, application/json"})
@@ -181,6 +198,26 @@ class Fetcher:
             raise self._refuse(uri, f"the request failed ({type(exc).__name__}: {exc})", url=url) from None
         finally:
             conn.close()
+
+
+def _resolve_in_thread(host: str, port: int, timeout: float) -> list[Any]:
+    """``getaddrinfo`` has no timeout of its own: run it aside and stop waiting at ``timeout``."""
+    outcome: list[Any] = []
+
+    def resolve() -> None:
+        try:
+            outcome.append(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+        except (OSError, UnicodeError) as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=resolve, name="engine-fetch-dns", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if not outcome:
+        raise TimeoutError(f"no answer within {timeout:.1f} s")
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
 
 
 def _host_allowed(host: str, allow: tuple[str, ...]) -> bool:

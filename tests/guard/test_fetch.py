@@ -21,12 +21,14 @@ INTEGER = {"type": "integer"}
 class Server:
     def __init__(self) -> None:
         self.hits: list[str] = []
+        self.hosts: list[str] = []
         self.routes: dict[str, tuple[int, dict[str, str], bytes, float]] = {}
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802
                 server.hits.append(self.path)
+                server.hosts.append(self.headers.get("Host", ""))
                 status, headers, body, delay = server.routes.get(self.path, (404, {}, b"", 0.0))
                 if delay:
                     time.sleep(delay)
@@ -71,6 +73,7 @@ def running_server() -> Iterator[Server]:
 @pytest.fixture
 def server(running_server: Server) -> Server:
     running_server.hits.clear()
+    running_server.hosts.clear()
     running_server.routes.clear()
     return running_server
 
@@ -223,3 +226,36 @@ def test_public_addresses_pass_and_opt_ins_work() -> None:
     assert address_refusal("127.0.0.1", FetchConfig(allow_loopback=True)) is None
     assert address_refusal("10.0.0.1", FetchConfig(allow_private=True)) is None
     assert address_refusal("169.254.169.254", FetchConfig(allow_private=True, allow_loopback=True)) is not None
+
+
+def test_name_resolved_once_and_connection_pinned_to_the_checked_address(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = iter([("127.0.0.1",), ("169.254.169.254",)])  # a rebinding DNS server
+    calls: list[str] = []
+
+    def fake_getaddrinfo(host: str, port: int, *args: object, **kwargs: object) -> list:
+        calls.append(host)
+        (address,) = next(answers)
+        return [(2, 1, 6, "", (address, port))]
+
+    monkeypatch.setattr("socket.getaddrinfo", fake_getaddrinfo)
+    server.serve("/int.json", INTEGER)
+    url = f"http://schemas.test:{server.port}/int.json"
+    compiled = fetching(allow_hosts=["schemas.test"]).compile({"$ref": url})
+    assert compiled.is_valid(1)
+    assert calls == ["schemas.test"]  # one resolution; the connection went to its answer
+    assert server.hosts == [f"schemas.test:{server.port}"]
+
+
+def test_slow_dns_is_cut_by_the_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    def slow_getaddrinfo(*args: object, **kwargs: object) -> list:
+        time.sleep(2)
+        return []
+
+    monkeypatch.setattr("socket.getaddrinfo", slow_getaddrinfo)
+    started = time.monotonic()
+    with pytest.raises(engine.SchemaRejected) as refused:
+        fetching(allow_hosts=["slow.test"], connect_timeout=0.2).compile({"$ref": "http://slow.test/x.json"})
+    assert time.monotonic() - started < 1.5
+    assert "does not resolve" in refused.value.message
