@@ -1,6 +1,7 @@
 """``python -m engine.guard FILE...``: measure tool schemas against the guard's limits.
 
-Each FILE is a JSON array of MCP tool definitions (or one schema). Prints, for each limit, its
+Each FILE is a JSON array of MCP tool definitions, recorded results or elicitation requests
+(their ``inputSchema`` / ``outputSchema`` / ``requestedSchema``), or one schema. Prints, for each limit, its
 default, the largest value measured and where, and the headroom; then the guard's share of a cold
 compile. Used to pick the defaults (see the README's ``## Guard`` section).
 """
@@ -24,10 +25,13 @@ def schemas_in(path: Path) -> list[tuple[str, Any]]:
     if not isinstance(data, list):
         return [(path.name, data)]
     found = []
-    for tool in data:
-        for key in ("inputSchema", "outputSchema"):
-            if isinstance(tool, dict) and isinstance(tool.get(key), (dict, bool)):
-                found.append((f"{path.stem}:{tool.get('name')}:{key}", tool[key]))
+    for index, item in enumerate(data):
+        if not isinstance(item, dict):
+            continue
+        name = item.get("name") or item.get("tool") or item.get("id") or index
+        for key in ("inputSchema", "outputSchema", "requestedSchema"):
+            if isinstance(item.get(key), (dict, bool)):
+                found.append((f"{path.stem}:{name}:{key}", item[key]))
     return found
 
 

@@ -1,4 +1,4 @@
-"""Every real tool schema in bench_data/tools/ still compiles with the guard on at its defaults
+"""Every real schema in bench_data/ (tools, recorded results, elicitation forms) still compiles with the guard on at its defaults
 (or is refused as invalid-schema by its own meta-schema), with room under every limit."""
 
 from __future__ import annotations
@@ -11,7 +11,12 @@ import engine
 from engine.dialect import Dialect, check_meta_schema, detect_dialect
 from engine.guard.__main__ import schemas_in
 
-TOOLS = sorted((Path(__file__).resolve().parents[2] / "bench_data" / "tools").glob("*.json"))
+DATA = Path(__file__).resolve().parents[2] / "bench_data"
+TOOLS = [
+    *sorted((DATA / "tools").glob("*.json")),
+    DATA / "structured" / "tool-results.json",
+    DATA / "elicitation" / "requested-schemas.json",
+]
 SCHEMAS = [item for path in TOOLS for item in schemas_in(path)]
 ENGINE = engine.Engine(engine.EngineConfig.load(env={}))
 
