@@ -109,7 +109,10 @@ class CompiledSchema:
         than the schema's depth bound raises ``DecodeError(too-deep)`` instead (never an answer)."""
         if self._depth_bound is not None:
             check_depth(instance, self._depth_bound)
-        return self._is_valid(instance)
+        if self._checker.is_valid(instance):  # (inlined `_is_valid`: one frame less on the hot path)
+            return True
+        fallback = self._fallback
+        return fallback is not None and fallback.is_valid(instance)
 
     def _is_valid(self, instance: Any) -> bool:
         if self._checker.is_valid(instance):
