@@ -12,12 +12,12 @@ import msgspec
 from ..errors import RejectReason, SchemaRejected
 from .walk import Graph
 
-__all__ = ["Shape", "analyse"]
+__all__ = ["GraphFacts", "analyse"]
 
 CAP = 1 << 62
 
 
-class Shape(msgspec.Struct, frozen=True, kw_only=True):
+class GraphFacts(msgspec.Struct, frozen=True, kw_only=True):
     """Cost facts of one schema graph."""
 
     expansion: int
@@ -45,10 +45,10 @@ class Shape(msgspec.Struct, frozen=True, kw_only=True):
 _NONE: list[int] = []
 
 
-def analyse(graph: Graph, root: int = 0) -> Shape:
+def analyse(graph: Graph, root: int = 0) -> GraphFacts:
     if not graph.refs:
         # A tree: nothing loops, nothing recurses, and nothing to inline (the fast, common case).
-        return Shape(
+        return GraphFacts(
             expansion=len(graph.obj),
             recursive=False,
             eval_depth=graph.in_place_chain,
@@ -84,7 +84,7 @@ def analyse(graph: Graph, root: int = 0) -> Shape:
         fan[node] = min(f, CAP)
         uneval[node] = u + (node in scopes)
     expansion, recursive, chain = _expansion(graph, root, n)
-    return Shape(
+    return GraphFacts(
         expansion=expansion,
         recursive=recursive,
         eval_depth=max((depth[i] for i in reachable), default=1),
