@@ -1,5 +1,6 @@
-"""Every real schema in bench_data/ (tools, recorded results, elicitation forms) still compiles with the guard on at its defaults
-(or is refused as invalid-schema by its own meta-schema), with room under every limit."""
+"""Every real schema in bench_data/ (tools, recorded results, elicitation forms) still compiles
+with the guard on at its defaults (or is refused as invalid-schema by its own meta-schema), with
+room under every limit."""
 
 from __future__ import annotations
 
