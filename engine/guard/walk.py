@@ -151,10 +151,12 @@ class Graph:
             (value, base, dialect, parent, token, None, 1, 0, 1)
         ]
         longest_chain = self.in_place_chain
+        in_place, descend = self.in_place, self.descend
+        in_place_kind, descend_kind = Applies.IN_PLACE, Applies.DESCEND
         first = -1
         while stack:
             value, base, dialect, parent, token, applies, depth, uneval, chain = stack.pop()
-            is_map = isinstance(value, Mapping)
+            is_map = type(value) is dict or isinstance(value, Mapping)
             node = len(obj)
             obj.append(value)
             parents.append(parent)
@@ -162,8 +164,10 @@ class Graph:
             docs.append(doc)
             if first < 0:
                 first = node
-            if parent >= 0 and applies is not Applies.HOLD:
-                self._link(parent, node, applies)
+            if applies is in_place_kind:
+                in_place.setdefault(parent, []).append(node)
+            elif applies is descend_kind:
+                descend.setdefault(parent, []).append(node)
             if depth > depth_m[0]:
                 depth_m[0], depth_m[1] = depth, node
             if chain > longest_chain:
@@ -256,13 +260,14 @@ class Graph:
                         per_child += len(sub)  # every pattern may match the same name
                     elif keyword == "properties" and sub:
                         per_child += 1  # one name, one property schema
-                    prefix = f"/{_escape(keyword)}/"
+                    prefix = f"/{keyword}/"
                     legacy_map = shape is Shape.MAP_OF_SCHEMA_OR_LIST
                     c = in_chain if how is Applies.IN_PLACE else 1
                     for key, child in sub.items():
                         if legacy_map and not isinstance(child, (Mapping, bool)):
                             continue
-                        stack.append((child, base, dialect, node, prefix + _escape(key), how, child_depth, uneval, c))
+                        token = prefix + (_escape(key) if "/" in key or "~" in key else key)
+                        stack.append((child, base, dialect, node, token, how, child_depth, uneval, c))
             if per_child:
                 self.per_child[node] = per_child
         self.measures["max_subschemas"] = [len(obj), 0]
