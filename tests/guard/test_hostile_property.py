@@ -6,13 +6,17 @@ import json
 import time
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
 
 BOUND_SECONDS = 2.0
-ENGINE = engine.Engine(engine.EngineConfig.load(env={}, cache_size=0))
+ENGINES = {
+    name: engine.Engine(engine.EngineConfig.load(env={}, cache_size=0, backend=name))
+    for name in ("auto", "jsonschema-rs", "fastjsonschema", "jsonschema")
+}
 
 refs = st.sampled_from(
     [
@@ -89,13 +93,14 @@ def timed(call: Any, *args: Any) -> Any:
         assert time.perf_counter() - started < BOUND_SECONDS
 
 
-@settings(max_examples=500, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@pytest.mark.parametrize("backend", sorted(ENGINES))
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(schema=schemas, specs=st.lists(payloads, min_size=1, max_size=3))
-def test_every_call_ends_in_a_result_or_a_typed_error(schema: Any, specs: list[tuple[int, Any]]) -> None:
+def test_every_call_ends_in_a_result_or_a_typed_error(backend: str, schema: Any, specs: list[tuple[int, Any]]) -> None:
     instances = [deep(depth, value) for depth, value in specs]
     texts = [("[" * depth + json.dumps(value) + "]" * depth).encode() for depth, value in specs]
     try:
-        compiled = timed(ENGINE.compile, schema)
+        compiled = timed(ENGINES[backend].compile, schema)
     except engine.SchemaRejected as refused:
         assert refused.reason in set(engine.RejectReason)
         assert refused.message
