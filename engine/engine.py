@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import guard
-from .backends import AUTO_ORDER, Backend, BackendRefused, SchemaSource, load_backend
+from .backends import AUTO_ORDER, Backend, BackendRefused, SchemaSource, load_backend, refuse
 from .cache import CacheStats, CompileCache
 from .compiled import CompiledSchema
 from .config import EngineConfig
@@ -105,6 +105,8 @@ class Engine:
                 break
             backend = self._backend(name)
             try:
+                if name in guard.BACKTRACKING_EVALUATORS and report.exponential:
+                    raise refuse(name, f"{report.exponential}; only {GENERAL_BACKEND} evaluates it in bounded time")
                 checker = backend.compile(source)
             except BackendRefused as refusal:
                 if config.backend != "auto":

@@ -76,3 +76,23 @@ def test_case(case: Case) -> None:
     run_case(case)
     elapsed = time.perf_counter() - started
     assert elapsed < case.bound_seconds, f"{case.name} took {elapsed:.2f} s (bound {case.bound_seconds} s)"
+
+
+BACKENDS = ("msgspec", "fastjsonschema", "jsonschema")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_case_through_each_backend(case: Case, backend: str) -> None:
+    """Forced onto one backend, a case ends the same way, or that backend declines it."""
+    started = time.perf_counter()
+    eng = engine.Engine(engine.EngineConfig.load(env={}, backend=backend, **case.config))
+    try:
+        compiled = eng.compile(case.schema, registry=case.registry or None)
+    except engine.SchemaRejected as refused:
+        assert refused.reason in (case.expect, "unsupported-by-backend"), refused.message
+    else:
+        assert case.expect == "compiles"
+        for payload in case.payloads:
+            assert _outcome(compiled, payload.value, payload.data)[0] == payload.expect, payload.name
+    assert time.perf_counter() - started < case.bound_seconds
