@@ -444,7 +444,11 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if args.command == "bench":
+        args.bench_args = [*args.bench_args, *unknown]
+    elif unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command is None:
         parser.print_help(out)
         return EXIT_USAGE

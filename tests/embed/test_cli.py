@@ -1,0 +1,166 @@
+"""The command line: exit statuses, the --json shape, and the sentences people read."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+
+ROOT = Path(__file__).parents[2]
+TOOLS = ROOT / "bench_data" / "tools"
+
+
+def run(*argv: str, stdin: bytes | None = None, monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    if stdin is not None:
+        assert monkeypatch is not None
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def tools_file(tmp_path: Path) -> Path:
+    tools = [
+        {"name": "ok_tool", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
+         "outputSchema": {"type": "array", "items": {"type": "integer"}}},
+        {"name": "remote", "inputSchema": {"type": "object", "properties": {"x": {"$ref": "https://evil.example/s.json"}}}},
+        {"name": "bad_dialect", "inputSchema": {"$schema": "https://example.com/my-dialect", "type": "object"}},
+        {"name": "no_schema"},
+    ]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}))
+    return path
+
+
+def test_check_reports_each_refusal_with_reason_and_location(tools_file: Path) -> None:
+    code, out, _ = run("check", str(tools_file))
+    assert code == 1
+    assert "JSON-RPC response (tools/list result), 4 tools" in out
+    assert "ok      ok_tool" in out
+    assert "REFUSED remote" in out
+    assert "(remote-ref) at '/properties/x/$ref'" in out or "(remote-ref)" in out
+    assert "https://evil.example/s.json" in out
+    assert "(unsupported-dialect)" in out and "https://example.com/my-dialect" in out
+    assert "no inputSchema" in out
+    assert "3 of 4 refused" in out
+
+
+def test_check_json_shape(tools_file: Path) -> None:
+    code, out, _ = run("check", str(tools_file), "--json")
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["summary"]["tools"] == 4 and doc["summary"]["refused"] == 3
+    assert doc["summary"]["reasons"]["remote-ref"] == 1
+    assert doc["summary"]["limits"]["max_schema_depth"] > 0
+    by_name = {t["name"]: t for t in doc["tools"]}
+    ok = by_name["ok_tool"]
+    assert ok["status"] == "ok"
+    for key in ("inputSchema", "outputSchema"):
+        slot = ok["schemas"][key]
+        assert slot["status"] == "ok" and slot["dialect"] == "2020-12" and slot["backend"]
+        assert isinstance(slot["why"], str) and isinstance(slot["guard"], dict)
+    refusal = by_name["remote"]["schemas"]["inputSchema"]["refusal"]
+    assert refusal["reason"] == "remote-ref"
+    assert set(refusal) == {"reason", "message", "location", "details"}
+
+
+def test_check_all_accepted_exits_zero(tmp_path: Path) -> None:
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps({"type": "object", "required": ["a"]}))
+    code, out, _ = run("check", str(path))
+    assert code == 0
+    assert "one schema" in out and "All 1 accepted." in out
+
+
+def test_check_real_server_list() -> None:
+    code, out, _ = run("check", str(TOOLS / "modelcontextprotocol-servers.json"), "--json")
+    doc = json.loads(out)
+    assert doc["summary"]["document"] == "list of tools"
+    assert doc["summary"]["tools"] == len(json.loads((TOOLS / "modelcontextprotocol-servers.json").read_text()))
+    assert code == (1 if doc["summary"]["refused"] else 0)
+
+
+@pytest.mark.parametrize(
+    ("content", "phrase"),
+    [
+        (None, "cannot read the file"),
+        (b"{not json", "is not usable JSON"),
+        (b"42", "expected a tools/list result"),
+    ],
+)
+def test_check_unusable_input_exits_two(tmp_path: Path, content: bytes | None, phrase: str) -> None:
+    path = tmp_path / "input.json"
+    if content is not None:
+        path.write_bytes(content)
+    code, out, err = run("check", str(path))
+    assert code == 2 and out == ""
+    assert phrase in err and err.startswith("engine check: ")
+
+
+def test_validate_prints_every_issue(tmp_path: Path) -> None:
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}},
+                                  "required": ["a", "b", "c"]}))
+    instance = tmp_path / "i.json"
+    instance.write_text(json.dumps({"a": "x", "b": 2}))
+    code, out, _ = run("validate", "--schema", str(schema), "--instance", str(instance))
+    assert code == 1
+    assert "invalid, 3 issues" in out
+    assert "at /a:" in out and "at /b:" in out and "[schema /required]" in out
+    code, out, _ = run("validate", "--schema", str(schema), "--instance", str(instance), "--json")
+    doc = json.loads(out)
+    assert doc["valid"] is False and len(doc["issues"]) == 3
+    assert {i["instance_path"] for i in doc["issues"]} == {"", "/a", "/b"}
+
+
+def test_validate_from_stdin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "array", "items": {"type": "integer"}}))
+    code, out, _ = run("validate", "--schema", str(schema), "-", stdin=b"[1, 2, 3]", monkeypatch=monkeypatch)
+    assert code == 0 and "standard input: valid" in out
+    code, out, _ = run("validate", "--schema", str(schema), "-", stdin=b"[1, 2", monkeypatch=monkeypatch)
+    assert code == 1 and "not acceptable JSON (malformed-json)" in out
+
+
+def test_validate_refused_schema_and_missing_instance(tmp_path: Path) -> None:
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"$ref": "file:///etc/passwd"}))
+    instance = tmp_path / "i.json"
+    instance.write_text("1")
+    code, _, err = run("validate", "--schema", str(schema), "--instance", str(instance))
+    assert code == 1 and "is refused (unresolvable-ref)" in err
+    code, _, err = run("validate", "--schema", str(schema))
+    assert code == 2 and "--instance FILE" in err
+
+
+def test_bad_configuration_is_a_sentence(tmp_path: Path) -> None:
+    config = tmp_path / "engine.toml"
+    config.write_text('backend = "nope"\n')
+    path = tmp_path / "s.json"
+    path.write_text("{}")
+    code, _, err = run("check", str(path), "--config", str(config))
+    assert code == 2 and "invalid engine configuration" in err
+
+
+def test_help_teaches_with_examples() -> None:
+    proc = subprocess.run([sys.executable, "-m", "engine", "--help"], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert proc.returncode == 0
+    assert "examples:" in proc.stdout and "engine check tools.json" in proc.stdout
+    assert "exit status" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "engine", "check", "--help"], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert proc.returncode == 0 and "--json" in proc.stdout and "tools/list" in proc.stdout
+
+
+def test_bench_without_a_checkout_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.cli as cli
+
+    monkeypatch.setattr(cli, "find_benchmarks", lambda: None)
+    code, _, err = run("bench", "--quick")
+    assert code == 2 and "nox -s bench" in err and "source checkout" in err
