@@ -29,7 +29,6 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import Tool, ToolResult
 from fastmcp.utilities.versions import VersionSpec, dedupe_with_versions
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
 
 from ..engine import Engine
 from ..errors import SchemaRejected, UnknownTool, ValidationFailed
@@ -88,9 +87,10 @@ class EngineValidation(Middleware):
         try:
             catalog.validate_arguments(name, arguments)
         except UnknownTool as exc:
-            raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"tool": name}) from None
+            error = exc.to_jsonrpc_error()
+            raise MCPError(code=error["code"], message=error["message"], data=error.get("data")) from None
         except ValidationFailed as exc:
-            return ToolResult.from_mcp_result(types.CallToolResult.model_validate(invalid_arguments_result(exc)))
+            return ToolResult.from_mcp_result(types.CallToolResult.model_validate(invalid_arguments_result(exc, name)))
 
         result = await call_next(context)
         if not self.validate_results or result.is_error or not catalog.has_output_schema(name):

@@ -35,12 +35,11 @@ from mcp.client.session import ClientSession
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
 from pydantic import BaseModel
 
 from ..engine import Engine, default_engine
-from ..errors import EngineError, SchemaRejected, ValidationFailed
-from ..mcp import UnknownTool, invalid_arguments_result
+from ..errors import EngineError, SchemaRejected, UnknownTool, ValidationFailed
+from ..mcp import invalid_arguments_result
 from ._catalog import ABSENT, ToolCatalog
 
 __all__ = [
@@ -223,9 +222,9 @@ class ToolValidation:
         try:
             catalog.validate_arguments(name, arguments if arguments is not None else {})
         except UnknownTool as exc:
-            raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"tool": name}) from None
+            raise _invalid_params(exc) from None
         except ValidationFailed as exc:
-            return types.CallToolResult.model_validate(invalid_arguments_result(exc))
+            return types.CallToolResult.model_validate(invalid_arguments_result(exc, name))
 
         result = await call_next(ctx)
         if self.validate_results:
@@ -263,6 +262,11 @@ class ToolValidation:
             logger.warning("tool %r returned a result that does not conform to its outputSchema: %s", name, exc.message)
             return _error_result(f"Tool {name!r} returned structured content that does not conform to its outputSchema: {exc.message}")
         return result
+
+
+def _invalid_params(exc: UnknownTool) -> MCPError:
+    error = exc.to_jsonrpc_error()  # code -32602, INVALID_PARAMS
+    return MCPError(code=error["code"], message=error["message"], data=error.get("data"))
 
 
 def _error_result(text: str) -> types.CallToolResult:

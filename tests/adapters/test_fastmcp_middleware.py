@@ -25,7 +25,7 @@ class ReplayedTool(Tool):
     """A tool built from a real definition (raw JSON Schema, no Python signature) replaying its results."""
 
     replay: Any = None
-    ran: list[Any] = []
+    ran: Any = None  # Any: pydantic keeps the caller's list rather than a copy
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         self.ran.append(arguments)
@@ -128,5 +128,7 @@ def test_fastmcp_compiles_once_per_listing() -> None:
                 assert (await client.call_tool_mcp("echo", {"text": "hi"})).structured_content == {"result": "hi"}
 
     run(main())
-    # The first call loads the tools once; later calls reuse the compiled set.
-    assert middleware.catalog.listings == 1
+    # Tools are compiled per listing (the client's tools/list, or the first call's own look-up),
+    # never per call: two schemas, each compiled once.
+    assert middleware.catalog.listings <= 2
+    assert eng.cache_stats().misses == 2

@@ -74,7 +74,7 @@ def extra_tools(recorder: Recorder, forms: ElicitationForms) -> dict[str, Any]:
         except engine.ValidationFailed as exc:
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=f"the form answer is invalid: {exc.message}")],
-                structured_content={"issues": [i.instance_path for i in exc.issues]},
+                structured_content={"issues": sorted({i.instance_path for i in exc.issues})},
                 is_error=True,
             )
         recorder.answers.append(answer)
@@ -171,11 +171,10 @@ def test_invalid_arguments_become_is_error_results_and_never_reach_the_tool(stac
             before = len(stack.recorder.calls)
             result = await client.call_tool("count_words", {"text": 42, "extra": True})
             assert result.is_error
-            details = result.structured_content
-            paths = {issue["instance_path"] for issue in details["issues"]} if isinstance(details, dict) and "issues" in details \
-                else set()
-            text = " ".join(c.text for c in result.content if isinstance(c, types.TextContent))
-            assert "/text" in paths or "/text" in text
+            error = result.structured_content["error"]
+            assert error["reason"] == "invalid-arguments" and error["tool"] == "count_words"
+            assert {issue["instancePath"] for issue in error["issues"]} == {"/text", ""}  # wrong type, extra property
+            assert "Invalid arguments" in result.content[0].text
             weather = await client.call_tool("get-structured-content", {"location": 7})
             assert weather.is_error
             assert len(stack.recorder.calls) == before  # the handler never ran
@@ -212,7 +211,7 @@ def test_client_refuses_nonconforming_output_from_an_unchecked_server(unchecked_
                 await client.call_tool("drifting_weather", {})
             assert isinstance(info.value, RuntimeError)  # the SDK's contract for a bad result
             assert isinstance(info.value.error, engine.ValidationFailed)
-            assert info.value.error.issues[0].instance_path == "/temperature"
+            assert info.value.error.issues[0].instance_path == "/structuredContent/temperature"
             assert (await client.call_tool("count_words", {"text": "a b"})).structured_content == 2
         # The SDK's own client agrees on both (python-jsonschema, the reference).
         async with Client(unchecked_server) as plain:
@@ -248,7 +247,7 @@ def test_elicitation_round_trip(stack: Stack, answer: dict[str, Any], accepted: 
             else:
                 assert result.is_error
                 issues = set(result.structured_content["issues"])
-                assert issues and issues <= {"/email", "/age"}
+                assert issues == {"/content/email", "/content/age"}
 
     run(main())
 
