@@ -120,18 +120,27 @@ def _why_backend(cs: CompiledSchema, config: EngineConfig) -> str:
 
 
 def guard_measurements(cs: CompiledSchema, config: EngineConfig) -> dict[str, dict[str, Any]]:
-    """Each limit the guard measured on this schema, with its configured bound."""
+    """Each limit the guard measured on this schema: the value, the configured bound, and where
+    the largest value was seen."""
     report = getattr(cs, "guard", None)
     if report is None:
         return {}
-    measured = getattr(report, "measurements", None)
-    if measured is None:
-        measured = {k: v for k, v in msgspec.to_builtins(report).items() if isinstance(v, (int, float))}
+    locations: Mapping[str, str] = getattr(report, "locations", None) or {}
     out: dict[str, dict[str, Any]] = {}
-    for name, value in dict(measured).items():
-        bound = getattr(config.limits, name, None)
-        out[name] = {"measured": value, "bound": bound}
+    for name, value in dict(getattr(report, "measured", None) or {}).items():
+        out[name] = {"measured": value, "bound": getattr(config.limits, name, None), "location": locations.get(name)}
     return out
+
+
+def guard_facts(cs: CompiledSchema) -> dict[str, Any]:
+    """The guard's other findings (recursion, fan-out, pattern star height...)."""
+    report = getattr(cs, "guard", None)
+    if report is None:
+        return {}
+    facts = msgspec.to_builtins(report)
+    for key in ("measured", "locations"):
+        facts.pop(key, None)
+    return facts
 
 
 def check_schema(eng: Engine, key: str, schema: Any) -> dict[str, Any]:
@@ -157,6 +166,7 @@ def check_schema(eng: Engine, key: str, schema: Any) -> dict[str, Any]:
         "why": _why_backend(cs, eng.config),
         "refused_by": dict(cs.notes),
         "guard": guard_measurements(cs, eng.config),
+        "facts": guard_facts(cs),
     }
 
 
@@ -239,9 +249,11 @@ def _print_check(reports: list[dict[str, Any]], summary: dict[str, Any], out: Te
             out.write(f"  {key}: dialect {slot['dialect']}, backend {slot['backend']} ({slot['why']})\n")
             guard = slot["guard"]
             if guard:
-                parts = [f"{name} {m['measured']}/{m['bound']}" if m["bound"] is not None else f"{name} {m['measured']}"
+                parts = [f"{name.removeprefix('max_')} {m['measured']}" + (f"/{m['bound']}" if m["bound"] is not None else "")
                          for name, m in guard.items()]
-                out.write("    guard: " + ", ".join(parts) + "\n")
+                out.write("    guard (measured/limit): " + ", ".join(parts) + "\n")
+                if verbose and slot["facts"]:
+                    out.write("    facts: " + ", ".join(f"{k} {v}" for k, v in slot["facts"].items() if v not in ((), [])) + "\n")
             elif verbose:
                 out.write("    guard: no measurements in this build\n")
     out.write("\n")
