@@ -113,9 +113,14 @@ class EngineClientSession(ClientSession):
         Must be called before the session lists tools. The session keeps all its state; only the
         two validation hooks change.
         """
-        if not isinstance(session, cls):
-            session.__class__ = cls
-            session._engine_catalog = ToolCatalog(engine)  # type: ignore[attr-defined]
+        if isinstance(session, cls):
+            return session
+        if type(session) is not ClientSession:
+            # A subclass has validation hooks of its own that this would silently replace.
+            raise TypeError(f"upgrade takes a plain ClientSession, not {type(session).__name__}; "
+                            "subclass EngineClientSession instead")
+        session.__class__ = cls
+        session._engine_catalog = ToolCatalog(engine)  # type: ignore[attr-defined]
         return session  # type: ignore[return-value]
 
     @property

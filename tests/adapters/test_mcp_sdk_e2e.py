@@ -24,6 +24,7 @@ from benchmarks.load import ReplayTool, build_server, load_replay_tools, serve  
 from engine.adapters.mcp_sdk import (  # noqa: E402
     ElicitationForms,
     EngineClient,
+    elicit,
     EngineClientSession,
     InvalidToolResult,
     ToolValidation,
@@ -41,6 +42,7 @@ DRIFTING = types.Tool(name="drifting_weather", input_schema={"type": "object"},
                       output_schema={"type": "object", "properties": {"temperature": {"type": "number"}},
                                      "required": ["temperature"]})
 SIGN_UP = types.Tool(name="sign_up", input_schema={"type": "object"})
+LEGACY_SIGN_UP = types.Tool(name="legacy_sign_up", input_schema={"type": "object"})
 
 
 class Recorder:
@@ -83,7 +85,19 @@ def extra_tools(recorder: Recorder, forms: ElicitationForms) -> dict[str, Any]:
             structured_content={"action": answer.action, "content": answer.content},
         )
 
-    return {"count_words": (PRIMITIVE, count_words), "drifting_weather": (DRIFTING, drifting), "sign_up": (SIGN_UP, sign_up)}
+    async def legacy_sign_up(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        # Handshake-era sessions: the server sends elicitation/create to the client and waits.
+        try:
+            answer = await elicit(ctx.session, "Please sign up", SIGNUP, engine=forms.engine,
+                                  related_request_id=ctx.request_id)
+        except engine.ValidationFailed as exc:
+            return types.CallToolResult(content=[types.TextContent(type="text", text=exc.message)],
+                                        structured_content={"issues": sorted({i.instance_path for i in exc.issues})},
+                                        is_error=True)
+        return types.CallToolResult(content=[], structured_content={"action": answer.action, "content": answer.content})
+
+    return {"count_words": (PRIMITIVE, count_words), "drifting_weather": (DRIFTING, drifting), "sign_up": (SIGN_UP, sign_up),
+            "legacy_sign_up": (LEGACY_SIGN_UP, legacy_sign_up)}
 
 
 class Stack:
@@ -278,3 +292,26 @@ def test_listings_compile_once_per_schema(stack: Stack) -> None:
     after = stack.engine.cache_stats()
     assert after.misses == before.misses  # nothing new to compile
     assert after.hits > before.hits
+
+
+@pytest.mark.parametrize(
+    ("answer", "issues"),
+    [
+        ({"name": "Ada Lovelace", "email": "ada@example.com"}, None),
+        ({"email": "ada@example.com", "age": "old"}, {"/content", "/content/age"}),
+    ],
+)
+def test_elicitation_on_a_handshake_era_session(stack: Stack, answer: dict[str, Any], issues: set[str] | None) -> None:
+    async def on_elicit(ctx: Any, params: Any) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content=answer)
+
+    async def main() -> None:
+        async with EngineClient(stack.url, engine=stack.engine, mode="legacy", elicitation_callback=on_elicit) as client:
+            assert client.protocol_version != "2026-07-28"
+            result = await client.call_tool("legacy_sign_up", {})
+            if issues is None:
+                assert not result.is_error and result.structured_content == {"action": "accept", "content": answer}
+            else:
+                assert result.is_error and set(result.structured_content["issues"]) == issues
+
+    run(main())
