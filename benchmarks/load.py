@@ -96,8 +96,12 @@ def build_server(
     extra = dict(extra or {})
     listed = [types.Tool.model_validate(t.definition) for t in tools] + [tool for tool, _ in extra.values()]
 
+    legacy = [t for t in listed if t.output_schema is None or t.output_schema.get("type") == "object"]
+
     async def list_tools(ctx: Any, params: Any) -> Any:
-        return types.ListToolsResult(tools=listed)
+        # Before 2026-07-28, structuredContent (and so outputSchema) had to be an object: older
+        # sessions are not shown the tools that return arrays or primitives.
+        return types.ListToolsResult(tools=listed if ctx.protocol_version >= "2026" else legacy)
 
     async def call_tool(ctx: Any, params: Any) -> Any:
         if params.name in extra:

@@ -178,8 +178,9 @@ class ToolValidation:
     """Server middleware: ``tools/call`` arguments and results checked against the advertised schemas.
 
     ``tools`` is what the server advertises: a list of ``Tool`` models (or dicts), or an async
-    callable returning one (``MCPServer.list_tools`` fits). Every ``tools/list`` response that passes
-    through refreshes the catalog too, so what is checked is what clients were shown. Register with
+    callable returning one (``MCPServer.list_tools`` fits), read once and again whenever a call
+    names a tool it does not hold (or after :meth:`refresh`). Without ``tools``, the catalog is
+    learnt from the ``tools/list`` responses that pass through. Register with
     ``Server.middleware.append(ToolValidation(...))`` or ``MCPServer(..., middleware=[...])``.
     """
 
@@ -207,7 +208,8 @@ class ToolValidation:
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method == "tools/list":
             result = await call_next(ctx)
-            self._absorb_listing(ctx, result)
+            if self._source is None:
+                self._absorb_listing(ctx, result)
             return result
         if ctx.method != "tools/call" or ctx.request_id is None:
             return await call_next(ctx)
@@ -246,7 +248,7 @@ class ToolValidation:
             return
         cursor = (ctx.params or {}).get("cursor")
         self.catalog.absorb((tool_definition(t) for t in tools), complete=cursor is None and next_cursor is None)
-        self._loaded = self._loaded or self._source is None
+        self._loaded = True
 
     def _checked_result(self, name: str, result: HandlerResult) -> HandlerResult:
         if isinstance(result, types.CallToolResult):
