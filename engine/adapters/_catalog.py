@@ -13,7 +13,12 @@ from typing import Any
 from ..engine import Engine, default_engine
 from ..errors import SchemaRejected
 
-__all__ = ["ABSENT", "ToolCatalog"]
+__all__ = ["ABSENT", "REFRESH_INTERVAL", "ToolCatalog"]
+
+# A server adapter re-reads its tools when a call names one it does not hold, but at most this often
+# (seconds): a client cannot make the server recompile its tool set on every call by naming tools
+# that do not exist.
+REFRESH_INTERVAL = 1.0
 
 ABSENT: Any = object()
 """A tool result without ``structuredContent`` (distinct from ``structuredContent: null``)."""

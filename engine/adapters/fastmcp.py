@@ -19,6 +19,7 @@ On the client side FastMCP's ``Client`` runs on the official SDK's ``ClientSessi
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,7 +34,7 @@ from mcp.shared.exceptions import MCPError
 from ..engine import Engine
 from ..errors import SchemaRejected, UnknownTool, ValidationFailed
 from ..mcp import invalid_arguments_result
-from ._catalog import ABSENT, ToolCatalog
+from ._catalog import ABSENT, REFRESH_INTERVAL, ToolCatalog
 
 __all__ = ["EngineValidation", "tool_definition"]
 
@@ -57,7 +58,7 @@ class EngineValidation(Middleware):
     def __init__(self, engine: Engine | None = None, *, validate_results: bool = True) -> None:
         self.catalog = ToolCatalog(engine)
         self.validate_results = validate_results
-        self._loaded = False
+        self._listed_at: float | None = None
 
     async def on_list_tools(
         self,
@@ -71,7 +72,7 @@ class EngineValidation(Middleware):
     def _absorb(self, tools: Sequence[Tool]) -> None:
         # A listing holds every version of a tool; an unpinned call reaches the highest one.
         self.catalog.absorb(tool_definition(t) for t in dedupe_with_versions(list(tools), lambda t: t.name))
-        self._loaded = True
+        self._listed_at = time.monotonic()
 
     async def on_call_tool(
         self,
@@ -116,7 +117,11 @@ class EngineValidation(Middleware):
             single = ToolCatalog(self.catalog.engine)
             single.absorb([tool_definition(tool)] if tool is not None else [])
             return single
-        if server is not None and (not self._loaded or name not in self.catalog):
-            # First call before any listing, or a tool added since: list as the server would.
+        listed_at = self._listed_at
+        if server is not None and (
+            listed_at is None or (name not in self.catalog and time.monotonic() - listed_at >= REFRESH_INTERVAL)
+        ):
+            # First call before any listing, or a tool added since: list as the server would (at
+            # most once a second for unknown names, so they cannot force a recompile per call).
             self._absorb(await server.list_tools(run_middleware=False))
         return self.catalog

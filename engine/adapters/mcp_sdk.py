@@ -24,6 +24,7 @@ What it replaces:
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ from pydantic import BaseModel
 from ..engine import Engine, default_engine
 from ..errors import EngineError, SchemaRejected, UnknownTool, ValidationFailed
 from ..mcp import invalid_arguments_result
-from ._catalog import ABSENT, ToolCatalog
+from ._catalog import ABSENT, REFRESH_INTERVAL, ToolCatalog
 
 __all__ = [
     "ElicitationForms",
@@ -178,39 +179,32 @@ class ToolValidation:
     """Server middleware: ``tools/call`` arguments and results checked against the advertised schemas.
 
     ``tools`` is what the server advertises: a list of ``Tool`` models (or dicts), or an async
-    callable returning one (``MCPServer.list_tools`` fits), read once and again whenever a call
-    names a tool it does not hold (or after :meth:`refresh`). Without ``tools``, the catalog is
-    learnt from the ``tools/list`` responses that pass through. Register with
-    ``Server.middleware.append(ToolValidation(...))`` or ``MCPServer(..., middleware=[...])``.
+    callable returning one (``MCPServer.list_tools`` fits). It is read and compiled once, and read
+    again when a call names a tool the catalog does not hold (a tool added since) or after
+    :meth:`refresh`. Register with ``Server.middleware.append(ToolValidation(...))`` or
+    ``MCPServer(..., middleware=[...])``.
     """
 
     def __init__(
         self,
-        tools: ToolSource | None = None,
+        tools: ToolSource,
         *,
         engine: Engine | None = None,
         validate_results: bool = True,
     ) -> None:
         self.catalog = ToolCatalog(engine)
         self._source = tools
-        self._loaded = False
+        self._refreshed_at: float | None = None
         self.validate_results = validate_results
 
     async def refresh(self) -> None:
         """Re-read the tools from the source given at construction (after a list change)."""
         source = self._source
-        if source is None:
-            return
+        self._refreshed_at = time.monotonic()
         tools = await source() if callable(source) else source
         self.catalog.absorb(tool_definition(t) for t in tools)
-        self._loaded = True
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-        if ctx.method == "tools/list":
-            result = await call_next(ctx)
-            if self._source is None:
-                self._absorb_listing(ctx, result)
-            return result
         if ctx.method != "tools/call" or ctx.request_id is None:
             return await call_next(ctx)
 
@@ -219,7 +213,7 @@ class ToolValidation:
         if not isinstance(name, str):
             return await call_next(ctx)  # the SDK's own params validation answers this
         arguments = params.get("arguments")
-        if not self._loaded or name not in self.catalog:
+        if self._refreshed_at is None or (name not in self.catalog and _stale(self._refreshed_at)):
             await self.refresh()
         catalog = self.catalog
         rejected = catalog.rejected(name)
@@ -237,18 +231,6 @@ class ToolValidation:
         if self.validate_results:
             return self._checked_result(name, result)
         return result
-
-    def _absorb_listing(self, ctx: ServerRequestContext[Any, Any], result: HandlerResult) -> None:
-        if isinstance(result, types.ListToolsResult):
-            tools: Sequence[Any] = result.tools
-            next_cursor = result.next_cursor
-        elif isinstance(result, Mapping) and isinstance(result.get("tools"), list):
-            tools, next_cursor = result["tools"], result.get("nextCursor")
-        else:
-            return
-        cursor = (ctx.params or {}).get("cursor")
-        self.catalog.absorb((tool_definition(t) for t in tools), complete=cursor is None and next_cursor is None)
-        self._loaded = True
 
     def _checked_result(self, name: str, result: HandlerResult) -> HandlerResult:
         if isinstance(result, types.CallToolResult):
@@ -269,6 +251,10 @@ class ToolValidation:
             logger.warning("tool %r returned a result that does not conform to its outputSchema: %s", name, exc.message)
             return _error_result(f"Tool {name!r} returned structured content that does not conform to its outputSchema: {exc.message}")
         return result
+
+
+def _stale(refreshed_at: float) -> bool:
+    return time.monotonic() - refreshed_at >= REFRESH_INTERVAL
 
 
 def _invalid_params(exc: UnknownTool) -> MCPError:

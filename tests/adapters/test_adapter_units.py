@@ -16,7 +16,7 @@ from mcp.server.context import ServerRequestContext  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
 import engine  # noqa: E402
-from engine.adapters._catalog import ToolCatalog  # noqa: E402
+from engine.adapters._catalog import REFRESH_INTERVAL, ToolCatalog  # noqa: E402
 from engine.adapters.mcp_sdk import EngineClientSession, ToolValidation, tool_definition  # noqa: E402
 
 
@@ -87,18 +87,28 @@ def test_server_fails_closed_on_its_own_refused_schema() -> None:
     assert reached == ["fine"]
 
 
-def test_server_learns_tools_from_listings_that_pass_through() -> None:
-    middleware = ToolValidation(engine=engine.Engine())
+def test_server_reads_its_source_again_for_a_tool_added_since() -> None:
+    advertised: list[types.Tool] = [types.Tool(name="first", input_schema={"type": "object"})]
 
-    async def listing(ctx: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[types.Tool(name="late", input_schema={"type": "object", "required": ["a"]})])
+    async def source() -> list[types.Tool]:
+        return list(advertised)
+
+    middleware = ToolValidation(source, engine=engine.Engine())
 
     async def handler(ctx: Any) -> types.CallToolResult:
         return types.CallToolResult(content=[])
 
     async def main() -> None:
-        await middleware(context("tools/list", {}), listing)
+        assert not (await middleware(context("tools/call", {"name": "first"}), handler)).is_error
+        advertised.append(types.Tool(name="late", input_schema={"type": "object", "required": ["a"]}))
+        middleware._refreshed_at -= REFRESH_INTERVAL  # as if a second had passed
         result = await middleware(context("tools/call", {"name": "late", "arguments": {}}), handler)
-        assert result.is_error
+        assert result.is_error and result.structured_content["error"]["tool"] == "late"
+        assert middleware.catalog.listings == 2
+        # Unknown names right after do not re-read the source.
+        for _ in range(5):
+            with pytest.raises(MCPError):
+                await middleware(context("tools/call", {"name": "ghost"}), handler)
+        assert middleware.catalog.listings == 2
 
     asyncio.run(main())
