@@ -358,7 +358,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print(f"\nLoad (median of {args.rounds} rounds; latency over all calls): {len(tools)} real tools replayed over streamable HTTP on 127.0.0.1, "
+    print(f"\nLoad (median of {args.rounds} rounds; latency over all calls): {len(tools)} real tools replayed "
+          "over streamable HTTP on 127.0.0.1, "
           f"{args.concurrency} calls in flight over {args.clients} sessions (client and server in one process)\n")
     header = ("mode", "calls", "errors", "calls/s", "p50 ms", "p90 ms", "p99 ms", "validating", "µs validating/call")
     print("| " + " | ".join(header) + " |")

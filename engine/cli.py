@@ -150,7 +150,7 @@ def check_schema(eng: Engine, key: str, schema: Any) -> dict[str, Any]:
             "status": "refused",
             "refusal": {
                 "reason": "invalid-schema",
-                "message": "the tool has no inputSchema (MCP requires one; use {\"type\": \"object\"} for no parameters)",
+                "message": 'the tool has no inputSchema (MCP requires one; use {"type": "object"} for no parameters)',
                 "location": "",
                 "details": {},
             },
@@ -218,7 +218,7 @@ def run_check(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO) -
         "limits": msgspec.to_builtins(eng.config.limits),
     }
     if args.json:
-        out.write(msgspec.json.encode({"summary": summary, "tools": reports}).decode() + "\n")
+        _print_json(out, {"summary": summary, "tools": reports})
     else:
         _print_check(reports, summary, out, verbose=args.verbose)
     return EXIT_REFUSED if refused else EXIT_OK
@@ -249,11 +249,14 @@ def _print_check(reports: list[dict[str, Any]], summary: dict[str, Any], out: Te
             out.write(f"  {key}: dialect {slot['dialect']}, backend {slot['backend']} ({slot['why']})\n")
             guard = slot["guard"]
             if guard:
-                parts = [f"{name.removeprefix('max_')} {m['measured']}" + (f"/{m['bound']}" if m["bound"] is not None else "")
-                         for name, m in guard.items()]
+                parts = [
+                    f"{name.removeprefix('max_')} {m['measured']}" + ("" if m["bound"] is None else f"/{m['bound']}")
+                    for name, m in guard.items()
+                ]
                 out.write("    guard (measured/limit): " + ", ".join(parts) + "\n")
                 if verbose and slot["facts"]:
-                    out.write("    facts: " + ", ".join(f"{k} {v}" for k, v in slot["facts"].items() if v not in ((), [])) + "\n")
+                    facts = (f"{k} {v}" for k, v in slot["facts"].items() if v not in ((), []))
+                    out.write("    facts: " + ", ".join(facts) + "\n")
             elif verbose:
                 out.write("    guard: no measurements in this build\n")
     out.write("\n")
@@ -285,6 +288,10 @@ class Progress:
             self.stream.flush()
 
 
+def _print_json(out: TextIO, document: Any) -> None:
+    out.write(msgspec.json.encode(document).decode() + "\n")
+
+
 # --------------------------------------------------------------------------------------------
 # validate
 
@@ -295,7 +302,7 @@ def run_validate(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO
         cs = eng.compile(schema)
     except SchemaRejected as exc:
         if args.json:
-            out.write(msgspec.json.encode({"valid": None, "schema_refused": exc.to_dict()}).decode() + "\n")
+            _print_json(out, {"valid": None, "schema_refused": exc.to_dict()})
         else:
             where = f" at {exc.location!r}" if exc.location else ""
             err.write(f"the schema {args.schema!r} is refused ({exc.reason}){where}: {exc.message}\n")
@@ -314,7 +321,7 @@ def run_validate(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO
         cs.decode(data)
     except ValidationFailed as exc:
         if args.json:
-            out.write(msgspec.json.encode({"valid": False, **exc.to_dict()}).decode() + "\n")
+            _print_json(out, {"valid": False, **exc.to_dict()})
         else:
             count = len(exc.issues)
             out.write(f"{label}: invalid, {count} issue{'s' if count != 1 else ''}"
@@ -325,12 +332,12 @@ def run_validate(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO
         return EXIT_REFUSED
     except EngineError as exc:  # DecodeError: the instance is not acceptable JSON
         if args.json:
-            out.write(msgspec.json.encode({"valid": False, "reason": str(exc.reason), "message": exc.message}).decode() + "\n")
+            _print_json(out, {"valid": False, "reason": str(exc.reason), "message": exc.message})
         else:
             out.write(f"{label}: not acceptable JSON ({exc.reason}): {exc.message}\n")
         return EXIT_REFUSED
     if args.json:
-        out.write(msgspec.json.encode({"valid": True, "backend": cs.backend, "dialect": cs.dialect.value}).decode() + "\n")
+        _print_json(out, {"valid": True, "backend": cs.backend, "dialect": cs.dialect.value})
     else:
         out.write(f"{label}: valid (dialect {cs.dialect.value}, backend {cs.backend})\n")
     return EXIT_OK
@@ -391,14 +398,16 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--config", metavar="TOML", help="read the engine configuration from this TOML file")
     common.add_argument("--backend", choices=["auto", "jsonschema-rs", "msgspec", "fastjsonschema", "jsonschema"],
                         help="compile with this backend (default: auto, the fastest exact one)")
-    common.add_argument("--dialect", dest="default_dialect", choices=["2020-12", "2019-09", "draft7", "draft6", "draft4"],
+    common.add_argument("--dialect", dest="default_dialect",
+                        choices=["2020-12", "2019-09", "draft7", "draft6", "draft4"],
                         help="dialect for schemas without $schema (default: 2020-12)")
     common.add_argument("--formats", choices=["annotate", "assert"], help="treat 'format' as annotation or assertion")
     common.add_argument("--json", action="store_true", help="print one JSON document instead of text")
 
     parser = argparse.ArgumentParser(
         prog="engine",
-        description="Compiled, hardened JSON Schema validation for MCP: vet tool schemas, validate payloads, benchmark.",
+        description="Compiled, hardened JSON Schema validation for MCP: "
+                    "vet tool schemas, validate payloads, benchmark.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

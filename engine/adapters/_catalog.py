@@ -11,9 +11,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..engine import Engine, default_engine
-from ..errors import SchemaRejected
+from ..errors import EngineError, SchemaRejected
 
-__all__ = ["ABSENT", "REFRESH_INTERVAL", "ToolCatalog"]
+__all__ = ["ABSENT", "REFRESH_INTERVAL", "ToolCatalog", "nonconforming", "unavailable"]
 
 # A server adapter re-reads its tools when a call names one it does not hold, but at most this often
 # (seconds): a client cannot make the server recompile its tool set on every call by naming tools
@@ -80,3 +80,13 @@ class ToolCatalog:
         if structured is not ABSENT:
             envelope["structuredContent"] = structured
         self._toolset.validate_result(name, envelope)
+
+
+def unavailable(name: str, refusal: SchemaRejected) -> str:
+    """What a server answers for a tool whose own schema the engine refused (it fails closed)."""
+    return f"Tool {name!r} is unavailable: its schema was refused ({refusal.reason}): {refusal.message}"
+
+
+def nonconforming(name: str, error: EngineError) -> str:
+    """What a server answers when a tool's result breaks the outputSchema it advertises."""
+    return f"Tool {name!r} returned structured content that does not conform to its outputSchema: {error.message}"

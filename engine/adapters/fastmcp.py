@@ -34,7 +34,7 @@ from mcp.shared.exceptions import MCPError
 from ..engine import Engine
 from ..errors import SchemaRejected, UnknownTool, ValidationFailed
 from ..mcp import invalid_arguments_result
-from ._catalog import ABSENT, REFRESH_INTERVAL, ToolCatalog
+from ._catalog import ABSENT, REFRESH_INTERVAL, ToolCatalog, nonconforming, unavailable
 
 __all__ = ["EngineValidation", "tool_definition"]
 
@@ -84,7 +84,7 @@ class EngineValidation(Middleware):
         catalog = await self._catalog_for(context, name)
         rejected = catalog.rejected(name)
         if rejected is not None:
-            raise ToolError(f"Tool {name!r} is unavailable: its schema was refused ({rejected.reason}): {rejected.message}")
+            raise ToolError(unavailable(name, rejected))
         try:
             catalog.validate_arguments(name, arguments)
         except UnknownTool as exc:
@@ -103,9 +103,7 @@ class EngineValidation(Middleware):
             catalog.validate_structured(name, structured)
         except (ValidationFailed, SchemaRejected) as exc:
             logger.warning("tool %r returned a result that does not conform to its outputSchema: %s", name, exc.message)
-            raise ToolError(
-                f"Tool {name!r} returned structured content that does not conform to its outputSchema: {exc.message}"
-            ) from None
+            raise ToolError(nonconforming(name, exc)) from None
         return result
 
     async def _catalog_for(self, context: MiddlewareContext[Any], name: str) -> ToolCatalog:

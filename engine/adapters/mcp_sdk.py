@@ -36,12 +36,11 @@ from mcp.client.session import ClientSession
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
-from pydantic import BaseModel
 
 from ..engine import Engine, default_engine
 from ..errors import EngineError, SchemaRejected, UnknownTool, ValidationFailed
 from ..mcp import invalid_arguments_result
-from ._catalog import ABSENT, REFRESH_INTERVAL, ToolCatalog
+from ._catalog import ABSENT, REFRESH_INTERVAL, ToolCatalog, nonconforming, unavailable
 
 __all__ = [
     "ElicitationForms",
@@ -219,7 +218,7 @@ class ToolValidation:
         rejected = catalog.rejected(name)
         if rejected is not None:
             logger.error("tool %r cannot be called: its schema was refused: %s", name, rejected.message)
-            return _error_result(f"Tool {name!r} is unavailable: its schema was refused ({rejected.reason}): {rejected.message}")
+            return _error_result(unavailable(name, rejected))
         try:
             catalog.validate_arguments(name, arguments if arguments is not None else {})
         except UnknownTool as exc:
@@ -249,7 +248,7 @@ class ToolValidation:
             self.catalog.validate_structured(name, structured)
         except (ValidationFailed, SchemaRejected) as exc:
             logger.warning("tool %r returned a result that does not conform to its outputSchema: %s", name, exc.message)
-            return _error_result(f"Tool {name!r} returned structured content that does not conform to its outputSchema: {exc.message}")
+            return _error_result(nonconforming(name, exc))
         return result
 
 
@@ -291,7 +290,7 @@ class ElicitationForms:
             params=types.ElicitRequestFormParams(message=message, requested_schema=dict(requested_schema))
         )
 
-    def read(self, requested_schema: Mapping[str, Any], answer: types.ElicitResult | Mapping[str, Any] | BaseModel) -> Any:
+    def read(self, requested_schema: Mapping[str, Any], answer: types.ElicitResult | Mapping[str, Any]) -> Any:
         """The client's answer, validated: an object with ``.action`` and ``.content``."""
         if isinstance(answer, types.ElicitResult):
             data: dict[str, Any] = {"action": answer.action}

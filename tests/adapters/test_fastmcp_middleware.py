@@ -48,7 +48,8 @@ def make_server(eng: engine.Engine, ran: list[Any]) -> FastMCP:
         return a + b
 
     for tool in TOOLS:
-        if isinstance(tool.definition["outputSchema"], dict) and tool.definition["outputSchema"].get("type") == "object":
+        output = tool.definition["outputSchema"]
+        if isinstance(output, dict) and output.get("type") == "object":
             server.add_tool(replayed(tool, ran))
     return server
 

@@ -20,14 +20,14 @@ from mcp import Client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
 import engine  # noqa: E402
-from benchmarks.load import ReplayTool, build_server, load_replay_tools, serve  # noqa: E402
+from benchmarks.load import build_server, load_replay_tools, serve  # noqa: E402
 from engine.adapters.mcp_sdk import (  # noqa: E402
     ElicitationForms,
     EngineClient,
-    elicit,
     EngineClientSession,
     InvalidToolResult,
     ToolValidation,
+    elicit,
 )
 
 FORMS = Path(__file__).parents[2] / "bench_data" / "elicitation" / "requested-schemas.json"
@@ -96,8 +96,12 @@ def extra_tools(recorder: Recorder, forms: ElicitationForms) -> dict[str, Any]:
                                         is_error=True)
         return types.CallToolResult(content=[], structured_content={"action": answer.action, "content": answer.content})
 
-    return {"count_words": (PRIMITIVE, count_words), "drifting_weather": (DRIFTING, drifting), "sign_up": (SIGN_UP, sign_up),
-            "legacy_sign_up": (LEGACY_SIGN_UP, legacy_sign_up)}
+    return {
+        "count_words": (PRIMITIVE, count_words),
+        "drifting_weather": (DRIFTING, drifting),
+        "sign_up": (SIGN_UP, sign_up),
+        "legacy_sign_up": (LEGACY_SIGN_UP, legacy_sign_up),
+    }
 
 
 class Stack:
@@ -306,7 +310,8 @@ def test_elicitation_on_a_handshake_era_session(stack: Stack, answer: dict[str, 
         return types.ElicitResult(action="accept", content=answer)
 
     async def main() -> None:
-        async with EngineClient(stack.url, engine=stack.engine, mode="legacy", elicitation_callback=on_elicit) as client:
+        legacy = EngineClient(stack.url, engine=stack.engine, mode="legacy", elicitation_callback=on_elicit)
+        async with legacy as client:
             assert client.protocol_version != "2026-07-28"
             result = await client.call_tool("legacy_sign_up", {})
             if issues is None:

@@ -149,12 +149,17 @@ def test_bad_configuration_is_a_sentence(tmp_path: Path) -> None:
     assert code == 2 and "invalid engine configuration" in err
 
 
+def engine_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "engine", *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
+
+
 def test_help_teaches_with_examples() -> None:
-    proc = subprocess.run([sys.executable, "-m", "engine", "--help"], capture_output=True, text=True, cwd=ROOT, check=False)
+    proc = engine_cli("--help")
     assert proc.returncode == 0
     assert "examples:" in proc.stdout and "engine check tools.json" in proc.stdout
     assert "exit status" in proc.stdout
-    proc = subprocess.run([sys.executable, "-m", "engine", "check", "--help"], capture_output=True, text=True, cwd=ROOT, check=False)
+    proc = engine_cli("check", "--help")
     assert proc.returncode == 0 and "--json" in proc.stdout and "tools/list" in proc.stdout
 
 
