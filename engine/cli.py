@@ -369,7 +369,7 @@ def run_bench(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO) -
         )
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH")) if p)
-    passthrough = [a for a in args.bench_args if a != "--"]
+    passthrough = args.bench_args[1:] if args.bench_args[:1] == ["--"] else args.bench_args
     command = [sys.executable, "-m", "benchmarks", *passthrough]
     return subprocess.call(command, cwd=root, env=env)
 
@@ -446,7 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
         "bench", formatter_class=argparse.RawDescriptionHelpFormatter,
         help="run the benchmark report (the same runner as nox -s bench)",
         description="Run the benchmarks/ package of this source checkout in the current Python. Arguments after "
-                    "'bench' go to the runner unchanged (try: engine bench --help-runner, or --quick).",
+                    "'bench' go to the runner unchanged: engine bench -- --help lists the runner's own options.",
         epilog="examples:\n  engine bench --quick\n  engine bench -- --help",
     )
     bench.add_argument("bench_args", nargs=argparse.REMAINDER, help="arguments for the benchmark runner")
@@ -465,11 +465,12 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     parser = build_parser()
-    args, unknown = parser.parse_known_args(argv)
-    if args.command == "bench":
-        args.bench_args = [*args.bench_args, *unknown]
-    elif unknown:
-        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"] and argv[1:2] not in (["-h"], ["--help"]):
+        # Everything after `bench` belongs to the runner, in order (`--` first is dropped).
+        args = argparse.Namespace(command="bench", bench_args=argv[1:], run=run_bench)
+    else:
+        args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(out)
         return EXIT_USAGE

@@ -169,3 +169,36 @@ def test_bench_without_a_checkout_says_what_to_do(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(cli, "find_benchmarks", lambda: None)
     code, _, err = run("bench", "--quick")
     assert code == 2 and "nox -s bench" in err and "source checkout" in err
+
+
+def test_bench_runs_the_checkouts_runner_with_the_arguments_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    package = tmp_path / "benchmarks"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text("import sys\nprint('runner got', sys.argv[1:])\nsys.exit(3)\n")
+    monkeypatch.chdir(tmp_path)
+    code, _, _ = run("bench", "--quick", "--workloads", "compile")
+    assert code == 3  # the runner's own exit status
+    assert "runner got ['--quick', '--workloads', 'compile']" in capfd.readouterr().out
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_shows_on_a_terminal_only(tmp_path: Path) -> None:
+    tools = [{"name": f"t{i}", "inputSchema": {"type": "object"}} for i in range(40)]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools))
+    terminal = Terminal()
+    assert main(["check", str(path)], out=io.StringIO(), err=terminal) == 0
+    assert "checking 40/40: t39" in terminal.getvalue()
+    quiet = Terminal()
+    assert main(["check", str(path), "--quiet"], out=io.StringIO(), err=quiet) == 0
+    assert quiet.getvalue() == ""
+    piped = io.StringIO()
+    assert main(["check", str(path)], out=io.StringIO(), err=piped) == 0
+    assert piped.getvalue() == ""
