@@ -8,6 +8,7 @@ command itself could not run (unreadable file, bad option, not JSON).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
 import subprocess
@@ -114,7 +115,7 @@ def _why_backend(cs: CompiledSchema, config: EngineConfig) -> str:
     if config.backend != "auto":
         return "configured backend"
     if not cs.notes:
-        return "first backend in the auto order that is exact for this schema"
+        return "the first exact backend in the auto order"
     refused = "; ".join(f"{name} refused: {why}" for name, why in cs.notes.items())
     return f"auto order ({refused})"
 
@@ -492,6 +493,11 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     except KeyboardInterrupt:
         err.write("\ninterrupted\n")
         return 130
+    except BrokenPipeError:
+        # The reader went away (`engine check big.json | head`): stop quietly, as other tools do.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 def main_exit() -> None:
