@@ -361,12 +361,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nLoad (median of {args.rounds} rounds; latency over all calls): {len(tools)} real tools replayed "
           "over streamable HTTP on 127.0.0.1, "
           f"{args.concurrency} calls in flight over {args.clients} sessions (client and server in one process)\n")
-    header = ("mode", "calls", "errors", "calls/s", "p50 ms", "p90 ms", "p99 ms", "validating", "µs validating/call")
+    header = ("mode", "calls", "errors", "calls/s", "p50 ms", "p90 ms", "p99 ms", "validating", "checks/call",
+              "µs validating/call")
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("---" for _ in header) + "|")
     for r in rows:
         print(f"| {r['mode']} | {r['calls']} | {r['errors']} | {r['calls_per_second']:.0f} | {r['p50_ms']:.2f} | "
               f"{r['p90_ms']:.2f} | {r['p99_ms']:.2f} | {r['validating_share'] * 100:.2f}% | "
+              f"{r['validations'] / r['calls'] if r['calls'] else 0:.1f} | "
               f"{r['validation_us_per_call']:.1f} |")
     print("\nvalidating: share of wall time inside validation (sdk: the client's result check; engine: the "
           "server's argument and result checks plus the client's result check).")
