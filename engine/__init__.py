@@ -23,17 +23,30 @@ from .errors import (
     Issue,
     RejectReason,
     SchemaRejected,
+    UnknownTool,
     ValidationFailed,
+)
+from .mcp import (
+    CallToolResult,
+    CompiledTool,
+    ElicitationForm,
+    ElicitResult,
+    ToolSet,
+    invalid_arguments_result,
 )
 
 __all__ = [
     "BackendUnavailable",
     "CacheStats",
+    "CallToolResult",
+    "CompiledTool",
     "CompiledSchema",
     "ConfigError",
     "DecodeError",
     "DecodeReason",
     "Dialect",
+    "ElicitResult",
+    "ElicitationForm",
     "Engine",
     "EngineConfig",
     "EngineError",
@@ -42,11 +55,26 @@ __all__ = [
     "Limits",
     "RejectReason",
     "SchemaRejected",
+    "ToolSet",
+    "UnknownTool",
     "ValidationFailed",
     "compile",
+    "compile_elicitation",
+    "compile_tools",
+    "invalid_arguments_result",
 ]
 
 
 def compile(schema: Any, **kwargs: Any) -> CompiledSchema:
     """Compile ``schema`` on the default engine (configured from the environment and defaults)."""
     return default_engine().compile(schema, **kwargs)
+
+
+def compile_tools(tools: Any) -> ToolSet:
+    """Compile a tool set on the default engine (see :meth:`Engine.compile_tools`)."""
+    return default_engine().compile_tools(tools)
+
+
+def compile_elicitation(requested_schema: Any) -> ElicitationForm:
+    """Compile an elicitation form on the default engine (see :meth:`Engine.compile_elicitation`)."""
+    return default_engine().compile_elicitation(requested_schema)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .backends.base import BackendValidator
@@ -36,6 +37,7 @@ class CompiledSchema:
         limits: Limits,
         fingerprint: bytes,
         notes: dict[str, str] | None = None,
+        decoder: Callable[[bytes | str], Any] | None = None,
     ) -> None:
         self.schema = schema
         self.dialect = dialect
@@ -48,7 +50,9 @@ class CompiledSchema:
         # A checker that may reject valid instances (msgspec's typed path) has a general fallback
         # that gets the last word on every "no".
         self._fallback = fallback
-        self._decode_typed = checker.decode
+        # A typed one-pass decoder from another backend than the checker (msgspec decodes bytes,
+        # the general backend checks Python objects faster than msgspec.convert does).
+        self._decode_typed = decoder if decoder is not None else checker.decode
         self._limits = limits
 
     def __repr__(self) -> str:

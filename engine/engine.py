@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 
 from .backends import AUTO_ORDER, Backend, BackendRefused, SchemaSource, load_backend
@@ -12,6 +12,9 @@ from .compiled import CompiledSchema
 from .config import EngineConfig
 from .dialect import Dialect, check_meta_schema, detect_dialect, normalise_schema_uri
 from .intake import fingerprint, load_schema
+
+if TYPE_CHECKING:
+    from .mcp import ElicitationForm, ToolSet
 
 __all__ = ["Engine"]
 
@@ -36,6 +39,7 @@ class Engine:
         self._default_dialect = Dialect(config.default_dialect)
         self._cache: CompileCache[CompiledSchema] = CompileCache(config.cache_size)
         self._backends: dict[str, Backend] = {}
+        self._forms_engine: Engine | None = None
         names = AUTO_ORDER if config.backend == "auto" else (config.backend,)
         for name in (*names, GENERAL_BACKEND):
             self._backend(name)  # fail now, with the package to install, not on first compile
@@ -93,6 +97,11 @@ class Engine:
             break
         else:  # pragma: no cover - AUTO_ORDER ends with the general backend
             raise AssertionError("no backend compiled the schema")
+        decoder = None
+        if chosen == "msgspec":
+            # msgspec's strength is bytes -> value in one pass; on Python objects the general
+            # backend is faster than msgspec.convert, and it is exact, so it checks them.
+            decoder, checker = checker.decode, general
         exact_decoder = checker.decode is not None
         return CompiledSchema(
             schema=schema,
@@ -104,7 +113,28 @@ class Engine:
             limits=config.limits,
             fingerprint=key,
             notes=notes,
+            decoder=decoder,
         )
+
+
+    # -- MCP -----------------------------------------------------------------------------------
+
+    def compile_tools(self, tools: Any) -> ToolSet:
+        """Compile a tool set: a list of tool dicts, or a ``tools/list`` result (dict or JSON bytes,
+        ``{"tools": [...]}`` or the whole JSON-RPC response). See :class:`engine.ToolSet`."""
+        from .mcp.tools import compile_tools
+
+        return compile_tools(self, tools)
+
+    def compile_elicitation(self, requested_schema: Any) -> ElicitationForm:
+        """Check and compile an elicitation form's ``requestedSchema``. See :class:`engine.ElicitationForm`."""
+        from .mcp.elicitation import compile_elicitation
+
+        forms_engine = self._forms_engine
+        if forms_engine is None:
+            # Forms collect well-formed values: their formats are asserted, whatever `formats` says.
+            forms_engine = self._forms_engine = Engine(self.config.replace(formats="assert", backend="jsonschema-rs"))
+        return compile_elicitation(self, forms_engine, requested_schema)
 
 
 _default_engine: Engine | None = None

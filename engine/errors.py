@@ -19,6 +19,7 @@ __all__ = [
     "Issue",
     "RejectReason",
     "SchemaRejected",
+    "UnknownTool",
     "ValidationFailed",
 ]
 
@@ -148,3 +149,21 @@ class DecodeError(EngineError):
     def __init__(self, reason: DecodeReason, message: str) -> None:
         super().__init__(message)
         self.reason = DecodeReason(reason)
+
+
+JSONRPC_INVALID_PARAMS = -32602
+
+
+class UnknownTool(EngineError):
+    """A tool name that is not in the tool set; MCP answers it with JSON-RPC -32602 (invalid params)."""
+
+    reason = "unknown-tool"
+    code = JSONRPC_INVALID_PARAMS
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"unknown tool: {name!r}")
+        self.name = name
+
+    def to_jsonrpc_error(self) -> dict[str, Any]:
+        """The ``error`` member of a JSON-RPC response."""
+        return {"code": self.code, "message": self.message, "data": {"reason": self.reason, "tool": self.name}}

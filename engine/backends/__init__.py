@@ -30,10 +30,11 @@ class _Entry(NamedTuple):
 
 BACKENDS: dict[str, _Entry] = {
     "jsonschema-rs": _Entry("jsonschema_rs_backend", "JsonschemaRsBackend", "jsonschema-rs", None),
+    "msgspec": _Entry("msgspec_backend", "MsgspecBackend", "msgspec", None),
 }
 
 # `auto` tries these in order and keeps the first that compiles the schema exactly.
-AUTO_ORDER: tuple[str, ...] = ("jsonschema-rs",)
+AUTO_ORDER: tuple[str, ...] = ("msgspec", "jsonschema-rs")
 
 
 def load_backend(name: str) -> type[Backend]:

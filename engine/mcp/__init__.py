@@ -1,0 +1,19 @@
+"""The MCP layer: tool sets (arguments and results), elicitation forms, and MCP error mapping."""
+
+from __future__ import annotations
+
+from .elicitation import ElicitationForm, ElicitResult, compile_elicitation
+from .envelope import CallToolResult
+from .mapping import invalid_arguments_result
+from .tools import CompiledTool, ToolSet, compile_tools
+
+__all__ = [
+    "CallToolResult",
+    "CompiledTool",
+    "ElicitResult",
+    "ElicitationForm",
+    "ToolSet",
+    "compile_elicitation",
+    "compile_tools",
+    "invalid_arguments_result",
+]

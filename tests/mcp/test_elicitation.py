@@ -1,0 +1,200 @@
+"""Elicitation forms: every form in the corpus, every enum variant, the restricted shape."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import engine
+
+DATA = Path(__file__).parents[2] / "bench_data"
+FORMS = json.loads((DATA / "elicitation" / "requested-schemas.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def eng() -> engine.Engine:
+    return engine.Engine()
+
+
+def sample_answer(schema: dict[str, Any]) -> dict[str, Any]:
+    """A valid answer for a form: defaults, first options, well-formed formats, bounds met."""
+    content: dict[str, Any] = {}
+    for name, prop in schema["properties"].items():
+        kind = prop["type"]
+        if "default" in prop:
+            content[name] = prop["default"]
+        elif "enum" in prop:
+            content[name] = prop["enum"][0]
+        elif "oneOf" in prop:
+            content[name] = prop["oneOf"][0]["const"]
+        elif kind == "array":
+            items = prop["items"]
+            options = items.get("enum") or [b["const"] for b in items["anyOf"]]
+            content[name] = options[: max(prop.get("minItems", 1), 1)]
+        elif kind == "boolean":
+            content[name] = True
+        elif kind in ("number", "integer"):
+            content[name] = prop.get("minimum", 0) if kind == "integer" else prop.get("minimum", 0) + 0.5
+        else:
+            content[name] = {
+                "email": "a@example.com",
+                "uri": "https://example.com/x",
+                "date": "2024-02-29",
+                "date-time": "2024-02-29T12:00:00Z",
+            }.get(prop.get("format"), "x" * max(prop.get("minLength", 1), 1))
+    return content
+
+
+@pytest.mark.parametrize("entry", FORMS, ids=lambda e: e.get("id", e["source"]))
+def test_corpus_form(eng: engine.Engine, entry: dict[str, Any]) -> None:
+    schema = entry["requestedSchema"]
+    form = eng.compile_elicitation(schema)
+    assert isinstance(form, engine.ElicitationForm)
+    assert form.fields == tuple(schema["properties"])
+    answer = sample_answer(schema)
+    accepted = form.decode_result(json.dumps({"action": "accept", "content": answer}).encode())
+    assert accepted.action == "accept" and accepted.content == answer
+    assert form.decode_result({"action": "accept", "content": answer}) == accepted
+    for action in ("decline", "cancel"):
+        result = form.decode_result(json.dumps({"action": action}))
+        assert result.action == action and result.content is None
+        with pytest.raises(engine.ValidationFailed):
+            form.decode_result(json.dumps({"action": action, "content": answer}))
+    with pytest.raises(engine.ValidationFailed):
+        form.decode_result(b'{"action": "maybe"}')
+    # Each field given a value of the wrong kind is refused, naming it.
+    for name in schema["properties"]:
+        wrong = {**answer, name: {"not": "primitive"}}
+        with pytest.raises(engine.ValidationFailed) as failure:
+            form.decode_result(json.dumps({"action": "accept", "content": wrong}).encode())
+        assert any(issue.instance_path.startswith(f"/content/{name}") for issue in failure.value.issues)
+    # A missing required field is refused.
+    for name in schema.get("required", []):
+        partial = {k: v for k, v in answer.items() if k != name}
+        with pytest.raises(engine.ValidationFailed):
+            form.decode_result(json.dumps({"action": "accept", "content": partial}))
+
+
+ENUM_FORM = {
+    "type": "object",
+    "properties": {
+        "untitled": {"type": "string", "enum": ["red", "green"]},
+        "titled": {"type": "string", "oneOf": [{"const": "r", "title": "Red"}, {"const": "g", "title": "Green"}]},
+        "legacy": {"type": "string", "enum": ["s", "m"], "enumNames": ["Small", "Medium"]},
+        "multi": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}, "minItems": 1, "maxItems": 2},
+        "multi_titled": {
+            "type": "array",
+            "items": {"anyOf": [{"const": "x", "title": "X"}, {"const": "y", "title": "Y"}]},
+        },
+        "when": {"type": "string", "format": "date"},
+        "email": {"type": "string", "format": "email", "minLength": 3},
+        "count": {"type": "integer", "minimum": 1, "maximum": 10},
+        "ratio": {"type": "number", "minimum": 0, "maximum": 1},
+        "ok": {"type": "boolean", "default": False},
+    },
+    "required": ["untitled", "titled"],
+}
+
+VALID = {
+    "untitled": "red",
+    "titled": "g",
+    "legacy": "m",
+    "multi": ["a", "c"],
+    "multi_titled": ["y"],
+    "when": "2024-01-31",
+    "email": "me@example.com",
+    "count": 10,
+    "ratio": 0.25,
+    "ok": True,
+}
+
+
+@pytest.mark.parametrize(
+    ("field", "bad"),
+    [
+        ("untitled", "blue"),
+        ("titled", "Red"),
+        ("legacy", "Small"),
+        ("multi", []),
+        ("multi", ["a", "b", "c"]),
+        ("multi", ["d"]),
+        ("multi_titled", ["X"]),
+        ("when", "2024-02-30"),
+        ("when", "yesterday"),
+        ("email", "not-an-email"),
+        ("count", 0),
+        ("count", 11),
+        ("count", 1.5),
+        ("ratio", 1.01),
+        ("ratio", -0.1),
+        ("ok", "true"),
+        ("ratio", True),
+        ("count", None),
+    ],
+)
+def test_enum_variants_and_constraints(eng: engine.Engine, field: str, bad: Any) -> None:
+    form = eng.compile_elicitation(ENUM_FORM)
+    assert form.decode_result(json.dumps({"action": "accept", "content": VALID})).content == VALID
+    content = {**VALID, field: bad}
+    for data in (
+        json.dumps({"action": "accept", "content": content}).encode(),
+        {"action": "accept", "content": content},
+    ):
+        with pytest.raises(engine.ValidationFailed) as failure:
+            form.decode_result(data)
+        assert failure.value.issues[0].instance_path.startswith(f"/content/{field}")
+
+
+def test_valid_values_msgspec_alone_would_refuse(eng: engine.Engine) -> None:
+    form = eng.compile_elicitation(ENUM_FORM)
+    # JSON Schema's integer admits 1.0 and 10.0: the typed decode refuses, the general path accepts.
+    result = form.decode_result(json.dumps({"action": "accept", "content": {**VALID, "count": 10.0}}))
+    assert result.content is not None and result.content["count"] == 10
+    # Fields the form did not ask for are dropped; missing optional fields stay missing.
+    result = form.decode_result(b'{"action": "accept", "content": {"untitled": "red", "titled": "r", "extra": [1]}}')
+    assert result.content == {"untitled": "red", "titled": "r"}
+    with pytest.raises(engine.ValidationFailed):
+        form.decode_result(b'{"action": "accept"}')  # accept without content misses the required fields
+    with pytest.raises(engine.DecodeError):
+        form.decode_result(b'{"action": "accept", ')
+
+
+@pytest.mark.parametrize(
+    ("schema", "offending"),
+    [
+        ({"type": "object", "properties": {"a": {"type": "object"}}}, "a"),
+        ({"type": "object", "properties": {"a": {"type": "string", "pattern": "^x"}}}, "a"),
+        ({"type": "object", "properties": {"a": {"type": "string", "format": "ipv4"}}}, "a"),
+        ({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "integer"}}}}, "a"),
+        ({"type": "object", "properties": {"a": {"type": "string", "oneOf": [{"const": "x"}]}}}, "a"),
+        ({"type": "object", "properties": {"a": {"type": "string", "enum": ["x", 1]}}}, "a"),
+        ({"type": "object", "properties": {"a": {"type": "string", "enum": ["x"], "enumNames": []}}}, "a"),
+        ({"type": "object", "properties": {"ok": {"type": "string"}, "b": {"anyOf": [{"type": "string"}]}}}, "b"),
+        ({"type": "object", "properties": {"a": {"type": "number", "default": "1"}}}, "a"),
+        ({"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}}, "a"),
+    ],
+)
+def test_restricted_shape(eng: engine.Engine, schema: dict[str, Any], offending: str) -> None:
+    with pytest.raises(engine.SchemaRejected) as refusal:
+        eng.compile_elicitation(schema)
+    assert refusal.value.reason == "invalid-schema"
+    assert refusal.value.details["property"] == offending
+    assert repr(offending) in refusal.value.message
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "array", "properties": {}},
+        {"type": "object"},
+        {"type": "object", "properties": {}, "additionalProperties": False},
+        {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]},
+        [],
+    ],
+)
+def test_restricted_root(eng: engine.Engine, schema: Any) -> None:
+    with pytest.raises(engine.SchemaRejected):
+        eng.compile_elicitation(schema)

@@ -1,0 +1,77 @@
+"""Hostile payloads through the MCP layer: typed errors, never a crash or a hang."""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+@pytest.fixture(scope="module")
+def eng() -> engine.Engine:
+    return engine.Engine()
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b'{"content": [], "structuredContent": ' + DEEP + b"}",
+        b'{"content": [], "structuredContent": [1, 2}',
+        b"\xff\xfe",
+        b"",
+        b'{"content": [], "structuredContent": 1e999}',
+        b'{"content": [], "structuredContent": "\\ud800"}',
+        b"[]",
+        b'{"content": [], "isError": 1}',
+        b'{"jsonrpc": "2.0", "id": 1}',
+    ],
+)
+@pytest.mark.parametrize("tool", ["typed", "general", "none"])
+def test_results(eng: engine.Engine, payload: bytes, tool: str) -> None:
+    outputs = {
+        "typed": {"type": "array", "items": {"type": "integer"}},
+        "general": {"type": "array", "uniqueItems": True},
+        "none": None,
+    }
+    tools = eng.compile_tools([{"name": tool, "inputSchema": {"type": "object"}, "outputSchema": outputs[tool]}])
+    with pytest.raises((engine.DecodeError, engine.ValidationFailed)):
+        tools.validate_result(tool, payload)
+
+
+def test_oversized(eng: engine.Engine) -> None:
+    small = engine.Engine(engine.EngineConfig(limits=engine.Limits(max_instance_bytes=64)))
+    tools = small.compile_tools([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}}])
+    with pytest.raises(engine.DecodeError) as too_large:
+        tools.validate_result("t", b'{"content": [], "structuredContent": [' + b"1," * 100 + b"1]}")
+    assert too_large.value.reason == "too-large"
+    form = small.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}})
+    with pytest.raises(engine.DecodeError):
+        form.decode_result(b'{"action": "accept", "content": {"a": "' + b"x" * 100 + b'"}}')
+
+
+def test_elicitation_payloads(eng: engine.Engine) -> None:
+    form = eng.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}})
+    for payload in (DEEP, b'{"action": "accept", "content": ' + DEEP + b"}", b"null", b'"accept"', b"\xff"):
+        with pytest.raises((engine.DecodeError, engine.ValidationFailed)):
+            form.decode_result(payload)
+
+
+def test_form_with_names_msgspec_cannot_rename(eng: engine.Engine) -> None:
+    form = eng.compile_elicitation(
+        {"type": "object", "properties": {'say "hi"': {"type": "string"}}, "required": ['say "hi"']}
+    )
+    assert form.decode_result({"action": "accept", "content": {'say "hi"': "hi"}}).content == {'say "hi"': "hi"}
+    assert form.decode_result(b'{"action": "accept", "content": {"say \\"hi\\"": "hi"}}').content == {'say "hi"': "hi"}
+    with pytest.raises(engine.ValidationFailed):
+        form.decode_result(b'{"action": "accept", "content": {}}')
+
+
+def test_arguments(eng: engine.Engine) -> None:
+    tools = eng.compile_tools(
+        [{"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}]
+    )
+    for payload in (b'{"a": ' + DEEP + b"}", b"{", b"\xff", b"1", b"null"):
+        with pytest.raises((engine.DecodeError, engine.ValidationFailed)):
+            tools.validate_arguments("t", payload)

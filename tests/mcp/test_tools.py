@@ -1,0 +1,245 @@
+"""Tool sets over the real corpus and the MCP rules: inputSchema shape, structuredContent, isError."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+import pytest
+
+import engine
+
+DATA = Path(__file__).parents[2] / "bench_data"
+TOOL_FILES = sorted((DATA / "tools").glob("*.json"))
+RESULTS = json.loads((DATA / "structured" / "tool-results.json").read_text())
+
+# Refusals in the corpus, each with its reason (checked exactly: a new one must be looked at).
+EXPECTED_REJECTED = {
+    # Two spec example files define a tool of the same name: the set cannot tell them apart.
+    "mcp-spec-conformance.json": {"calculate_sum": "invalid-schema"},
+    # zod emitted tuple-form `items` under 2020-12 (no $schema): the meta-schema refuses it.
+    "sentry-mcp.json": {"create_uptime_monitor": "invalid-schema", "update_uptime_monitor": "invalid-schema"},
+}
+
+
+@pytest.fixture(scope="module")
+def eng() -> engine.Engine:
+    return engine.Engine(engine.EngineConfig(backend="auto"))
+
+
+@pytest.mark.parametrize("path", TOOL_FILES, ids=lambda p: p.name)
+def test_corpus_compiles(eng: engine.Engine, path: Path) -> None:
+    tools = json.loads(path.read_text())
+    toolset = eng.compile_tools(tools)
+    # The same from the bytes of a tools/list result and of a whole JSON-RPC response.
+    as_result = eng.compile_tools(json.dumps({"tools": tools}).encode())
+    as_response = eng.compile_tools(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}))
+    assert list(toolset) == list(as_result) == list(as_response)
+    rejected = {name: str(exc.reason) for name, exc in toolset.rejected.items()}
+    assert rejected == EXPECTED_REJECTED.get(path.name, {})
+    assert len(toolset) + len(toolset.rejected) == len({t["name"] for t in tools})
+    for name, exc in toolset.rejected.items():
+        assert exc.details.get("tool") == name or "more than once" in exc.message
+    for name in toolset:
+        tool = toolset.tool(name)
+        assert tool.input.dialect is not None
+        # Every compiled tool accepts an object its schema is happy with when it requires nothing.
+        if not tool.definition["inputSchema"].get("required") and not tool.input.schema.get("anyOf"):
+            if tool.input.is_valid({}):
+                assert toolset.validate_arguments(name, {}) == {}
+                assert toolset.validate_arguments(name, b"{}") == {}
+
+
+def test_recorded_arguments_and_results(eng: engine.Engine) -> None:
+    checked = 0
+    for entry in RESULTS:
+        tool = {"name": entry["tool"], "inputSchema": {"type": "object"}, "outputSchema": entry["outputSchema"]}
+        toolset = eng.compile_tools([tool])
+        result = entry["result"]
+        raw = json.dumps(result).encode()
+        from_bytes = toolset.validate_result(entry["tool"], raw)
+        from_dict = toolset.validate_result(entry["tool"], result)
+        assert from_bytes == from_dict
+        assert from_bytes.is_error is bool(result.get("isError", False))
+        if "structuredContent" in result:
+            assert from_bytes.structured_content == result["structuredContent"]
+        else:
+            assert not from_bytes.has_structured_content
+        # The wire form comes back (fields of CallToolResult; later protocol fields are not kept).
+        known = {"content", "structuredContent", "isError", "_meta"}
+        assert msgspec.to_builtins(from_bytes) == {
+            k: v for k, v in result.items() if k in known and (k != "isError" or v)
+        }
+        checked += 1
+    assert checked == len(RESULTS) == 73
+
+
+def _weather_tools(eng: engine.Engine) -> engine.ToolSet:
+    return eng.compile_tools(
+        [
+            {
+                "name": "weather",
+                "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+                "outputSchema": {
+                    "type": "object",
+                    "properties": {"t": {"type": "number"}},
+                    "required": ["t"],
+                    "additionalProperties": False,
+                },
+            },
+            {"name": "anything", "inputSchema": {"type": "object"}, "outputSchema": {"type": ["null", "array"]}},
+            {"name": "plain", "inputSchema": {"type": "object"}},
+        ]
+    )
+
+
+def test_arguments(eng: engine.Engine) -> None:
+    tools = _weather_tools(eng)
+    assert tools.validate_arguments("weather", {"city": "Oslo"}) == {"city": "Oslo"}
+    assert tools.validate_arguments("weather", b'{"city": "Oslo"}') == {"city": "Oslo"}
+    assert tools.validate_arguments("plain", None) == {}
+    with pytest.raises(engine.ValidationFailed) as failure:
+        tools.validate_arguments("weather", {"city": 3})
+    assert failure.value.issues[0].instance_path == "/city"
+    with pytest.raises(engine.ValidationFailed):
+        tools.validate_arguments("weather", b"[]")
+    with pytest.raises(engine.DecodeError):
+        tools.validate_arguments("weather", b'{"city": ')
+    answer = engine.invalid_arguments_result(failure.value, "weather")
+    assert answer["isError"] is True
+    assert answer["structuredContent"]["error"]["issues"][0]["instancePath"] == "/city"
+    assert "weather" in answer["content"][0]["text"] and "/city" in answer["content"][0]["text"]
+    assert json.loads(json.dumps(answer)) == answer
+
+
+def test_unknown_tool(eng: engine.Engine) -> None:
+    tools = _weather_tools(eng)
+    with pytest.raises(engine.UnknownTool) as unknown:
+        tools.validate_arguments("nope", {})
+    assert isinstance(unknown.value, engine.EngineError)
+    assert unknown.value.to_jsonrpc_error()["code"] == -32602
+    with pytest.raises(engine.UnknownTool):
+        tools.validate_result("nope", {"content": []})
+
+
+def test_structured_content_rules(eng: engine.Engine) -> None:
+    tools = _weather_tools(eng)
+    good = tools.validate_result("weather", b'{"content": [], "structuredContent": {"t": 3}}')
+    assert good.structured_content == {"t": 3}
+    # Issues are located in the result.
+    with pytest.raises(engine.ValidationFailed) as failure:
+        tools.validate_result("weather", b'{"content": [], "structuredContent": {"t": "hot"}}')
+    assert failure.value.issues[0].instance_path == "/structuredContent/t"
+    with pytest.raises(engine.ValidationFailed):
+        tools.validate_result("weather", {"content": [], "structuredContent": {"t": 3, "x": 1}})
+    # A tool with an outputSchema must return structuredContent ...
+    with pytest.raises(engine.ValidationFailed) as missing:
+        tools.validate_result("weather", b'{"content": [{"type": "text", "text": "hi"}]}')
+    assert missing.value.issues[0].instance_path == "/structuredContent"
+    # ... unless the result is an error, which is never checked against it.
+    err = tools.validate_result("weather", b'{"content": [], "isError": true, "structuredContent": {"t": "?"}}')
+    assert err.is_error and err.structured_content == {"t": "?"}
+    # null is a value, not an absence.
+    null = tools.validate_result("anything", b'{"content": [], "structuredContent": null}')
+    assert null.has_structured_content and null.structured_content is None
+    assert tools.validate_result("anything", {"content": [], "structuredContent": None}).structured_content is None
+    assert tools.validate_result("anything", b'{"content": [], "structuredContent": [1, "a"]}').structured_content == [
+        1,
+        "a",
+    ]
+    with pytest.raises(engine.ValidationFailed):
+        tools.validate_result("anything", b'{"content": [], "structuredContent": "text"}')
+    with pytest.raises(engine.ValidationFailed):
+        tools.validate_result("anything", b'{"content": []}')
+    # Without an outputSchema, any JSON value passes and is decoded.
+    assert tools.validate_result("plain", b'{"content": [], "structuredContent": 1.5}').structured_content == 1.5
+    # A whole JSON-RPC response is read too; an error response is not a result.
+    wrapped = b'{"jsonrpc": "2.0", "id": 7, "result": {"content": [], "structuredContent": {"t": 1}}}'
+    assert tools.validate_result("weather", wrapped).structured_content == {"t": 1}
+    with pytest.raises(engine.ValidationFailed):
+        tools.validate_result("weather", b'{"jsonrpc": "2.0", "id": 7, "error": {"code": 1, "message": "x"}}')
+    # A broken envelope names the field.
+    with pytest.raises(engine.ValidationFailed) as envelope:
+        tools.validate_result("plain", b'{"content": "text"}')
+    assert envelope.value.issues[0].instance_path == "/content"
+    with pytest.raises(engine.ValidationFailed):
+        tools.validate_result("plain", {"content": [], "isError": "yes"})
+    with pytest.raises(engine.DecodeError):
+        tools.validate_result("plain", b'{"content": [], "structuredContent": {"a": }')
+
+
+def test_input_schema_must_be_an_object_schema(eng: engine.Engine) -> None:
+    tools = eng.compile_tools(
+        [
+            {"name": "array", "inputSchema": {"type": "array"}},
+            {"name": "missing"},
+            {"name": "null", "inputSchema": None},
+            {"name": "empty", "inputSchema": {}},
+            {"name": "true", "inputSchema": True},
+            {"name": "false", "inputSchema": False},
+            {"name": "bad-output", "inputSchema": {"type": "object"}, "outputSchema": {"type": 12}},
+            {"inputSchema": {"type": "object"}},
+        ]
+    )
+    assert set(tools) == {"empty", "true"}
+    assert tools.rejected["array"].location == "/inputSchema/type"
+    assert tools.rejected["bad-output"].details["schema"] == "outputSchema"
+    assert all(r.reason == "invalid-schema" for r in tools.rejected.values())
+    assert "<tools[7]>" in tools.rejected
+    # `true`/`{}` mean "no parameters": arguments are still an object.
+    assert tools.validate_arguments("empty", {"anything": 1}) == {"anything": 1}
+    with pytest.raises(engine.ValidationFailed):
+        tools.validate_arguments("true", b"[1]")
+    with pytest.raises(engine.SchemaRejected) as rejected:
+        tools.validate_arguments("array", {})
+    assert rejected.value.reason == "invalid-schema" and "'array'" in rejected.value.message
+    strict = engine.Engine(engine.EngineConfig(allow_empty_input_schema=False))
+    refused = strict.compile_tools([{"name": "empty", "inputSchema": {}}, {"name": "true", "inputSchema": True}])
+    assert set(refused.rejected) == {"empty", "true"} and not len(refused)
+
+
+def test_not_a_tool_list(eng: engine.Engine) -> None:
+    with pytest.raises(engine.SchemaRejected):
+        eng.compile_tools({"tools": "none"})
+    with pytest.raises(engine.DecodeError):
+        eng.compile_tools(b"[")
+
+
+@pytest.mark.parametrize("backend", ["auto", "jsonschema-rs"])
+def test_results_through_each_path(backend: str) -> None:
+    """Output schemas msgspec takes, and ones it refuses (checked by jsonschema-rs after the same
+    single pass), give the same answers from bytes and from dicts."""
+    eng = engine.Engine(engine.EngineConfig(backend=backend))
+    schemas = {
+        "closed": {
+            "type": "object",
+            "properties": {"n": {"type": "integer"}},
+            "required": ["n"],
+            "additionalProperties": False,
+        },
+        "open": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+        "allof": {"allOf": [{"type": "object"}], "required": ["n"], "properties": {"n": {"type": "integer"}}},
+    }
+    tools = eng.compile_tools(
+        [{"name": k, "inputSchema": {"type": "object"}, "outputSchema": v} for k, v in schemas.items()]
+    )
+    if backend == "auto":
+        assert tools.tool("closed").output.backend == "msgspec"
+        assert tools.tool("open").output.backend == "jsonschema-rs"
+    cases = [({"n": 1}, True), ({"n": 1.0}, True), ({"n": "1"}, False), ({}, False), ([], False), (None, False)]
+    for name in schemas:
+        for value, valid in cases:
+            if name != "closed" and value == {"n": 1}:
+                value = {"n": 1, "extra": [1]}
+            result = {"content": [], "structuredContent": value}
+            for data in (json.dumps(result).encode(), result):
+                if valid:
+                    assert tools.validate_result(name, data).structured_content == value
+                else:
+                    with pytest.raises(engine.ValidationFailed) as failure:
+                        tools.validate_result(name, data)
+                    assert failure.value.issues[0].instance_path.startswith("/structuredContent")
+            # An error result is never checked against the output schema.
+            errored = json.dumps({"content": [], "isError": True, "structuredContent": value}).encode()
+            assert tools.validate_result(name, errored).structured_content == value
