@@ -13,7 +13,7 @@ import importlib.util
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -172,16 +172,16 @@ def check_schema(eng: Engine, key: str, schema: Any) -> dict[str, Any]:
 
 
 def _mcp_refusals(eng: Engine, found: list[Target]) -> dict[str, SchemaRejected]:
-    """Refusals that come from MCP's rules on tools rather than from JSON Schema itself."""
-    compile_tools: Callable[[Any], Any] | None = getattr(eng, "compile_tools", None)
+    """Refusals that come from MCP's rules on tools (an ``inputSchema`` must be an object schema,
+    names must be unique) rather than from JSON Schema itself: the engine's tool set decides."""
     tools = [t.tool for t in found if t.tool is not None and t.schemas.get("inputSchema") is not None]
-    if compile_tools is None or not tools:
+    if not tools:
         return {}
     try:
-        toolset = compile_tools(tools)
+        toolset = eng.compile_tools(tools)
     except EngineError:
         return {}
-    return dict(getattr(toolset, "rejected", {}) or {})
+    return dict(toolset.rejected)
 
 
 def run_check(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO) -> int:

@@ -202,3 +202,22 @@ def test_progress_shows_on_a_terminal_only(tmp_path: Path) -> None:
     piped = io.StringIO()
     assert main(["check", str(path)], out=io.StringIO(), err=piped) == 0
     assert piped.getvalue() == ""
+
+
+def test_check_applies_mcp_rules_on_tools(tmp_path: Path) -> None:
+    tools = [
+        {"name": "string_args", "inputSchema": {"type": "string"}},
+        {"name": "twice", "inputSchema": {"type": "object"}},
+        {"name": "twice", "inputSchema": {"type": "object"}},
+        {"name": "no_params", "inputSchema": True},
+    ]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": tools}))
+    code, out, _ = run("check", str(path), "--json")
+    assert code == 1
+    reports = json.loads(out)["tools"]
+    first = reports[0]["schemas"]["inputSchema"]
+    assert first["status"] == "refused" and first["refusal"]["location"] == "/inputSchema/type"
+    assert "MCP requires" in first["refusal"]["message"]
+    assert all("more than once" in r["schemas"]["inputSchema"]["refusal"]["message"] for r in reports[1:3])
+    assert reports[3]["status"] == "ok"  # `true`: a tool without parameters (allow_empty_input_schema)
