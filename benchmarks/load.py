@@ -9,8 +9,10 @@ in one run:
 
 - ``sdk``: the SDK as shipped — the client checks each result with python-jsonschema (a cached
   validator per tool); the low-level server checks no arguments.
-- ``engine``: the adapters from :mod:`engine.adapters.mcp_sdk` — the server checks arguments and
-  results against the advertised schemas, the client checks results, all with the engine.
+- ``engine-client``: the same server; the client checks each result with the engine
+  (:class:`engine.adapters.mcp_sdk.EngineClient`) — the like-for-like comparison.
+- ``engine``: the adapters on both sides — the server checks arguments and results against the
+  advertised schemas, the client checks results, all with the engine.
 
 Reported per mode: calls per second, latency percentiles, and the share of wall time spent inside
 validation (measured around the validating calls on both sides; server and clients share this
@@ -79,6 +81,12 @@ def load_replay_tools() -> list[ReplayTool]:
 
 
 Handler = Callable[[Any, Any], Awaitable[Any]]
+
+MODES = {
+    "sdk": "the SDK as shipped: the client checks results with python-jsonschema, the server checks nothing",
+    "engine-client": "the client checks results with the engine (EngineClient), the server checks nothing",
+    "engine": "the engine on both sides: the server checks arguments and results, the client checks results",
+}
 
 
 def build_server(
@@ -248,7 +256,7 @@ async def drive(url: str, mode: str, work: list[tuple[str, dict[str, Any]]], *, 
     async with contextlib.AsyncExitStack() as stack:
         sessions = []
         for _ in range(clients):
-            if mode == "engine":
+            if mode != "sdk":
                 from engine.adapters.mcp_sdk import EngineClient
 
                 client: Any = EngineClient(url, engine=engine)
@@ -298,13 +306,14 @@ def run_mode(mode: str, tools: list[ReplayTool], args: argparse.Namespace) -> Ou
     work = workload(tools)
     eng = middleware = None
     clock = ValidationClock()
-    if mode == "engine":
+    if mode != "sdk":
         import engine
         from engine.adapters import _catalog
         from engine.adapters.mcp_sdk import ToolValidation
 
         eng = engine.Engine()
-        middleware = ToolValidation([t.definition for t in tools], engine=eng)
+        if mode == "engine":
+            middleware = ToolValidation([t.definition for t in tools], engine=eng)
         clock.wrap_sync(_catalog.ToolCatalog, "validate_arguments")
         clock.wrap_sync(_catalog.ToolCatalog, "validate_structured")
     else:
@@ -329,7 +338,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=32, help="calls in flight at once (default 32)")
     parser.add_argument("--clients", type=int, default=4, help="client sessions sharing the load (default 4)")
     parser.add_argument("--seconds", type=float, default=60.0, help="time bound per mode (default 60)")
-    parser.add_argument("--modes", default="sdk,engine", help="comma-separated: sdk, engine (default both)")
+    parser.add_argument("--modes", default=",".join(MODES),
+                        help=f"comma-separated, from: {', '.join(MODES)} (default all)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds, modes alternating within each (default 3)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = parser.parse_args(argv)
@@ -344,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     tools = load_replay_tools()
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     for mode in modes:
-        if mode not in ("sdk", "engine"):
+        if mode not in MODES:
             parser.error(f"unknown mode {mode!r}")
     # Modes alternate within each round, so a burst of load from elsewhere on the machine falls on
     # both rather than on one.
@@ -370,8 +380,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['p90_ms']:.2f} | {r['p99_ms']:.2f} | {r['validating_share'] * 100:.2f}% | "
               f"{r['validations'] / r['calls'] if r['calls'] else 0:.1f} | "
               f"{r['validation_us_per_call']:.1f} |")
-    print("\nvalidating: share of wall time inside validation (sdk: the client's result check; engine: the "
-          "server's argument and result checks plus the client's result check).")
+    print("\nvalidating: share of wall time inside validation; checks/call: validations per call, where")
+    for mode in modes:
+        print(f"  {mode}: {MODES[mode]}")
     return 0
 
 
