@@ -112,3 +112,20 @@ def test_server_reads_its_source_again_for_a_tool_added_since() -> None:
         assert middleware.catalog.listings == 2
 
     asyncio.run(main())
+
+
+def test_structured_content_null_is_a_value_and_absence_is_not() -> None:
+    from engine.adapters._catalog import ABSENT
+    from engine.adapters.mcp_sdk import _structured
+
+    catalog = ToolCatalog(engine.Engine())
+    catalog.absorb([{"name": "maybe", "inputSchema": {"type": "object"}, "outputSchema": {"type": "null"}}])
+    catalog.validate_structured("maybe", None)
+    with pytest.raises(engine.ValidationFailed):
+        catalog.validate_structured("maybe", ABSENT)
+    with pytest.raises(engine.ValidationFailed):
+        catalog.validate_structured("maybe", 0)
+    # The SDK model tells an explicit `structuredContent: null` from a missing one.
+    sent_null = types.CallToolResult.model_validate({"content": [], "structuredContent": None})
+    assert _structured(sent_null) is None
+    assert _structured(types.CallToolResult(content=[])) is ABSENT
