@@ -38,7 +38,7 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
 from ..engine import Engine, default_engine
-from ..errors import EngineError, SchemaRejected, UnknownTool, ValidationFailed
+from ..errors import EngineError, Issue, SchemaRejected, UnknownTool, ValidationFailed
 from ..mcp import invalid_arguments_result
 from ._catalog import ABSENT, REFRESH_INTERVAL, ToolCatalog, nonconforming, unavailable
 
@@ -212,6 +212,11 @@ class ToolValidation:
         if not isinstance(name, str):
             return await call_next(ctx)  # the SDK's own params validation answers this
         arguments = params.get("arguments")
+        if arguments is not None and not isinstance(arguments, Mapping):
+            # Never decoded here (a JSON text is not an object): refused like any invalid arguments.
+            issue = Issue(instance_path="", keyword_location="/type", keyword="type",
+                          message="arguments must be an object")
+            return types.CallToolResult.model_validate(invalid_arguments_result(ValidationFailed([issue]), name))
         if self._refreshed_at is None or (name not in self.catalog and _stale(self._refreshed_at)):
             await self.refresh()
         catalog = self.catalog

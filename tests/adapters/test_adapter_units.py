@@ -82,6 +82,10 @@ def test_server_fails_closed_on_its_own_refused_schema() -> None:
         with pytest.raises(MCPError) as info:
             await middleware(context("tools/call", {"name": "ghost", "arguments": {}}), handler)
         assert info.value.code == -32602 and info.value.data["tool"] == "ghost"
+        # Arguments that are a JSON text rather than an object are never decoded into valid ones.
+        text = await middleware(context("tools/call", {"name": "fine", "arguments": '{"q": 1}'}), handler)
+        assert text.is_error
+        assert text.structured_content["error"]["issues"][0]["message"] == "arguments must be an object"
 
     asyncio.run(main())
     assert reached == ["fine"]
