@@ -11,6 +11,7 @@ from .cache import CacheStats, CompileCache
 from .compiled import CompiledSchema
 from .config import EngineConfig
 from .dialect import Dialect, check_meta_schema, detect_dialect, normalise_schema_uri
+from .errors import BackendUnavailable
 from .intake import fingerprint, load_schema
 
 if TYPE_CHECKING:
@@ -40,8 +41,17 @@ class Engine:
         self._cache: CompileCache[CompiledSchema] = CompileCache(config.cache_size)
         self._backends: dict[str, Backend] = {}
         self._forms_engine: Engine | None = None
-        names = AUTO_ORDER if config.backend == "auto" else (config.backend,)
-        for name in (*names, GENERAL_BACKEND):
+        self._order: tuple[str, ...] = (config.backend,)
+        self.unavailable: dict[str, str] = {}
+        """Backends ``auto`` skips because their package is missing, with the install hint."""
+        if config.backend == "auto":
+            for name in AUTO_ORDER:
+                try:
+                    self._backend(name)
+                except BackendUnavailable as exc:
+                    self.unavailable[name] = exc.message
+            self._order = tuple(name for name in AUTO_ORDER if name not in self.unavailable)
+        for name in (*self._order, GENERAL_BACKEND):
             self._backend(name)  # fail now, with the package to install, not on first compile
 
     def _backend(self, name: str) -> Backend:
@@ -79,9 +89,8 @@ class Engine:
         # The general backend compiles every schema: it proves references resolve, explains
         # failures, and re-checks the refusals of a stricter fast path.
         general = self._backend(GENERAL_BACKEND).compile(source)
-        names = AUTO_ORDER if config.backend == "auto" else (config.backend,)
         notes: dict[str, str] = {}
-        for name in names:
+        for name in self._order:
             if name == GENERAL_BACKEND:
                 checker, chosen = general, name
                 break
@@ -108,7 +117,9 @@ class Engine:
             dialect=dialect,
             backend=chosen,
             checker=checker,
-            explainer=general,
+            # A backend with reference-quality issues explains its own failures (a user who chose
+            # python-jsonschema gets its messages); the others are explained by the general one.
+            explainer=checker if self._backend(chosen).explains else general,
             fallback=general if exact_decoder and checker is not general else None,
             limits=config.limits,
             fingerprint=key,

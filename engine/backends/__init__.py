@@ -31,10 +31,12 @@ class _Entry(NamedTuple):
 BACKENDS: dict[str, _Entry] = {
     "jsonschema-rs": _Entry("jsonschema_rs_backend", "JsonschemaRsBackend", "jsonschema-rs", None),
     "msgspec": _Entry("msgspec_backend", "MsgspecBackend", "msgspec", None),
+    "fastjsonschema": _Entry("fastjsonschema_backend", "FastjsonschemaBackend", "fastjsonschema", "fastjsonschema"),
+    "jsonschema": _Entry("jsonschema_backend", "JsonschemaBackend", "jsonschema", "jsonschema"),
 }
 
 # `auto` tries these in order and keeps the first that compiles the schema exactly.
-AUTO_ORDER: tuple[str, ...] = ("msgspec", "jsonschema-rs")
+AUTO_ORDER: tuple[str, ...] = ("msgspec", "jsonschema-rs", "fastjsonschema", "jsonschema")
 
 
 def load_backend(name: str) -> type[Backend]:

@@ -8,7 +8,7 @@ becomes a compile-time refusal, never a deferred or permissive answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import jsonschema_rs
@@ -17,7 +17,7 @@ from ..dialect import Dialect
 from ..errors import Issue, RejectReason, SchemaRejected
 from .base import Backend, BackendValidator, SchemaSource, json_pointer
 
-__all__ = ["JsonschemaRsBackend", "JsonschemaRsValidator", "issue_from_rs"]
+__all__ = ["JsonschemaRsBackend", "JsonschemaRsValidator", "issue_from_rs", "lazy_validator"]
 
 _MISSING_RESOURCE = re.compile(r"Resource '([^']*)' is not present in a registry")
 
@@ -90,6 +90,19 @@ class JsonschemaRsBackend(Backend):
         except jsonschema_rs.ReferencingError as exc:
             raise _ref_refusal(exc.message, "") from None
         return JsonschemaRsValidator(validator)
+
+
+def lazy_validator(source: SchemaSource) -> Callable[[], JsonschemaRsValidator]:
+    """The jsonschema-rs validator of ``source``, built on first call: the answer of last resort
+    for a Python backend that raised instead of answering."""
+    built: list[JsonschemaRsValidator] = []
+
+    def get() -> JsonschemaRsValidator:
+        if not built:
+            built.append(JsonschemaRsBackend().compile(source))
+        return built[0]
+
+    return get
 
 
 def _ref_refusal(message: str, location: str) -> SchemaRejected:

@@ -1,0 +1,304 @@
+"""fastjsonschema behind the engine: no fetching, no writes into the caller's data, no code
+injection through schema text, no $ref function-name collisions."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+import engine.backends
+from engine.backends import BackendRefused, SchemaSource
+from engine.backends.fastjsonschema_backend import (
+    FastjsonschemaBackend,
+    UnsafeGeneratedCode,
+    check_generated_code,
+)
+from engine.backends.jsonschema_rs_backend import JsonschemaRsBackend
+from engine.dialect import Dialect
+
+pytest.importorskip("fastjsonschema")
+
+ENGINE = engine.Engine(backend="fastjsonschema")
+
+
+def source(
+    schema: Any, dialect: Dialect = Dialect.DRAFT2020_12, resources: dict[str, Any] | None = None, **config: Any
+) -> SchemaSource:
+    return SchemaSource(schema=schema, dialect=dialect, resources=resources or {}, config=engine.EngineConfig(**config))
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    def urlopen(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"urlopen called: {args!r}")
+
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
+
+
+# -- $ref function names ---------------------------------------------------------------------------
+
+COLLIDING = [("Strict", "strict"), ("a-b", "a_b"), ("a.b", "a b"), ("x/y", "x_y"), ("ü", "_")]
+
+
+@pytest.mark.parametrize(("first", "second"), COLLIDING)
+@pytest.mark.parametrize(
+    ("dialect", "defs"), [("draft7", "definitions"), ("2020-12", "$defs"), ("draft4", "definitions")]
+)
+def test_ref_names_that_fastjsonschema_would_merge_stay_apart(first: str, second: str, dialect: str, defs: str) -> None:
+    def ref(name: str) -> str:
+        return f"#/{defs}/" + quote(name.replace("~", "~0").replace("/", "~1"), safe="~")
+
+    schema = {
+        "type": "object",
+        "properties": {"n": {"$ref": ref(first)}, "s": {"$ref": ref(second)}},
+        defs: {first: {"type": "integer"}, second: {"type": "string"}},
+    }
+    eng = engine.Engine(backend="fastjsonschema", default_dialect=dialect)
+    cs = eng.compile(schema)
+    assert cs.backend == "fastjsonschema"
+    assert cs.is_valid({"n": 1, "s": "x"})
+    assert not cs.is_valid({"n": "a string passes an integer reference"})
+    assert not cs.is_valid({"s": 1})
+
+
+# -- nothing is fetched, nothing is written ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "ref",
+    ["file:///etc/passwd", "http://127.0.0.1:1/x.json", "https://example.com/s.json#/a", "ftp://h/x", "other.json"],
+)
+def test_external_refs_are_refused_without_fetching(ref: str) -> None:
+    with pytest.raises(BackendRefused, match="cannot be resolved"):
+        FastjsonschemaBackend().compile(source({"properties": {"a": {"$ref": ref}}}))
+
+
+def test_registry_resources_are_used_in_memory() -> None:
+    remote = {"$defs": {"n": {"type": "integer"}}}
+    src = source({"$ref": "https://example.com/s.json#/$defs/n"}, resources={"https://example.com/s.json": remote})
+    validator = FastjsonschemaBackend().compile(src)
+    assert validator.is_valid(3) and not validator.is_valid("3")
+
+
+def test_defaults_are_never_written_into_the_data() -> None:
+    cs = ENGINE.compile(
+        {"type": "object", "properties": {"a": {"default": 1}, "b": {"type": "array", "prefixItems": [{"default": 2}]}}}
+    )
+    data: dict[str, Any] = {"b": []}
+    cs.validate(data)
+    assert data == {"b": []}
+
+
+def test_format_assertion_is_refused() -> None:
+    with pytest.raises(BackendRefused, match="format"):
+        FastjsonschemaBackend().compile(source({"format": "email"}, formats="assert"))
+    # As an annotation it changes nothing, and is dropped.
+    assert FastjsonschemaBackend().compile(source({"format": "email"})).is_valid("not an email")
+
+
+@pytest.mark.parametrize(
+    ("schema", "why"),
+    [
+        ({"unevaluatedProperties": False}, "unevaluatedProperties"),
+        ({"items": {"unevaluatedItems": False}}, "unevaluatedItems"),
+        ({"contains": {}, "minContains": 2}, "minContains"),
+        ({"$dynamicRef": "#x"}, "$dynamicRef"),
+        ({"pattern": "\\p{L}"}, "pattern"),
+    ],
+)
+def test_keywords_without_draft7_equivalent_are_refused(schema: dict[str, Any], why: str) -> None:
+    with pytest.raises(BackendRefused, match=why.replace("$", "\\$")):
+        FastjsonschemaBackend().compile(source(schema))
+
+
+def test_2020_12_is_lowered_exactly() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "pair": {"prefixItems": [{"type": "string"}, {"type": "integer"}], "items": False},
+            "n": {"$ref": "#/$defs/positive", "maximum": 10},
+        },
+        "dependentRequired": {"a": ["b"]},
+        "dependentSchemas": {"c": {"required": ["d"]}},
+        "$defs": {"positive": {"exclusiveMinimum": 0}},
+    }
+    cs = ENGINE.compile(schema)
+    assert cs.backend == "fastjsonschema"
+    assert cs.is_valid({"pair": ["x", 1], "n": 5, "a": 1, "b": 2, "c": 1, "d": 1})
+    for invalid in ({"pair": ["x", 1, 2]}, {"pair": [1]}, {"n": 0}, {"n": 11}, {"a": 1}, {"c": 1}):
+        assert not cs.is_valid(invalid), invalid
+
+
+def test_integer_semantics_follow_the_spec() -> None:
+    cs = ENGINE.compile({"type": "integer", "enum": [1, 2**70]})
+    assert cs.is_valid(1.0) and cs.is_valid(2**70)
+    assert not cs.is_valid(True) and not cs.is_valid(1.5)
+    assert not ENGINE.compile({"enum": [1]}).is_valid(True)
+    assert not ENGINE.compile({"const": False}).is_valid(0)
+    assert not ENGINE.compile({"uniqueItems": True}).is_valid([1, 1.0])
+    assert ENGINE.compile({"uniqueItems": True}).is_valid([1, True])
+
+
+def test_arithmetic_overflow_is_answered_by_the_reference() -> None:
+    cs = ENGINE.compile({"multipleOf": 0.5})
+    assert cs.is_valid(10**400)
+    assert not ENGINE.compile({"multipleOf": 0.7}).is_valid(10**400 + 1)
+
+
+# -- code injection -------------------------------------------------------------------------------
+
+CANARY = 'engine.backends.__dict__.__setitem__("PWNED", 1)'
+PAYLOADS = [
+    f'"]; {CANARY}; x = data["',
+    f"'); {CANARY}; ('",
+    f'\\"); {CANARY} #',
+    f"\n{CANARY}\n",
+    f"\\\n{CANARY}\\\n",
+    "{data.__class__.__init__.__globals__}",
+    "{name}{variable}{0}{}",
+    "%s%r%(x)s",
+    f'""" + {CANARY} + """',
+    "\r\n\u2028\x00\\x41\\u0041\\N{LATIN SMALL LETTER A}",
+]
+
+
+def injection_schemas(text: str) -> list[dict[str, Any]]:
+    literal = "".join("\\" + c if c in "^$\\.*+?()[]{}|/-" else c for c in text)
+    return [
+        {"type": "object", "properties": {text: {"type": "integer"}}, "required": [text]},
+        {"enum": [text, {text: [text]}], "const": text},
+        {
+            "$defs": {text: {"type": "integer"}},
+            "properties": {"p": {"$ref": "#/$defs/" + quote(text.replace("~", "~0").replace("/", "~1"), safe="~")}},
+        },
+        {"dependentRequired": {text: [text + "x"]}, "propertyNames": {"maxLength": 10_000}},
+        {"pattern": literal, "patternProperties": {literal: {"type": "string"}}, "additionalProperties": False},
+    ]
+
+
+def agree(schema: dict[str, Any], instances: list[Any]) -> None:
+    src = source(schema)
+    try:
+        fast = FastjsonschemaBackend().compile(src)
+    except BackendRefused as refusal:
+        assert refusal.why
+        return
+    reference = JsonschemaRsBackend().compile(src)
+    for instance in instances:
+        assert fast.is_valid(instance) is reference.is_valid(instance), (schema, instance)
+
+
+def instances_for(text: str) -> list[Any]:
+    return [text, {text: 1}, {text: "x"}, {"p": 1}, {"p": "x"}, {text: 1, text + "x": 2}, {}, {text: [text]}, 1]
+
+
+@pytest.mark.parametrize("text", PAYLOADS)
+def test_crafted_schema_text_stays_data(text: str) -> None:
+    for schema in injection_schemas(text):
+        agree(schema, instances_for(text))
+    assert "PWNED" not in engine.backends.__dict__
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.text(alphabet=st.sampled_from(list("ab\"'\\\n\r{}%()._;#:=[]~/ \t\x00\u2028é")), min_size=1, max_size=16))
+def test_any_schema_text_stays_data(text: str) -> None:
+    for schema in injection_schemas(text):
+        agree(schema, instances_for(text))
+    assert "PWNED" not in engine.backends.__dict__
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import os",
+        "from os import system",
+        "def validate(data):\n    __import__('os')",
+        "def validate(data):\n    data.__class__",
+        "def validate(data):\n    '{data.__class__}'.format(**locals())",
+        "def validate(data):\n    eval('1')",
+        "def helper(data):\n    pass",
+        "def validate(data):\n    (lambda: 1)()",
+    ],
+)
+def test_generated_code_check_refuses_what_the_generator_never_writes(code: str) -> None:
+    with pytest.raises(UnsafeGeneratedCode):
+        check_generated_code(code)
+
+
+def test_generated_code_check_accepts_real_output() -> None:
+    import fastjsonschema
+
+    schema = json.loads(
+        (__import__("pathlib").Path(__file__).parents[2] / "bench_data/tools/github-mcp-server.json").read_text()
+    )[0]["inputSchema"]
+    check_generated_code(fastjsonschema.compile_to_code(schema, use_default=False, use_formats=False))
+
+
+def test_lowered_schemas_are_valid_in_their_target_dialect() -> None:
+    # What fastjsonschema receives is a well-formed draft-7 (draft-4 for draft 4) schema whose
+    # only references are the generated #/definitions/rN names.
+    import jsonschema_rs
+
+    from engine.backends.fastjsonschema_backend import Lowering
+    from tests.suite import DIALECTS, iter_tests, remotes
+
+    checked = 0
+    for folder, dialect in DIALECTS.items():
+        seen: set[str] = set()
+        for test in iter_tests(folder):
+            key = json.dumps(test.schema, sort_keys=True)
+            if key in seen:
+                continue
+            seen.add(key)
+            src = source(test.schema, Dialect(dialect), remotes(folder))
+            try:
+                lowered = Lowering(src).lower()
+            except BackendRefused:
+                continue
+            meta = jsonschema_rs.Draft4Validator if dialect == "draft4" else jsonschema_rs.Draft7Validator
+            assert jsonschema_rs.validator_for(lowered).is_valid  # compiles
+            assert meta({"$ref": lowered["$schema"]}).is_valid(lowered), (test.id, lowered)
+            refs = [v for v in _walk_refs(lowered)]
+            assert all(r.startswith("#/definitions/r") for r in refs), refs
+            checked += 1
+    assert checked > 500
+
+
+def _walk_refs(node: Any) -> Any:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                yield value
+            elif key not in ("enum", "const"):
+                yield from _walk_refs(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _walk_refs(item)
+
+
+def test_dependencies_of_all_three_spellings_combine() -> None:
+    schema = {
+        "dependencies": {"a": ["b"], "x": {"required": ["y"]}},
+        "dependentRequired": {"a": ["c"], "x": ["z"]},
+        "dependentSchemas": {"a": {"maxProperties": 3}},
+    }
+    fast = ENGINE.compile(schema)
+    reference = engine.Engine(backend="jsonschema-rs").compile(schema)
+    assert fast.backend == "fastjsonschema"
+    for instance in (
+        {"a": 1, "b": 1, "c": 1},
+        {"a": 1, "c": 1},
+        {"a": 1, "b": 1},
+        {"a": 1, "b": 1, "c": 1, "d": 1},
+        {"x": 1, "y": 1, "z": 1},
+        {"x": 1, "y": 1},
+        {"x": 1, "z": 1},
+    ):
+        assert fast.is_valid(instance) is reference.is_valid(instance), instance
