@@ -8,11 +8,38 @@ from typing import Any
 
 from .backends.base import BackendValidator
 from .config import Limits
-from .decode import decode_json
+from .decode import check_depth, decode_json, nesting
 from .dialect import Dialect
 from .errors import Issue, ValidationFailed
+from .guard import GuardReport
 
-__all__ = ["CompiledSchema"]
+__all__ = ["EVAL_FRAMES", "EXPLAIN_FRAMES", "CompiledSchema", "depth_bound"]
+
+# How many schema applications jsonschema-rs may nest (instance depth x the schema's evaluation
+# depth) before its native stack is at risk, measured on a 1 MiB thread stack (the main thread
+# has 8 MiB) with plain and anyOf-nested recursion: `is_valid` first crashed at 8192 frames, the
+# error path (`iter_errors`, which builds nested error contexts) at 1024. Each bound keeps a factor
+# of two below.
+EVAL_FRAMES = 4096
+EXPLAIN_FRAMES = 512
+
+
+def depth_bound(guard: GuardReport | None, limits: Limits) -> int | None:
+    """The deepest instance a schema is run on, or ``None`` when no instance can take the
+    validator deeper than its safe stack (no recursion, and no chain of references longer than
+    ``EXPLAIN_FRAMES``)."""
+    if guard is None or (not guard.recursive and guard.max_chain <= EXPLAIN_FRAMES):
+        return None
+    return max(1, min(limits.max_instance_depth, EVAL_FRAMES // max(guard.eval_depth, 1)))
+
+
+def _brackets(data: Any) -> int:
+    """An upper bound of the nesting depth of JSON ``data``, at memchr speed."""
+    if isinstance(data, str):
+        return data.count("[") + data.count("{")
+    if not isinstance(data, (bytes, bytearray)):
+        data = memoryview(data).tobytes()  # msgspec.Raw and other buffers
+    return data.count(b"[") + data.count(b"{")
 
 
 class CompiledSchema:
@@ -23,7 +50,20 @@ class CompiledSchema:
     a reference-quality backend.
     """
 
-    __slots__ = ("_checker", "_decode_typed", "_explainer", "_fallback", "_limits", "backend", "dialect", "fingerprint", "notes", "schema")
+    __slots__ = (
+        "_checker",
+        "_depth_bound",
+        "_decode_typed",
+        "_explainer",
+        "_fallback",
+        "_limits",
+        "backend",
+        "dialect",
+        "fingerprint",
+        "guard",
+        "notes",
+        "schema",
+    )
 
     def __init__(
         self,
@@ -38,6 +78,7 @@ class CompiledSchema:
         fingerprint: bytes,
         notes: dict[str, str] | None = None,
         decoder: Callable[[bytes | str], Any] | None = None,
+        guard: GuardReport | None = None,
     ) -> None:
         self.schema = schema
         self.dialect = dialect
@@ -54,11 +95,26 @@ class CompiledSchema:
         # the general backend checks Python objects faster than msgspec.convert does).
         self._decode_typed = decoder if decoder is not None else checker.decode
         self._limits = limits
+        self.guard = guard
+        """What the guard measured (each limit's value, recursion, fan-out), or ``None``."""
+        # Only a recursive schema lets the backend descend as deep as the instance: only then are
+        # Python objects depth-checked, so the hot path of every other schema has no extra walk.
+        self._depth_bound = depth_bound(guard, limits)
 
     def __repr__(self) -> str:
         return f"<CompiledSchema backend={self.backend!r} dialect={self.dialect.value!r}>"
 
     def is_valid(self, instance: Any) -> bool:
+        """Whether ``instance`` conforms. Against a recursive schema an instance nesting deeper
+        than the schema's depth bound raises ``DecodeError(too-deep)`` instead (never an answer)."""
+        if self._depth_bound is not None:
+            check_depth(instance, self._depth_bound)
+        if self._checker.is_valid(instance):  # (inlined `_is_valid`: one frame less on the hot path)
+            return True
+        fallback = self._fallback
+        return fallback is not None and fallback.is_valid(instance)
+
+    def _is_valid(self, instance: Any) -> bool:
         if self._checker.is_valid(instance):
             return True
         fallback = self._fallback
@@ -72,13 +128,17 @@ class CompiledSchema:
     def decode(self, data: bytes | bytearray | memoryview | str) -> Any:
         """Parse JSON ``data`` and validate it; the parsed value is returned."""
         typed = self._decode_typed
-        if typed is not None and len(data) <= self._limits.max_instance_bytes:
+        limits = self._limits
+        max_depth = self._depth_bound or limits.max_instance_depth
+        if typed is not None and len(data) <= limits.max_instance_bytes and _brackets(data) <= max_depth:
+            # (More brackets than the depth bound: the bounded path below measures the real depth.)
             try:
                 return typed(data)
             except Exception:  # noqa: BLE001 - a typed refusal is re-judged below, never trusted
                 pass
-        value = decode_json(data, max_bytes=self._limits.max_instance_bytes)
-        self.validate(value)
+        value = decode_json(data, max_bytes=limits.max_instance_bytes, max_depth=max_depth)
+        if not self._is_valid(value):  # the depth was checked while decoding
+            raise self._failure(value)
         return value
 
     def issues(self, instance: Any) -> list[Issue]:
@@ -87,17 +147,65 @@ class CompiledSchema:
             return []
         return self._failure(instance).issues
 
+    def _unexplainable(self, instance: Any) -> str | None:
+        """Why the full explanation of ``instance`` must not be started, or ``None``.
+
+        One step of the explainer runs in native code and cannot be interrupted, so its work is
+        estimated before it starts: the schema's inlined size, or, where references recurse, the
+        stack it needs (``depth * eval_depth``) and, with a fan-out of two or more,
+        ``in_place_width * fan_out ** depth``."""
+        report = self.guard
+        if report is None:
+            return None
+        budget = self._limits.max_explain_work
+        if not report.recursive:
+            cost = report.measured.get("max_ref_expansion", 0)
+            if cost > budget:
+                return f"an estimated {cost} evaluations, over max_explain_work ({budget})"
+        if self._depth_bound is None:
+            return None
+        depth = nesting(instance, self._depth_bound)
+        if depth * report.eval_depth > EXPLAIN_FRAMES:
+            return (
+                f"{depth} levels of instance through {report.eval_depth} chained subschemas each, over the "
+                f"{EXPLAIN_FRAMES} nested evaluations the explainer runs safely"
+            )
+        if not report.recursive or report.fan_out < 2:
+            return None
+        cost = report.in_place_width
+        for _ in range(depth):
+            cost *= report.fan_out
+            if cost > budget:
+                return f"an estimated {cost}+ evaluations, over max_explain_work ({budget})"
+        return None
+
     def _failure(self, instance: Any) -> ValidationFailed:
+        why = self._unexplainable(instance)
+        if why is not None:
+            # Rather than start work no budget could stop, say so. The instance is invalid all the same.
+            issue = Issue(
+                instance_path="",
+                keyword_location="",
+                keyword="",
+                message=f"instance is invalid; explaining every issue would take {why}",
+            )
+            return ValidationFailed([issue], truncated=True)
         cap = self._limits.max_issues
         deadline = time.monotonic() + self._limits.max_explain_seconds
         issues: list[Issue] = []
         truncated = False
-        for issue in self._explainer.iter_issues(instance):
-            if len(issues) >= cap or time.monotonic() > deadline:
-                truncated = True
-                break
-            issues.append(issue)
+        message = "instance is invalid"
+        try:
+            for issue in self._explainer.iter_issues(instance):
+                if len(issues) >= cap or time.monotonic() > deadline:
+                    truncated = True
+                    break
+                issues.append(issue)
+        except (ValueError, RecursionError) as exc:
+            # jsonschema-rs refuses to describe a failing value that nests 256 levels or more.
+            truncated = True
+            message = f"instance is invalid; the explanation stopped: {exc}"
         if not issues:
             # The fast path said no but the explainer found nothing to say: never report valid.
-            issues.append(Issue(instance_path="", keyword_location="", keyword="", message="instance is invalid"))
+            issues.append(Issue(instance_path="", keyword_location="", keyword="", message=message))
         return ValidationFailed(issues, truncated=truncated)

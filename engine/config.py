@@ -39,19 +39,24 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     validator slow; the README lists each with the largest value measured on the corpus.
     """
 
+    # Schemas, at compile time (the README gives each limit's meaning and the corpus maximum).
     max_schema_bytes: int = 1_000_000
-    max_schema_depth: int = 64
-    max_subschemas: int = 10_000
+    max_document_depth: int = 128
+    max_schema_depth: int = 40
+    max_subschemas: int = 20_000
     max_branches: int = 256
     max_properties: int = 2_000
     max_enum: int = 10_000
-    max_ref_expansion: int = 100_000
+    max_ref_expansion: int = 10_000
+    max_eval_depth: int = 64
     max_unevaluated_nesting: int = 8
     max_pattern_length: int = 2_000
+    # Instances, at validation time.
     max_instance_bytes: int = 64 * 1024 * 1024
     max_instance_depth: int = 256
     max_issues: int = 100
     max_explain_seconds: float = 1.0
+    max_explain_work: int = 20_000
 
 
 class FetchConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -59,12 +64,18 @@ class FetchConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
     enabled: bool = False
     allow_hosts: tuple[str, ...] = ()
+    """Hosts that may be fetched from: exact names, or ``.example.com`` for its subdomains."""
     allow_http: bool = False
+    """Allow plain ``http://`` (``https://`` only otherwise)."""
     allow_private: bool = False
+    """Allow private and unique-local addresses (10/8, 192.168/16, fc00::/7...)."""
+    allow_loopback: bool = False
+    """Allow loopback addresses (for tests against a local server)."""
     connect_timeout: float = 3.0
     total_timeout: float = 10.0
     max_bytes: int = 1_000_000
     max_redirects: int = 3
+    cache_size: int = 256
 
 
 class EngineConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

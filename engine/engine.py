@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-
-from .backends import AUTO_ORDER, Backend, BackendRefused, SchemaSource, load_backend
+from . import guard
+from .backends import AUTO_ORDER, Backend, BackendRefused, SchemaSource, load_backend, refuse
 from .cache import CacheStats, CompileCache
 from .compiled import CompiledSchema
 from .config import EngineConfig
 from .dialect import Dialect, check_meta_schema, detect_dialect, normalise_schema_uri
 from .errors import BackendUnavailable
-from .intake import fingerprint, load_schema
+from .intake import DocumentSize, fingerprint, load_schema
 
 if TYPE_CHECKING:
     from .mcp import ElicitationForm, ToolSet
@@ -53,6 +53,8 @@ class Engine:
             self._order = tuple(name for name in AUTO_ORDER if name not in self.unavailable)
         for name in (*self._order, GENERAL_BACKEND):
             self._backend(name)  # fail now, with the package to install, not on first compile
+        # Opt-in retrieval of remote `$ref`s, at compile time only (off by default).
+        self._fetcher: guard.Fetcher | None = guard.fetcher(config.fetch) if config.fetch.enabled else None
 
     def _backend(self, name: str) -> Backend:
         backend = self._backends.get(name)
@@ -71,20 +73,27 @@ class Engine:
         the document is ever resolved. Raises :class:`~engine.SchemaRejected` with a reason.
         """
         limits = self.config.limits
-        schema = load_schema(schema, limits)
+        schema, size = load_schema(schema, limits)
         resources: Mapping[str, Any] = dict(registry) if registry else {}
         key = fingerprint(schema, resources)
-        return self._cache.get_or_compile(key, lambda: self._compile(schema, resources, key))
+        return self._cache.get_or_compile(key, lambda: self._compile(schema, resources, key, size))
 
-    def _compile(self, schema: Any, resources: Mapping[str, Any], key: bytes) -> CompiledSchema:
+    def _compile(self, schema: Any, resources: Mapping[str, Any], key: bytes, size: DocumentSize) -> CompiledSchema:
         config = self.config
         dialect = detect_dialect(schema, self._default_dialect, resources)
         check_meta_schema(schema, dialect)
+        fetched: dict[str, Any] = {}
+        report = guard.inspect(
+            schema, dialect, resources, config, fetch=self._fetcher, fetched=fetched, document=size
+        )
+        if fetched:
+            resources = {**resources, **fetched}
         source = SchemaSource(
             schema=normalise_schema_uri(schema, dialect),
             dialect=dialect,
             resources=resources,
             config=config,
+            facts=report,
         )
         # The general backend compiles every schema: it proves references resolve, explains
         # failures, and re-checks the refusals of a stricter fast path.
@@ -96,6 +105,8 @@ class Engine:
                 break
             backend = self._backend(name)
             try:
+                if name in guard.BACKTRACKING_EVALUATORS and report.exponential:
+                    raise refuse(name, f"{report.exponential}; only {GENERAL_BACKEND} evaluates it in bounded time")
                 checker = backend.compile(source)
             except BackendRefused as refusal:
                 if config.backend != "auto":
@@ -125,6 +136,7 @@ class Engine:
             fingerprint=key,
             notes=notes,
             decoder=decoder,
+            guard=report,
         )
 
 

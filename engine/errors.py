@@ -44,6 +44,7 @@ class DecodeReason(StrEnum):
     TOO_LARGE = "too-large"
     TOO_DEEP = "too-deep"
     NUMBER_OUT_OF_RANGE = "number-out-of-range"
+    NON_FINITE_NUMBER = "non-finite-number"  # NaN / Infinity: not JSON
 
 
 class Issue(msgspec.Struct, frozen=True, kw_only=True):

@@ -71,7 +71,7 @@ def test_decode_returns_the_value(compiled: engine.CompiledSchema) -> None:
         (b"", "malformed-json"),
         (b'{"name": "x"} trailing', "malformed-json"),
         (b'{"name": "\xff"}', "invalid-utf8"),
-        (b'{"name": NaN}', "malformed-json"),
+        (b'{"name": NaN}', "non-finite-number"),
         (b'{"name": 1e999}', "number-out-of-range"),
         (b"[" * 5000 + b"]" * 5000, "too-deep"),
     ],

@@ -1,0 +1,412 @@
+"""Writes bench_data/pathological/*.json (run from the repository root: python -m tests.guard.make_catalog).
+
+The catalog is committed; this script documents how each hostile case is built."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parents[2] / "bench_data" / "pathological"
+
+
+def nested(kind: str, depth: int, leaf: object = None) -> dict:
+    return {"generate": kind, "depth": depth, "leaf": leaf}
+
+
+def gen_object(key: str, value: object, template: dict | None = None) -> dict:
+    return {"generate": "object", "template": template or {}, "key": key, "value": value}
+
+
+def gen_list(length: int, item: object) -> dict:
+    return {"generate": "list", "length": length, "item": item}
+
+
+def bomb(levels: int) -> dict:
+    defs = {f"a{i}": {"anyOf": [{"$ref": f"#/$defs/a{i + 1}"}, {"$ref": f"#/$defs/a{i + 1}"}]} for i in range(levels)}
+    defs[f"a{levels}"] = {"type": "integer"}
+    return {"$defs": defs, "$ref": "#/$defs/a0"}
+
+
+RECURSIVE_ANYOF = {
+    "anyOf": [
+        {"type": "array", "items": {"$ref": "#"}},
+        {"type": "array", "items": {"$ref": "#"}},
+        {"type": "array", "items": {"$ref": "#"}},
+        {"type": "integer"},
+    ]
+}
+
+CASES: dict[str, dict] = {
+    # -- references -------------------------------------------------------------------------
+    "ref-cloud-metadata": {
+        "threat": "fetch",
+        "description": "$ref to the cloud metadata endpoint (SSRF): never fetched",
+        "schema": {"type": "object", "properties": {"x": {"$ref": "http://169.254.169.254/latest/meta-data/iam"}}},
+        "expect": "remote-ref",
+    },
+    "ref-https-remote": {
+        "threat": "fetch",
+        "description": "$ref to an https document nobody passed in the registry",
+        "schema": {"$ref": "https://schemas.example.net/tool.json#/definitions/args"},
+        "expect": "remote-ref",
+    },
+    "ref-file": {
+        "threat": "fetch",
+        "description": "$ref to a local file: files are never read",
+        "schema": {"$ref": "file:///etc/passwd"},
+        "expect": "unresolvable-ref",
+    },
+    "ref-id-file-base": {
+        "threat": "fetch",
+        "description": "a file: base URI set by $id, then a relative $ref",
+        "schema": {"$id": "file:///etc/", "$ref": "shadow"},
+        "expect": "unresolvable-ref",
+    },
+    "ref-relative-no-base": {
+        "threat": "fetch",
+        "description": "a relative $ref with no base URI to resolve it against",
+        "schema": {"properties": {"a": {"$ref": "other.json"}}},
+        "expect": "unresolvable-ref",
+    },
+    "schema-uri-unknown": {
+        "threat": "fetch",
+        "description": "$schema naming an unknown meta-schema URL: never looked up",
+        "schema": {"$schema": "https://attacker.example/meta", "type": "object"},
+        "expect": "unsupported-dialect",
+    },
+    "ref-self": {
+        "threat": "cycle",
+        "description": '{"$ref": "#"}: answered valid by one library, RecursionError in others',
+        "schema": {"$ref": "#"},
+        "expect": "invalid-schema",
+    },
+    "ref-cycle-two": {
+        "threat": "cycle",
+        "description": "a -> b -> a through allOf, never descending into the instance",
+        "schema": {
+            "$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]}, "b": {"not": {"not": {"$ref": "#/$defs/a"}}}},
+            "$ref": "#/$defs/a",
+        },
+        "expect": "invalid-schema",
+    },
+    "ref-cycle-conditional": {
+        "threat": "cycle",
+        "description": "a loop through if/then/else and dependentSchemas",
+        "schema": {
+            "$defs": {
+                "a": {"if": {"type": "object"}, "then": {"$ref": "#/$defs/b"}, "else": {"$ref": "#/$defs/b"}},
+                "b": {"dependentSchemas": {"k": {"$ref": "#/$defs/a"}}},
+            },
+            "$ref": "#/$defs/a",
+        },
+        "expect": "invalid-schema",
+    },
+    "ref-cycle-draft7-definitions": {
+        "threat": "cycle",
+        "description": "draft 7: a definition that refers to itself",
+        "schema": {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "definitions": {"a": {"$ref": "#/definitions/a"}},
+            "properties": {"x": {"$ref": "#/definitions/a"}},
+        },
+        "expect": "invalid-schema",
+    },
+    "dynamic-ref-loop": {
+        "threat": "cycle",
+        "description": "$dynamicRef that resolves back to its own schema in place",
+        "schema": {"$dynamicAnchor": "node", "anyOf": [{"$dynamicRef": "#node"}, {"type": "null"}]},
+        "expect": "invalid-schema",
+    },
+    "recursive-ref-loop": {
+        "threat": "cycle",
+        "description": "2019-09 $recursiveRef looping in place",
+        "schema": {
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "$recursiveAnchor": True,
+            "allOf": [{"$recursiveRef": "#"}],
+        },
+        "expect": "invalid-schema",
+    },
+    # -- cost -------------------------------------------------------------------------------
+    "ref-expansion-bomb-30": {
+        "threat": "expansion",
+        "description": "$defs that double at each of 30 levels: 2^31 subschemas if inlined",
+        "schema": bomb(30),
+        "expect": "limit-exceeded",
+        "limit": "max_ref_expansion",
+    },
+    "ref-expansion-11": {
+        "threat": "expansion",
+        "description": "a doubling chain small enough to allow (8190 subschemas inlined): validated within the bound",
+        "schema": bomb(11),
+        "expect": "compiles",
+        "payloads": [
+            {"name": "integer", "instance": 7, "expect": "valid"},
+            {"name": "string", "instance": "x", "expect": "invalid"},
+        ],
+    },
+    "recursive-anyof-explain": {
+        "threat": "explanation",
+        "description": "150-byte recursive anyOf: each error explains 3^depth branches (>20 s at depth 20 raw)",
+        "schema": RECURSIVE_ANYOF,
+        "expect": "compiles",
+        "payloads": [
+            {
+                "name": "depth-20-invalid",
+                "instance": nested("nested-array", 20, "x"),
+                "expect": "invalid",
+                "truncated": True,
+            },
+            {
+                "name": "depth-5-invalid",
+                "instance": nested("nested-array", 5, "x"),
+                "expect": "invalid",
+                "truncated": False,
+            },
+            {"name": "depth-20-valid", "instance": nested("nested-array", 20, 1), "expect": "valid"},
+        ],
+    },
+    "deep-instance-recursive": {
+        "threat": "deep-instance",
+        "description": "recursive schema, 100000-deep instance: segfaults jsonschema-rs raw",
+        "schema": {"items": {"$ref": "#"}},
+        "expect": "compiles",
+        "payloads": [
+            {"name": "object-100000", "instance": nested("nested-array", 100000, 1), "expect": "too-deep"},
+            {
+                "name": "bytes-100000",
+                "text": {"generate": "string", "char": "[", "length": 100000},
+                "expect": "too-deep",
+            },
+            {"name": "object-200", "instance": nested("nested-array", 200, 1), "expect": "valid"},
+        ],
+    },
+    "deep-instance-recursive-object": {
+        "threat": "deep-instance",
+        "description": "recursive object schema through additionalProperties, 30000-deep instance",
+        "schema": {"type": "object", "additionalProperties": {"$ref": "#"}},
+        "expect": "compiles",
+        "payloads": [
+            {"name": "object-30000", "instance": nested("nested-object", 30000, {}), "expect": "too-deep"},
+            {"name": "object-100", "instance": nested("nested-object", 100, {}), "expect": "valid"},
+        ],
+    },
+    "deep-instance-ref-chain": {
+        "threat": "deep-instance",
+        "description": "no recursion, but 4000 $defs each descending into the next: a 4000-deep instance "
+        "overflows a 1 MiB native stack raw",
+        "schema": {
+            "$defs": {
+                **{
+                    f"d{i}": {"type": "object", "properties": {"x": {"$ref": f"#/$defs/d{i + 1}"}}} for i in range(4000)
+                },
+                "d4000": {"type": "string"},
+            },
+            "$ref": "#/$defs/d0",
+        },
+        "expect": "compiles",
+        "payloads": [
+            {
+                "name": "object-4000",
+                "instance": {"generate": "nested-object", "depth": 4000, "key": "x", "leaf": 1},
+                "expect": "too-deep",
+            },
+            {
+                "name": "object-100",
+                "instance": {"generate": "nested-object", "depth": 100, "key": "x", "leaf": 1},
+                "expect": "invalid",
+            },
+            {
+                "name": "object-10",
+                "instance": {"generate": "nested-object", "depth": 10, "key": "x", "leaf": {}},
+                "expect": "valid",
+            },
+        ],
+    },
+    "deep-instance-flat-schema": {
+        "threat": "deep-instance",
+        "description": "non-recursive schema, 100000-deep instance object: validated without a depth walk",
+        "schema": {"type": "array", "items": {"type": "array"}},
+        "expect": "compiles",
+        "payloads": [{"name": "object-100000", "instance": nested("nested-array", 100000, 1), "expect": "valid"}],
+    },
+    "regex-nested-quantifier": {
+        "threat": "regex",
+        "description": "^(a+)+$ on 30 a's and a '!': seconds in Python re, linear here",
+        "schema": {"type": "string", "pattern": "^(a+)+$"},
+        "expect": "compiles",
+        "payloads": [
+            {
+                "name": "redos-30",
+                "instance": {"generate": "string", "char": "a", "length": 30, "suffix": "!"},
+                "expect": "invalid",
+            },
+            {
+                "name": "redos-100000",
+                "instance": {"generate": "string", "char": "a", "length": 100000, "suffix": "!"},
+                "expect": "invalid",
+            },
+            {"name": "match", "instance": "aaaa", "expect": "valid"},
+        ],
+    },
+    "regex-pattern-properties-redos": {
+        "threat": "regex",
+        "description": "a catastrophic pattern as a patternProperties key",
+        "schema": {"type": "object", "patternProperties": {"^(x|x)*y$": {"type": "integer"}}},
+        "expect": "compiles",
+        "payloads": [
+            {
+                "name": "long-key",
+                "instance": {"generate": "object", "template": {}, "key": "x" * 40, "value": "s"},
+                "expect": "valid",
+            },
+        ],
+    },
+    "regex-lookahead": {
+        "threat": "regex",
+        "description": "a lookahead needs a backtracking engine: refused in linear mode",
+        "schema": {"type": "string", "pattern": "^(?=(a+)+b)"},
+        "expect": "unsafe-pattern",
+    },
+    "regex-backreference": {
+        "threat": "regex",
+        "description": "a backreference needs a backtracking engine: refused in linear mode",
+        "schema": {"type": "object", "patternProperties": {"^(a*)*\\1$": {}}},
+        "expect": "unsafe-pattern",
+    },
+    "regex-lookahead-bounded": {
+        "threat": "regex",
+        "description": "the same lookahead with regex=backtracking: allowed, bounded by backtrack_limit",
+        "schema": {"type": "string", "pattern": "^(?=(a+)+b)"},
+        "config": {"regex": "backtracking"},
+        "expect": "compiles",
+        "payloads": [
+            {
+                "name": "redos-30",
+                "instance": {"generate": "string", "char": "a", "length": 30, "suffix": "!"},
+                "expect": "invalid",
+            },
+        ],
+    },
+    # -- the budget -------------------------------------------------------------------------
+    "schema-too-large": {
+        "threat": "budget",
+        "description": "a 2 MB description: over max_schema_bytes",
+        "schema": {
+            "generate": "object",
+            "template": {"type": "object"},
+            "key": "description",
+            "value": {"generate": "string", "char": "x", "length": 2_000_000},
+        },
+        "expect": "limit-exceeded",
+        "limit": "max_schema_bytes",
+    },
+    "schema-deep-not": {
+        "threat": "budget",
+        "description": "100 nested 'not': over max_schema_depth",
+        "schema": {"generate": "nested-object", "depth": 100, "key": "not", "leaf": {}},
+        "expect": "limit-exceeded",
+        "limit": "max_schema_depth",
+    },
+    "document-deep-const": {
+        "threat": "budget",
+        "description": "a const nesting 1000 arrays: over max_document_depth",
+        "schema": {"generate": "object", "template": {}, "key": "const", "value": nested("nested-array", 1000, 1)},
+        "expect": "limit-exceeded",
+        "limit": "max_document_depth",
+    },
+    "many-subschemas": {
+        "threat": "budget",
+        "description": "150 x 150 allOf branches: over max_subschemas",
+        "schema": gen_object("allOf", gen_list(150, gen_object("allOf", gen_list(150, {"type": "integer"})))),
+        "expect": "limit-exceeded",
+        "limit": "max_subschemas",
+    },
+    "wide-anyof": {
+        "threat": "budget",
+        "description": "anyOf with 1000 branches: over max_branches",
+        "schema": gen_object("anyOf", gen_list(1000, {"type": "integer"})),
+        "expect": "limit-exceeded",
+        "limit": "max_branches",
+    },
+    "many-properties": {
+        "threat": "budget",
+        "description": "5000 properties in one object: over max_properties",
+        "schema": gen_object(
+            "properties",
+            {"generate": "keyed", "prefix": "p", "length": 5000, "item": {"type": "integer"}},
+            {"type": "object"},
+        ),
+        "expect": "limit-exceeded",
+        "limit": "max_properties",
+    },
+    "huge-enum": {
+        "threat": "budget",
+        "description": "an enum of 20000 values: over max_enum",
+        "schema": gen_object("enum", {"generate": "range", "length": 20000}),
+        "expect": "limit-exceeded",
+        "limit": "max_enum",
+    },
+    "long-pattern": {
+        "threat": "budget",
+        "description": "a 5000-character pattern: over max_pattern_length",
+        "schema": {"type": "string", "pattern": "(a|b)" * 1000},
+        "expect": "limit-exceeded",
+        "limit": "max_pattern_length",
+    },
+    "ref-chain": {
+        "threat": "budget",
+        "description": "a chain of 200 $refs applied in place: over max_eval_depth (native stack depth)",
+        "schema": {
+            "$defs": {**{f"d{i}": {"$ref": f"#/$defs/d{i + 1}"} for i in range(200)}, "d200": {"type": "string"}},
+            "$ref": "#/$defs/d0",
+        },
+        "expect": "limit-exceeded",
+        "limit": "max_eval_depth",
+    },
+    "unevaluated-nesting": {
+        "threat": "budget",
+        "description": "unevaluatedProperties nested 12 deep over allOf: over max_unevaluated_nesting",
+        "schema": {"generate": "nested-object", "depth": 12, "key": "allOf", "leaf": {"unevaluatedProperties": False}},
+        "expect": "compiles",
+    },
+    # -- payload bytes ----------------------------------------------------------------------
+    "payload-bytes": {
+        "threat": "payload",
+        "description": "hostile payload bytes: NaN, Infinity, 1e400, invalid UTF-8, malformed",
+        "schema": {"type": "array", "items": {"type": "number"}},
+        "expect": "compiles",
+        "payloads": [
+            {"name": "nan", "text": "[NaN]", "expect": "non-finite-number"},
+            {"name": "infinity", "text": "[1, -Infinity]", "expect": "non-finite-number"},
+            {"name": "huge-number", "text": "[1e400]", "expect": "number-out-of-range"},
+            {"name": "bad-utf8", "hex": "5b22ff225d", "expect": "invalid-utf8"},
+            {"name": "malformed", "text": "[1,", "expect": "malformed-json"},
+            {"name": "deep-bytes", "json_of": nested("nested-array", 300, 1), "expect": "too-deep"},
+            {"name": "ok", "text": "[1, 2.5]", "expect": "valid"},
+        ],
+    },
+}
+
+
+def unevaluated_nesting(depth: int) -> dict:
+    schema: dict = {"unevaluatedProperties": False}
+    for _ in range(depth):
+        schema = {"allOf": [schema], "unevaluatedProperties": False}
+    return schema
+
+
+CASES["unevaluated-nesting"]["schema"] = unevaluated_nesting(12)
+CASES["unevaluated-nesting"]["expect"] = "limit-exceeded"
+CASES["unevaluated-nesting"]["limit"] = "max_unevaluated_nesting"
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, case in CASES.items():
+        (OUT / f"{name}.json").write_text(json.dumps(case, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""Every case of bench_data/pathological/: refused with the stated reason, or validated with the
+stated outcome, within the case's time bound."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import engine
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench_data" / "pathological"))
+from catalog import Case, cases  # noqa: E402
+
+CASES = cases()
+
+
+def test_catalog_covers_every_threat_and_reason() -> None:
+    threats = {case.threat for case in CASES}
+    assert {"fetch", "cycle", "expansion", "explanation", "deep-instance", "regex", "budget", "payload"} <= threats
+    reasons = {case.expect for case in CASES}
+    assert {
+        "remote-ref",
+        "unresolvable-ref",
+        "invalid-schema",
+        "limit-exceeded",
+        "unsafe-pattern",
+        "compiles",
+    } <= reasons
+    limits = {case.limit for case in CASES if case.limit}
+    assert limits == set(engine.guard.LIMIT_MEANINGS)
+
+
+def run_case(case: Case) -> None:
+    eng = engine.Engine(engine.EngineConfig.load(env={}, **case.config))
+    if case.expect != "compiles":
+        with pytest.raises(engine.SchemaRejected) as refused:
+            eng.compile(case.schema, registry=case.registry or None)
+        assert refused.value.reason == case.expect, refused.value.message
+        if case.limit:
+            details = refused.value.details
+            assert details["limit"] == case.limit
+            assert details["measured"] > details["bound"] == getattr(eng.config.limits, case.limit)
+        return
+    compiled = eng.compile(case.schema, registry=case.registry or None)
+    for payload in case.payloads:
+        outcome, truncated = _outcome(compiled, payload.value, payload.data)
+        assert outcome == payload.expect, f"{payload.name}: {outcome}"
+        if payload.truncated is not None:
+            assert truncated is payload.truncated, payload.name
+
+
+def _outcome(compiled: engine.CompiledSchema, value: object, data: bytes | None) -> tuple[str, bool | None]:
+    try:
+        if data is not None:
+            compiled.decode(data)
+        else:
+            compiled.validate(value)
+    except engine.ValidationFailed as failure:
+        assert failure.issues
+        if value is not None:
+            assert compiled.is_valid(value) is False  # a limit never turns into "valid"
+        return "invalid", failure.truncated
+    except engine.DecodeError as error:
+        return str(error.reason), None
+    if value is not None:
+        assert compiled.is_valid(value) is True
+    return "valid", None
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_case(case: Case) -> None:
+    started = time.perf_counter()
+    run_case(case)
+    elapsed = time.perf_counter() - started
+    assert elapsed < case.bound_seconds, f"{case.name} took {elapsed:.2f} s (bound {case.bound_seconds} s)"
+
+
+BACKENDS = ("msgspec", "fastjsonschema", "jsonschema")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_case_through_each_backend(case: Case, backend: str) -> None:
+    """Forced onto one backend, a case ends the same way, or that backend declines it."""
+    started = time.perf_counter()
+    eng = engine.Engine(engine.EngineConfig.load(env={}, backend=backend, **case.config))
+    try:
+        compiled = eng.compile(case.schema, registry=case.registry or None)
+    except engine.SchemaRejected as refused:
+        assert refused.reason in (case.expect, "unsupported-by-backend"), refused.message
+    else:
+        assert case.expect == "compiles"
+        for payload in case.payloads:
+            assert _outcome(compiled, payload.value, payload.data)[0] == payload.expect, payload.name
+    assert time.perf_counter() - started < case.bound_seconds

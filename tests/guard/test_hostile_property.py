@@ -1,0 +1,128 @@
+"""Random nested schemas and payloads: every call ends in a result or a typed error, in bounded time."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import engine
+
+BOUND_SECONDS = 2.0
+ENGINES = {
+    name: engine.Engine(engine.EngineConfig.load(env={}, cache_size=0, backend=name))
+    for name in ("auto", "jsonschema-rs", "fastjsonschema", "jsonschema")
+}
+
+refs = st.sampled_from(
+    [
+        "#",
+        "#/$defs/a",
+        "#/$defs/b",
+        "#/properties/x",
+        "#/$defs/missing",
+        "#a",
+        "https://example.com/x.json",
+        "file:///etc/passwd",
+        "other.json",
+    ]
+)
+patterns = st.sampled_from(["^a+$", "^(a+)+$", "(?=a)", "(a)\\1", "[", "^\\d{2,}$"])
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.sampled_from(["a", "aa", "x", ""]))
+
+
+def extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    keyword = st.one_of(
+        st.builds(lambda c: {"anyOf": c}, st.lists(children, min_size=1, max_size=4)),
+        st.builds(lambda c: {"allOf": c}, st.lists(children, min_size=1, max_size=3)),
+        st.builds(lambda c: {"oneOf": c}, st.lists(children, min_size=1, max_size=3)),
+        st.builds(lambda c: {"not": c}, children),
+        st.builds(lambda c: {"items": c}, children),
+        st.builds(lambda c: {"prefixItems": c}, st.lists(children, max_size=2)),
+        st.builds(lambda c: {"properties": {"x": c[0], "y": c[1]}}, st.tuples(children, children)),
+        st.builds(lambda c: {"additionalProperties": c}, children),
+        st.builds(lambda c: {"if": c[0], "then": c[1], "else": c[2]}, st.tuples(children, children, children)),
+        st.builds(lambda c: {"unevaluatedProperties": c}, children),
+        st.builds(lambda c: {"dependentSchemas": {"x": c}}, children),
+        st.builds(lambda c: {"$defs": {"a": c[0], "b": c[1]}}, st.tuples(children, children)),
+    )
+    return st.builds(lambda a, b: {**a, **b}, keyword, keyword)
+
+
+leaves = st.one_of(
+    st.booleans(),
+    st.builds(lambda t: {"type": t}, st.sampled_from(["string", "integer", "array", "object", "null"])),
+    st.builds(lambda r: {"$ref": r}, refs),
+    st.builds(lambda p: {"pattern": p}, patterns),
+    st.builds(lambda e: {"enum": e}, st.lists(scalars, min_size=1, max_size=3)),
+    st.just({"$dynamicAnchor": "a"}),
+    st.just({"$dynamicRef": "#a"}),
+    st.just({"$anchor": "a"}),
+    st.just({"minimum": 1}),
+)
+schemas = st.recursive(leaves, extend, max_leaves=12)
+
+
+def deep(depth: int, leaf: Any) -> Any:
+    for _ in range(depth):
+        leaf = [leaf]
+    return leaf
+
+
+# A payload is (depth, value): `value` wrapped in `depth` arrays (built in the test, so a failing
+# example prints short).
+payloads = st.tuples(
+    st.sampled_from([0, 0, 0, 20, 300, 5000]),
+    st.recursive(
+        scalars,
+        lambda c: st.one_of(st.lists(c, max_size=3), st.dictionaries(st.sampled_from("xyz"), c, max_size=3)),
+        max_leaves=10,
+    ),
+)
+
+
+def timed(call: Any, *args: Any) -> Any:
+    started = time.perf_counter()
+    try:
+        return call(*args)
+    finally:
+        assert time.perf_counter() - started < BOUND_SECONDS
+
+
+@pytest.mark.parametrize("backend", sorted(ENGINES))
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(schema=schemas, specs=st.lists(payloads, min_size=1, max_size=3))
+def test_every_call_ends_in_a_result_or_a_typed_error(backend: str, schema: Any, specs: list[tuple[int, Any]]) -> None:
+    instances = [deep(depth, value) for depth, value in specs]
+    texts = [("[" * depth + json.dumps(value) + "]" * depth).encode() for depth, value in specs]
+    try:
+        compiled = timed(ENGINES[backend].compile, schema)
+    except engine.SchemaRejected as refused:
+        assert refused.reason in set(engine.RejectReason)
+        assert refused.message
+        return
+    for instance, text in zip(instances, texts, strict=True):
+        try:
+            answer = timed(compiled.is_valid, instance)
+        except engine.DecodeError as error:
+            assert error.reason == "too-deep"
+            continue
+        assert isinstance(answer, bool)
+        try:
+            timed(compiled.validate, instance)
+        except engine.ValidationFailed as failure:
+            assert not answer and failure.issues  # a limit never turns into "valid"
+        else:
+            assert answer
+        try:
+            value = timed(compiled.decode, text)
+        except engine.DecodeError as error:
+            assert error.reason == "too-deep"
+        except engine.ValidationFailed:
+            assert not answer
+        else:
+            assert answer and value == instance

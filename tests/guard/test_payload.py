@@ -1,0 +1,211 @@
+"""Payload bounds at validation time: bytes, depth where the schema recurses, and the explanation."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import engine
+from engine.compiled import EVAL_FRAMES, EXPLAIN_FRAMES
+
+
+def nested(depth: int, leaf: object = 1) -> object:
+    value = leaf
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"NaN", "non-finite-number"),
+        (b'{"x": Infinity}', "non-finite-number"),
+        (b"[-Infinity]", "non-finite-number"),
+        (b"1e400", "number-out-of-range"),
+        (b"[-1e999]", "number-out-of-range"),
+        (b'"\xff\xfe"', "invalid-utf8"),
+        (b'{"a": 1', "malformed-json"),
+        (b"[" * 300 + b"]" * 300, "too-deep"),
+        (b"[" * 100_000, "too-deep"),
+    ],
+)
+def test_decode_reasons(data: bytes, reason: str) -> None:
+    compiled = engine.compile({})
+    with pytest.raises(engine.DecodeError) as error:
+        compiled.decode(data)
+    assert error.value.reason == reason
+
+
+def test_size_cap() -> None:
+    eng = engine.Engine(engine.EngineConfig.load(env={}, limits={"max_instance_bytes": 100}))
+    with pytest.raises(engine.DecodeError) as error:
+        eng.compile({}).decode(b"[" + b"1," * 100 + b"1]")
+    assert error.value.reason == "too-large"
+
+
+def test_non_recursive_schema_has_no_depth_walk() -> None:
+    compiled = engine.compile({"type": "array", "items": {"type": "array"}})
+    assert compiled.guard is not None and not compiled.guard.recursive
+    assert compiled._depth_bound is None
+    assert compiled.is_valid(nested(100_000))  # no native recursion follows the instance
+
+
+def test_recursive_schema_bounds_objects_and_bytes() -> None:
+    compiled = engine.compile({"type": "array", "items": {"$ref": "#"}})
+    assert compiled.guard is not None and compiled.guard.recursive
+    bound = compiled._depth_bound
+    assert bound == engine.Limits().max_instance_depth
+    assert compiled.is_valid(nested(bound - 1, []))
+    for call in (compiled.is_valid, compiled.validate):
+        with pytest.raises(engine.DecodeError) as error:
+            call(nested(bound + 1, []))
+        assert error.value.reason == "too-deep"
+    with pytest.raises(engine.DecodeError):
+        compiled.decode(b"[" * (bound + 1) + b"]" * (bound + 1))
+
+
+def test_depth_bound_shrinks_with_the_evaluation_chain() -> None:
+    inner: dict = {"type": "array", "items": {"$ref": "#"}}
+    for _ in range(30):
+        inner = {"anyOf": [inner, {"type": "string"}]}
+    compiled = engine.compile(inner)
+    assert compiled.guard is not None
+    assert compiled._depth_bound == EVAL_FRAMES // compiled.guard.eval_depth < 256
+
+
+STACK_PROBE = textwrap.dedent(
+    """
+    import sys, threading
+    import engine
+    k = int(sys.argv[1])
+    inner = {"type": "array", "items": {"$ref": "#"}}
+    for _ in range(k):
+        inner = {"anyOf": [inner, {"oneOf": [{"type": "string"}, {"type": "null"}]}]}
+    compiled = engine.compile(inner)
+    bound = compiled._depth_bound
+    def nested(depth, leaf):
+        for _ in range(depth):
+            leaf = [leaf]
+        return leaf
+    def run():
+        for depth in (bound - 1, bound // 2, 16):
+            assert compiled.is_valid(nested(depth, []))
+            try:
+                compiled.validate(nested(depth, 1))
+            except engine.ValidationFailed as failure:
+                assert failure.issues
+            else:
+                raise AssertionError("valid")
+        try:
+            compiled.is_valid(nested(100_000, []))
+        except engine.DecodeError:
+            pass
+        else:
+            raise AssertionError("not bounded")
+        print("ok", bound)
+    threading.stack_size(1 << 20)
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    """
+)
+
+
+@pytest.mark.parametrize("chain", [0, 6, 30])
+def test_no_native_stack_overflow_on_a_1_mib_thread(chain: int) -> None:
+    # In a child process: a native stack overflow would kill it, not the test run.
+    result = subprocess.run(
+        [sys.executable, "-c", STACK_PROBE, str(chain)], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.startswith("ok")
+
+
+RECURSIVE_ANYOF = {
+    "anyOf": [
+        {"type": "array", "items": {"$ref": "#"}},
+        {"type": "array", "items": {"$ref": "#"}},
+        {"type": "array", "items": {"$ref": "#"}},
+        {"type": "integer"},
+    ]
+}
+
+
+def test_explanation_is_bounded_and_says_so() -> None:
+    compiled = engine.compile(RECURSIVE_ANYOF)
+    started = time.perf_counter()
+    with pytest.raises(engine.ValidationFailed) as failure:
+        compiled.validate(nested(20, "x"))
+    assert time.perf_counter() - started < 1.0
+    assert failure.value.truncated
+    assert "max_explain_work" in failure.value.issues[0].message
+    assert compiled.is_valid(nested(20, "x")) is False
+    assert compiled.issues(nested(20, "x"))
+    # Shallow enough: explained in full.
+    with pytest.raises(engine.ValidationFailed) as failure:
+        compiled.validate(nested(3, "x"))
+    assert not failure.value.truncated
+
+
+def test_explanation_frames_bound() -> None:
+    compiled = engine.compile({"allOf": [{"allOf": [{"type": "array", "items": {"$ref": "#"}}]}]})
+    assert compiled.guard is not None and compiled._depth_bound is not None
+    depth = EXPLAIN_FRAMES // compiled.guard.eval_depth + 1
+    assert depth < compiled._depth_bound
+    with pytest.raises(engine.ValidationFailed) as failure:
+        compiled.validate(nested(depth, "x"))
+    assert failure.value.truncated and "nested evaluations" in failure.value.issues[0].message
+
+
+def test_issue_cap() -> None:
+    eng = engine.Engine(engine.EngineConfig.load(env={}, limits={"max_issues": 5}))
+    with pytest.raises(engine.ValidationFailed) as failure:
+        eng.compile({"items": {"type": "integer"}}).validate(["x"] * 50)
+    assert len(failure.value.issues) == 5 and failure.value.truncated
+
+
+CHAIN_PROBE = textwrap.dedent(
+    """
+    import threading
+    import engine
+    n = 4000
+    defs = {f"d{i}": {"type": "object", "properties": {"x": {"$ref": f"#/$defs/d{i + 1}"}}} for i in range(n)}
+    defs[f"d{n}"] = {"type": "string"}
+    compiled = engine.compile({"$defs": defs, "$ref": "#/$defs/d0"})
+    assert not compiled.guard.recursive and compiled.guard.max_chain > n
+    def nested(depth, leaf):
+        for _ in range(depth):
+            leaf = {"x": leaf}
+        return leaf
+    def run():
+        for depth in (n, compiled._depth_bound + 1):
+            try:
+                compiled.is_valid(nested(depth, 1))
+            except engine.DecodeError:
+                pass
+            else:
+                raise AssertionError("not bounded")
+        depth = compiled._depth_bound
+        assert compiled.is_valid(nested(depth - 1, {}))
+        try:
+            compiled.validate(nested(depth - 1, 1))
+        except engine.ValidationFailed as failure:
+            assert failure.issues
+        print("ok")
+    threading.stack_size(1 << 20)
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    """
+)
+
+
+def test_long_reference_chain_without_recursion_is_bounded_too() -> None:
+    result = subprocess.run([sys.executable, "-c", CHAIN_PROBE], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.startswith("ok")
