@@ -221,3 +221,32 @@ def test_check_applies_mcp_rules_on_tools(tmp_path: Path) -> None:
     assert "MCP requires" in first["refusal"]["message"]
     assert all("more than once" in r["schemas"]["inputSchema"]["refusal"]["message"] for r in reports[1:3])
     assert reports[3]["status"] == "ok"  # `true`: a tool without parameters (allow_empty_input_schema)
+
+
+def test_check_shows_the_guards_measurements_and_limit_refusals(tmp_path: Path) -> None:
+    deep: dict = {"type": "object"}
+    for _ in range(30):
+        deep = {"type": "object", "properties": {"x": deep}}
+    tools = [
+        {"name": "shallow", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}},
+        {"name": "deep", "inputSchema": deep},
+    ]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools))
+    code, out, _ = run("check", str(path), "--json", "--config", str(write_limits(tmp_path)))
+    assert code == 1
+    shallow, refused = json.loads(out)["tools"]
+    depth = shallow["schemas"]["inputSchema"]["guard"]["max_schema_depth"]
+    assert depth["bound"] == 20 and 0 < depth["measured"] <= 20
+    refusal = refused["schemas"]["inputSchema"]["refusal"]
+    assert refusal["reason"] == "limit-exceeded"
+    assert refusal["details"]["limit"] == "max_schema_depth" and refusal["details"]["bound"] == 20
+    assert refusal["details"]["measured"] > 20 and refusal["location"].startswith("/properties/x")
+    code, text, _ = run("check", str(path), "--config", str(write_limits(tmp_path)))
+    assert "schema_depth " in text and "/20" in text and "(limit-exceeded) at '/properties/x" in text
+
+
+def write_limits(tmp_path: Path) -> Path:
+    config = tmp_path / "engine.toml"
+    config.write_text("[limits]\nmax_schema_depth = 20\n")
+    return config
