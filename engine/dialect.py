@@ -116,8 +116,7 @@ def detect_dialect(schema: Any, default: Dialect, resources: Mapping[str, Any] |
     if dialect is None:
         raise SchemaRejected(
             RejectReason.UNSUPPORTED_DIALECT,
-            f"unsupported dialect: $schema is {uri!r}; supported dialects are drafts 4, 6 and 7, "
-            "2019-09 and 2020-12",
+            f"unsupported dialect: $schema is {uri!r}; supported dialects are drafts 4, 6 and 7, 2019-09 and 2020-12",
             location="/$schema",
             details={"dialect": uri},
         )
@@ -140,7 +139,11 @@ def _custom_meta_schema_dialect(uri: str, resources: Mapping[str, Any]) -> Diale
 
 def normalise_schema_uri(schema: Any, dialect: Dialect) -> Any:
     """``schema`` with its ``$schema`` spelled the canonical way backends recognise (shallow copy)."""
-    if isinstance(schema, Mapping) and schema.get("$schema") in _BY_URI and schema["$schema"] != dialect.meta_schema_uri:
+    if (
+        isinstance(schema, Mapping)
+        and schema.get("$schema") in _BY_URI
+        and schema["$schema"] != dialect.meta_schema_uri
+    ):
         return {**schema, "$schema": dialect.meta_schema_uri}
     return schema
 
@@ -177,8 +180,7 @@ def check_meta_schema(schema: Any, dialect: Dialect, *, max_errors: int = 20) ->
     first = errors[0] if errors else {"location": "", "message": "rejected by the meta-schema"}
     raise SchemaRejected(
         RejectReason.INVALID_SCHEMA,
-        f"schema is not valid {dialect.value} JSON Schema: at {first['location'] or 'the root'}: "
-        f"{first['message']}",
+        f"schema is not valid {dialect.value} JSON Schema: at {first['location'] or 'the root'}: {first['message']}",
         location=first["location"],
         details={"dialect": dialect.value, "errors": errors},
     )

@@ -103,7 +103,9 @@ class SchemaRejected(EngineError):
         }
 
 
-def _rebuild_rejected(reason: RejectReason, message: str, location: str | None, details: dict[str, Any]) -> SchemaRejected:
+def _rebuild_rejected(
+    reason: RejectReason, message: str, location: str | None, details: dict[str, Any]
+) -> SchemaRejected:
     return SchemaRejected(reason, message, location=location, details=details)
 
 
@@ -129,7 +131,11 @@ class ValidationFailed(EngineError):
             first = issues[0]
             where = first.instance_path or "the root"
             more = len(issues) - 1
-            tail = f" (and {more} more issue{'s' if more != 1 else ''}{', list truncated' if truncated else ''})" if more or truncated else ""
+            tail = (
+                f" (and {more} more issue{'s' if more != 1 else ''}{', list truncated' if truncated else ''})"
+                if more or truncated
+                else ""
+            )
             message = f"invalid at {where}: {first.message}{tail}"
         else:
             message = "instance is invalid"

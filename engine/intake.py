@@ -133,4 +133,6 @@ def fingerprint(schema: Any, registry: Mapping[str, Any] | None) -> bytes:
 def _json_type(value: Any) -> str:
     if value is None:
         return "null"
-    return {int: "an integer", float: "a number", str: "a string", list: "an array"}.get(type(value), type(value).__name__)
+    return {int: "an integer", float: "a number", str: "a string", list: "an array"}.get(
+        type(value), type(value).__name__
+    )

@@ -48,7 +48,9 @@ def remotes(folder: str) -> dict[str, Any]:
     root = SUITE / "remotes"
     paths = [p for p in root.rglob("*.json") if p.parent == root or p.relative_to(root).parts[0] not in _OTHER_FOLDERS]
     paths += list((root / folder).rglob("*.json"))
-    return {REMOTES_BASE + path.relative_to(root).as_posix(): json.loads(path.read_text()) for path in sorted(set(paths))}
+    return {
+        REMOTES_BASE + path.relative_to(root).as_posix(): json.loads(path.read_text()) for path in sorted(set(paths))
+    }
 
 
 _OTHER_FOLDERS = {"draft3", "draft4", "draft6", "draft7", "draft2019-09", "draft2020-12", "v1"}

@@ -15,7 +15,10 @@ def test_same_content_any_key_order_hits_the_cache() -> None:
     first = eng.compile({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]})
     second = eng.compile(json.loads('{"required": ["a"], "properties": {"a": {"type": "integer"}}, "type": "object"}'))
     assert second is first
-    assert eng.compile(json.dumps({"required": ["a"], "type": "object", "properties": {"a": {"type": "integer"}}})) is first
+    assert (
+        eng.compile(json.dumps({"required": ["a"], "type": "object", "properties": {"a": {"type": "integer"}}}))
+        is first
+    )
     stats = eng.cache_stats()
     assert (stats.hits, stats.misses, stats.size) == (2, 1, 1)
 
