@@ -23,6 +23,13 @@ def bench(session: nox.Session) -> None:
 
 
 @nox.session
+def load(session: nox.Session) -> None:
+    """Concurrent tool calls against a local MCP server, with and without the engine's adapters."""
+    session.install("-e", ".[bench]")
+    session.run("python", "-m", "benchmarks.load", *session.posargs)
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """Static checks."""
     session.install("ruff>=0.6")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -139,7 +140,6 @@ class Engine:
             guard=report,
         )
 
-
     # -- MCP -----------------------------------------------------------------------------------
 
     def compile_tools(self, tools: Any) -> ToolSet:
@@ -161,13 +161,16 @@ class Engine:
 
 
 _default_engine: Engine | None = None
+_default_lock = threading.Lock()
 
 
 def default_engine() -> Engine:
     """The engine behind :func:`engine.compile`, configured from the environment on first use."""
     global _default_engine
     if _default_engine is None:
-        _default_engine = Engine(EngineConfig.load())
+        with _default_lock:  # one default engine, one cache, however many threads start at once
+            if _default_engine is None:
+                _default_engine = Engine(EngineConfig.load())
     return _default_engine
 
 

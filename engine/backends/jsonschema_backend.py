@@ -265,6 +265,9 @@ _INEXACT_FORMATS = {
     "email": "by looking for an '@' only",
     "idn-email": "by looking for an '@' only",
     "uuid": "without requiring the hyphens in place",
+    # Checked only when the `idna` package is installed (the MCP SDKs bring it), and then it
+    # accepts trailing dots and digit-first Bidi labels that the specification refuses.
+    "idn-hostname": "through the idna package, which accepts trailing dots and some invalid Bidi labels",
 }
 
 

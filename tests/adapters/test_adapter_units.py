@@ -1,0 +1,135 @@
+"""The adapters' own rules, without a network: listings, refusals, schema fidelity."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install 'engine[mcp]')")
+
+import anyio  # noqa: E402
+import mcp_types as types  # noqa: E402
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.server.context import ServerRequestContext  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
+
+import engine  # noqa: E402
+from engine.adapters._catalog import REFRESH_INTERVAL, ToolCatalog  # noqa: E402
+from engine.adapters.mcp_sdk import EngineClientSession, ToolValidation, tool_definition  # noqa: E402
+
+
+def test_tool_definition_keeps_nulls_inside_schemas() -> None:
+    tool = types.Tool(name="t", input_schema={"type": "object", "properties": {"x": {"const": None}}})
+    assert tool_definition(tool)["inputSchema"]["properties"]["x"] == {"const": None}
+    assert "outputSchema" not in tool_definition(tool)
+
+
+def test_catalog_pages_add_and_complete_listings_replace() -> None:
+    catalog = ToolCatalog(engine.Engine())
+    catalog.absorb([{"name": "a", "inputSchema": {"type": "object"}}], complete=False)
+    catalog.absorb([{"name": "b", "inputSchema": {"type": "object"}}], complete=False)
+    assert "a" in catalog and "b" in catalog
+    catalog.absorb([{"name": "c", "inputSchema": {"type": "object"}}])
+    assert "a" not in catalog and "c" in catalog
+    with pytest.raises(engine.UnknownTool):
+        catalog.validate_arguments("a", {})
+
+
+def test_upgrade_refuses_a_session_subclass() -> None:
+    class Custom(ClientSession):
+        pass
+
+    send, receive = anyio.create_memory_object_stream(1)
+    try:
+        session = Custom(receive, send)
+        with pytest.raises(TypeError, match="plain ClientSession"):
+            EngineClientSession.upgrade(session)
+        plain = ClientSession(receive, send)
+        upgraded = EngineClientSession.upgrade(plain, engine.Engine())
+        assert upgraded is plain and isinstance(plain, EngineClientSession)
+        assert plain.engine_tools.listings == 0
+    finally:
+        send.close()
+        receive.close()
+
+
+def context(method: str, params: dict[str, Any]) -> ServerRequestContext[Any, Any]:
+    return ServerRequestContext(session=None, lifespan_context={}, protocol_version="2026-07-28",  # type: ignore[arg-type]
+                                method=method, params=params, request_id=1)
+
+
+def test_server_fails_closed_on_its_own_refused_schema() -> None:
+    tools = [
+        {"name": "remote", "inputSchema": {"type": "object", "properties": {"x": {"$ref": "https://evil.example/x.json"}}}},
+        {"name": "fine", "inputSchema": {"type": "object", "required": ["q"]}},
+    ]
+    middleware = ToolValidation(tools, engine=engine.Engine())
+    reached: list[str] = []
+
+    async def handler(ctx: Any) -> types.CallToolResult:
+        reached.append(ctx.params["name"])
+        return types.CallToolResult(content=[])
+
+    async def main() -> None:
+        refused = await middleware(context("tools/call", {"name": "remote", "arguments": {"x": 1}}), handler)
+        assert refused.is_error and "remote-ref" in refused.content[0].text
+        invalid = await middleware(context("tools/call", {"name": "fine", "arguments": {}}), handler)
+        assert invalid.is_error and invalid.structured_content["error"]["issues"][0]["keyword"] == "required"
+        ok = await middleware(context("tools/call", {"name": "fine", "arguments": {"q": 1}}), handler)
+        assert not ok.is_error
+        with pytest.raises(MCPError) as info:
+            await middleware(context("tools/call", {"name": "ghost", "arguments": {}}), handler)
+        assert info.value.code == -32602 and info.value.data["tool"] == "ghost"
+        # Arguments that are a JSON text rather than an object are never decoded into valid ones.
+        text = await middleware(context("tools/call", {"name": "fine", "arguments": '{"q": 1}'}), handler)
+        assert text.is_error
+        assert text.structured_content["error"]["issues"][0]["message"] == "arguments must be an object"
+
+    asyncio.run(main())
+    assert reached == ["fine"]
+
+
+def test_server_reads_its_source_again_for_a_tool_added_since() -> None:
+    advertised: list[types.Tool] = [types.Tool(name="first", input_schema={"type": "object"})]
+
+    async def source() -> list[types.Tool]:
+        return list(advertised)
+
+    middleware = ToolValidation(source, engine=engine.Engine())
+
+    async def handler(ctx: Any) -> types.CallToolResult:
+        return types.CallToolResult(content=[])
+
+    async def main() -> None:
+        assert not (await middleware(context("tools/call", {"name": "first"}), handler)).is_error
+        advertised.append(types.Tool(name="late", input_schema={"type": "object", "required": ["a"]}))
+        middleware._refreshed_at -= REFRESH_INTERVAL  # as if a second had passed
+        result = await middleware(context("tools/call", {"name": "late", "arguments": {}}), handler)
+        assert result.is_error and result.structured_content["error"]["tool"] == "late"
+        assert middleware.catalog.listings == 2
+        # Unknown names right after do not re-read the source.
+        for _ in range(5):
+            with pytest.raises(MCPError):
+                await middleware(context("tools/call", {"name": "ghost"}), handler)
+        assert middleware.catalog.listings == 2
+
+    asyncio.run(main())
+
+
+def test_structured_content_null_is_a_value_and_absence_is_not() -> None:
+    from engine.adapters._catalog import ABSENT
+    from engine.adapters.mcp_sdk import _structured
+
+    catalog = ToolCatalog(engine.Engine())
+    catalog.absorb([{"name": "maybe", "inputSchema": {"type": "object"}, "outputSchema": {"type": "null"}}])
+    catalog.validate_structured("maybe", None)
+    with pytest.raises(engine.ValidationFailed):
+        catalog.validate_structured("maybe", ABSENT)
+    with pytest.raises(engine.ValidationFailed):
+        catalog.validate_structured("maybe", 0)
+    # The SDK model tells an explicit `structuredContent: null` from a missing one.
+    sent_null = types.CallToolResult.model_validate({"content": [], "structuredContent": None})
+    assert _structured(sent_null) is None
+    assert _structured(types.CallToolResult(content=[])) is ABSENT
