@@ -6,12 +6,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from .backends.base import BackendValidator
 from .config import Limits
 from .decode import check_depth, decode_json, nesting
 from .dialect import Dialect
 from .errors import Issue, ValidationFailed
 from .guard import GuardReport
+
+_decode = msgspec.json.decode
 
 __all__ = ["EVAL_FRAMES", "EXPLAIN_FRAMES", "CompiledSchema", "depth_bound"]
 
@@ -35,6 +39,8 @@ def depth_bound(guard: GuardReport | None, limits: Limits) -> int | None:
 
 def _brackets(data: Any) -> int:
     """An upper bound of the nesting depth of JSON ``data``, at memchr speed."""
+    if type(data) is bytes:
+        return data.count(b"[") + data.count(b"{")
     if isinstance(data, str):
         return data.count("[") + data.count("{")
     if not isinstance(data, (bytes, bytearray)):
@@ -57,13 +63,24 @@ class CompiledSchema:
         "_explainer",
         "_fallback",
         "_limits",
+        "_max_bytes",
+        "_max_depth",
+        "_plain_check",
         "backend",
         "dialect",
         "fingerprint",
         "guard",
+        "is_valid",
         "notes",
         "schema",
     )
+
+    is_valid: Callable[[Any], bool]
+    """Whether an instance conforms. Against a recursive schema an instance nesting deeper than
+    the schema's depth bound raises ``DecodeError(too-deep)`` instead (never an answer).
+
+    Where nothing needs checking before or after the backend (no depth bound, no fallback), this
+    is the backend's own native method: no Python frame on the hot path."""
 
     def __init__(
         self,
@@ -100,19 +117,19 @@ class CompiledSchema:
         # Only a recursive schema lets the backend descend as deep as the instance: only then are
         # Python objects depth-checked, so the hot path of every other schema has no extra walk.
         self._depth_bound = depth_bound(guard, limits)
+        self._max_bytes = limits.max_instance_bytes
+        self._max_depth = self._depth_bound or limits.max_instance_depth
+        plain = self._depth_bound is None and fallback is None
+        self._plain_check: Callable[[Any], bool] | None = checker.is_valid if plain else None
+        self.is_valid = checker.is_valid if plain else self._guarded_is_valid
 
     def __repr__(self) -> str:
         return f"<CompiledSchema backend={self.backend!r} dialect={self.dialect.value!r}>"
 
-    def is_valid(self, instance: Any) -> bool:
-        """Whether ``instance`` conforms. Against a recursive schema an instance nesting deeper
-        than the schema's depth bound raises ``DecodeError(too-deep)`` instead (never an answer)."""
+    def _guarded_is_valid(self, instance: Any) -> bool:
         if self._depth_bound is not None:
             check_depth(instance, self._depth_bound)
-        if self._checker.is_valid(instance):  # (inlined `_is_valid`: one frame less on the hot path)
-            return True
-        fallback = self._fallback
-        return fallback is not None and fallback.is_valid(instance)
+        return self._is_valid(instance)
 
     def _is_valid(self, instance: Any) -> bool:
         if self._checker.is_valid(instance):
@@ -127,16 +144,30 @@ class CompiledSchema:
 
     def decode(self, data: bytes | bytearray | memoryview | str) -> Any:
         """Parse JSON ``data`` and validate it; the parsed value is returned."""
-        typed = self._decode_typed
-        limits = self._limits
-        max_depth = self._depth_bound or limits.max_instance_depth
-        if typed is not None and len(data) <= limits.max_instance_bytes and _brackets(data) <= max_depth:
-            # (More brackets than the depth bound: the bounded path below measures the real depth.)
-            try:
-                return typed(data)
-            except Exception:  # noqa: BLE001 - a typed refusal is re-judged below, never trusted
-                pass
-        value = decode_json(data, max_bytes=limits.max_instance_bytes, max_depth=max_depth)
+        max_depth = self._max_depth
+        size = len(data)
+        # Within the size cap, and with fewer brackets than the depth bound (so no walk is needed
+        # to prove the depth; a document shorter than the bound cannot have more), the common case
+        # runs in native code from end to end.
+        if size <= self._max_bytes and (size <= max_depth or _brackets(data) <= max_depth):
+            typed = self._decode_typed
+            if typed is not None:
+                try:
+                    return typed(data)
+                except Exception:  # noqa: BLE001 - a typed refusal is re-judged below, never trusted
+                    pass
+            else:
+                check = self._plain_check
+                if check is not None:
+                    try:
+                        value = _decode(data)
+                    except Exception:  # noqa: BLE001 - the bounded path below names the reason
+                        pass
+                    else:
+                        if check(value):
+                            return value
+                        raise self._failure(value)
+        value = decode_json(data, max_bytes=self._max_bytes, max_depth=max_depth)
         if not self._is_valid(value):  # the depth was checked while decoding
             raise self._failure(value)
         return value

@@ -98,14 +98,19 @@ class ToolSet:
         to answer it as MCP does) or :class:`DecodeError`."""
         tool = self._tools.get(name)
         schema = (tool if tool is not None else self.tool(name)).input
+        kind = type(arguments)
+        if kind is dict:  # the hot paths: one native call each when the schema is plain
+            if not schema.is_valid(arguments):
+                schema.validate(arguments)  # raises, with every issue
+            return arguments
         if arguments is None:
             arguments = {}
-        if isinstance(arguments, (bytes, bytearray, memoryview, str)):
+        if kind is bytes or isinstance(arguments, (bytes, bytearray, memoryview, str)):
             value = schema.decode(arguments)
         else:
             schema.validate(arguments)
             value = arguments
-        if not isinstance(value, dict):  # the schema is `type: object` at the root; never reached
+        if not isinstance(value, dict):  # `type: object` at the root refuses it first
             raise ValidationFailed(
                 [
                     Issue(
