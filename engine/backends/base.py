@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..config import EngineConfig
@@ -32,7 +32,6 @@ class SchemaSource:
     config: EngineConfig
     facts: Any = None
     """What the guard measured (``engine.guard.GuardReport``), or ``None``."""
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class BackendRefused(SchemaRejected):
