@@ -12,7 +12,7 @@ from .backends.base import BackendValidator
 from .config import Limits
 from .decode import check_depth, decode_json, nesting
 from .dialect import Dialect
-from .errors import Issue, ValidationFailed
+from .errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from .guard import GuardReport
 
 _decode = msgspec.json.decode
@@ -138,8 +138,16 @@ class CompiledSchema:
         return fallback is not None and fallback.is_valid(instance)
 
     def validate(self, instance: Any) -> None:
-        """Return if ``instance`` conforms; otherwise raise :class:`~engine.ValidationFailed`."""
-        if not self.is_valid(instance):
+        """Return if ``instance`` conforms; otherwise raise :class:`~engine.ValidationFailed`.
+
+        An object no JSON document decodes to (bytes, a set, a dict with non-string keys...) is a
+        ``DecodeError(not-json)``. (``is_valid`` answers on the native path, where such an object
+        raises the backend's ``ValueError``.)"""
+        try:
+            valid = self.is_valid(instance)
+        except (ValueError, TypeError) as exc:
+            raise DecodeError(DecodeReason.NOT_JSON, f"instance is not a JSON value: {exc}") from None
+        if not valid:
             raise self._failure(instance)
 
     def decode(self, data: bytes | bytearray | memoryview | str) -> Any:

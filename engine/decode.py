@@ -38,6 +38,8 @@ def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, m
         raise DecodeError(DecodeReason.MALFORMED_JSON, f"not valid JSON: {text}") from None
     except RecursionError:
         raise DecodeError(DecodeReason.TOO_DEEP, "document nests too deeply to decode") from None
+    except UnicodeEncodeError as exc:  # text with lone surrogates: no UTF-8 document spells it
+        raise DecodeError(DecodeReason.INVALID_UTF8, f"not valid JSON text: {exc}") from None
     if max_depth is not None:
         # Each level of nesting opens one bracket: few brackets, no walk needed.
         if not isinstance(data, (bytes, bytearray, str)):

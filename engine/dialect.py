@@ -164,8 +164,11 @@ def _pointer(parts: list[str | int]) -> str:
 def check_meta_schema(schema: Any, dialect: Dialect, *, max_errors: int = 20) -> None:
     """Refuse ``schema`` with ``invalid-schema`` unless its dialect's meta-schema accepts it."""
     validator = _meta_validator(dialect)
-    if validator.is_valid(schema):
-        return
+    try:
+        if validator.is_valid(schema):
+            return
+    except ValueError as exc:  # a Python object no JSON document decodes to (a set, bytes, ...)
+        raise SchemaRejected(RejectReason.INVALID_SCHEMA, f"schema is not a JSON document: {exc}") from None
     errors = []
     for error in validator.iter_errors(schema):
         errors.append(

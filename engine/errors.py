@@ -37,7 +37,7 @@ class RejectReason(StrEnum):
 
 
 class DecodeReason(StrEnum):
-    """Why bytes could not become a JSON value."""
+    """Why bytes (or a Python object handed in) could not become a JSON value."""
 
     MALFORMED_JSON = "malformed-json"
     INVALID_UTF8 = "invalid-utf8"
@@ -45,6 +45,7 @@ class DecodeReason(StrEnum):
     TOO_DEEP = "too-deep"
     NUMBER_OUT_OF_RANGE = "number-out-of-range"
     NON_FINITE_NUMBER = "non-finite-number"  # NaN / Infinity: not JSON
+    NOT_JSON = "not-json"  # a Python object handed in that no JSON document decodes to
 
 
 class Issue(msgspec.Struct, frozen=True, kw_only=True):

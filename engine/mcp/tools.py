@@ -100,7 +100,11 @@ class ToolSet:
         schema = (tool if tool is not None else self.tool(name)).input
         kind = type(arguments)
         if kind is dict:  # the hot paths: one native call each when the schema is plain
-            if not schema.is_valid(arguments):
+            try:
+                valid = schema.is_valid(arguments)
+            except (ValueError, TypeError):
+                valid = False  # not JSON: `validate` below says so, typed
+            if not valid:
                 schema.validate(arguments)  # raises, with every issue
             return arguments
         if arguments is None:

@@ -108,3 +108,27 @@ def test_module_level_compile_uses_default_engine() -> None:
     compiled = engine.compile({"type": "string"})
     assert compiled.backend and compiled.dialect is engine.Dialect.DRAFT2020_12
     assert engine.compile({"type": "string"}) is compiled
+
+
+@pytest.mark.parametrize("instance", [object(), {1: 2}, b"bytes", {"a": {1, 2j}}])
+def test_python_objects_that_are_not_json_are_typed_errors(instance: object) -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "array"}}}
+    with pytest.raises(DecodeError) as info:
+        engine.Engine().compile(schema).validate(instance)
+    assert info.value.reason == "not-json"
+    tools = engine.Engine().compile_tools([{"name": "t", "inputSchema": schema}])
+    if isinstance(instance, dict):
+        with pytest.raises(DecodeError):
+            tools.validate_arguments("t", instance)
+
+
+def test_text_with_lone_surrogates_is_invalid_utf8() -> None:
+    with pytest.raises(DecodeError) as info:
+        engine.Engine().compile({}).decode('"\ud800"')
+    assert info.value.reason == "invalid-utf8"
+
+
+def test_schema_with_python_only_values_is_invalid_schema() -> None:
+    with pytest.raises(engine.SchemaRejected) as info:
+        engine.Engine().compile({"type": {"string"}})
+    assert info.value.reason == "invalid-schema"
