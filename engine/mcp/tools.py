@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 __all__ = ["CompiledTool", "ToolSet", "compile_tools"]
 
 to_builtins = msgspec.to_builtins
-_INVALID = object()
 
 # What `true` / `{}` stand for as an inputSchema: MCP arguments are always a JSON object.
 _NO_PARAMETERS: dict[str, Any] = {"type": "object"}
@@ -57,7 +56,11 @@ class ToolSet:
 
     def __init__(self, tools: dict[str, CompiledTool], rejected: dict[str, SchemaRejected], *, engine: Engine) -> None:
         self._tools = tools
-        self._paths = {name: _result_path(engine, tool.output) for name, tool in tools.items()}
+        max_bytes = engine.config.limits.max_instance_bytes
+        self._fast = {
+            name: _fast_result_reader(_result_path(engine, tool.output), tool.output is not None, max_bytes)
+            for name, tool in tools.items()
+        }
         self.rejected: Mapping[str, SchemaRejected] = rejected
         """Tool name -> why it cannot be used."""
         self._max_bytes = engine.config.limits.max_instance_bytes
@@ -137,36 +140,18 @@ class ToolSet:
         says no, the envelope is decoded with ``structuredContent`` kept raw and the tool's compiled
         schema decodes that slice and explains any failure. Issues are located under
         ``/structuredContent``."""
+        is_bytes = isinstance(result, (bytes, bytearray, memoryview, str))
+        if is_bytes:  # the hot path: one bound reader, one pass
+            read = self._fast.get(name)
+            if read is not None:
+                envelope = read(result)
+                if envelope is not None:
+                    return envelope
         tool = self._tools.get(name)
         if tool is None:
             tool = self.tool(name)  # raises the right error
         output = tool.output
-        if isinstance(result, (bytes, bytearray, memoryview, str)):
-            path = self._paths[name]
-            wire = None
-            if len(result) <= self._max_bytes:
-                try:
-                    wire = path.decode(result)
-                except Exception:  # noqa: BLE001 - judged again, and explained, on the raw path below
-                    pass
-                else:
-                    if wire.jsonrpc is not UNSET:  # a JSON-RPC response: read its result
-                        wire = wire.result if wire.error is UNSET and wire.result is not UNSET else None
-            if wire is not None:
-                structured = wire.structured_content
-                if structured is not UNSET or output is None or wire.is_error:
-                    if structured is not UNSET:
-                        if path.to_builtins:
-                            structured = to_builtins(structured)
-                        elif path.check is not None and not wire.is_error and not path.check.is_valid(structured):
-                            structured = _INVALID
-                    if structured is not _INVALID:
-                        return CallToolResult(
-                            content=wire.content,
-                            structured_content=structured,
-                            is_error=wire.is_error,
-                            meta=wire.meta,
-                        )
+        if is_bytes:
             wire = decode_envelope(result, max_bytes=self._max_bytes)
             raw = wire.structured_content
             if raw is UNSET:
@@ -317,6 +302,41 @@ def _result_path(engine: Engine, output: CompiledSchema | None) -> _ResultPath:
             return _ResultPath(typed_envelope_decoder(translation.type), translation.has_structs, None)
     # Decoded untyped in the same pass as the envelope, then checked by the compiled schema.
     return _ResultPath(_ANY_RESULT, False, output)
+
+
+def _fast_result_reader(
+    path: _ResultPath, needs_structured: bool, max_bytes: int
+) -> Callable[[bytes | bytearray | memoryview | str], CallToolResult | None]:
+    """One tool's single-pass reader: the validated result, or ``None`` to take the raw path,
+    which judges again and explains. Everything it needs is bound once, here."""
+    decode = path.decode
+    convert = to_builtins if path.to_builtins else None
+    check = path.check.is_valid if path.check is not None else None
+
+    def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
+        if len(data) > max_bytes:
+            return None
+        try:
+            wire = decode(data)
+        except Exception:  # noqa: BLE001 - judged again, and explained, on the raw path
+            return None
+        if wire.jsonrpc is not UNSET:  # a JSON-RPC response: read its result
+            if wire.error is not UNSET or wire.result is UNSET:
+                return None
+            wire = wire.result
+        structured = wire.structured_content
+        if structured is UNSET:
+            if needs_structured and not wire.is_error:
+                return None
+        elif convert is not None:
+            structured = convert(structured)
+        elif check is not None and not wire.is_error and not check(structured):
+            return None
+        return CallToolResult(
+            content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta
+        )
+
+    return read
 
 
 def _refusal(tool: str, which: str, refusal: SchemaRejected) -> SchemaRejected:
