@@ -10,7 +10,7 @@ import msgspec
 
 from .backends.base import BackendValidator
 from .config import Limits
-from .decode import check_depth, decode_json, nesting
+from .decode import brackets, check_depth, decode_json, nesting
 from .dialect import Dialect
 from .errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from .guard import GuardReport
@@ -35,17 +35,6 @@ def depth_bound(guard: GuardReport | None, limits: Limits) -> int | None:
     if guard is None or (not guard.recursive and guard.max_chain <= EXPLAIN_FRAMES):
         return None
     return max(1, min(limits.max_instance_depth, EVAL_FRAMES // max(guard.eval_depth, 1)))
-
-
-def _brackets(data: Any) -> int:
-    """An upper bound of the nesting depth of JSON ``data``, at memchr speed."""
-    if type(data) is bytes:
-        return data.count(b"[") + data.count(b"{")
-    if isinstance(data, str):
-        return data.count("[") + data.count("{")
-    if not isinstance(data, (bytes, bytearray)):
-        data = memoryview(data).tobytes()  # msgspec.Raw and other buffers
-    return data.count(b"[") + data.count(b"{")
 
 
 class CompiledSchema:
@@ -157,7 +146,7 @@ class CompiledSchema:
         # Within the size cap, and with fewer brackets than the depth bound (so no walk is needed
         # to prove the depth; a document shorter than the bound cannot have more), the common case
         # runs in native code from end to end.
-        if size <= self._max_bytes and (size <= max_depth or _brackets(data) <= max_depth):
+        if size <= self._max_bytes and (size <= max_depth or brackets(data) <= max_depth):
             typed = self._decode_typed
             if typed is not None:
                 try:

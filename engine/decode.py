@@ -11,7 +11,7 @@ import msgspec
 
 from .errors import DecodeError, DecodeReason
 
-__all__ = ["check_depth", "decode_json", "nesting"]
+__all__ = ["brackets", "check_depth", "decode_json", "nesting", "syntax_error"]
 
 _decode = msgspec.json.decode
 _OFFSET = re.compile(r"\(byte (\d+)\)")
@@ -27,27 +27,39 @@ def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, m
         value = _decode(data)
     except msgspec.ValidationError as exc:  # raised for numbers beyond the float range
         raise DecodeError(DecodeReason.NUMBER_OUT_OF_RANGE, f"number out of range: {exc}") from None
-    except msgspec.DecodeError as exc:
-        text = str(exc)
-        if "UTF-8" in text:
-            raise DecodeError(DecodeReason.INVALID_UTF8, f"not valid JSON: {text}") from None
-        if _non_finite_at(data, text):
-            raise DecodeError(
-                DecodeReason.NON_FINITE_NUMBER, f"not valid JSON: NaN and Infinity are not JSON numbers ({text})"
-            ) from None
-        raise DecodeError(DecodeReason.MALFORMED_JSON, f"not valid JSON: {text}") from None
-    except RecursionError:
-        raise DecodeError(DecodeReason.TOO_DEEP, "document nests too deeply to decode") from None
-    except UnicodeEncodeError as exc:  # text with lone surrogates: no UTF-8 document spells it
-        raise DecodeError(DecodeReason.INVALID_UTF8, f"not valid JSON text: {exc}") from None
-    if max_depth is not None:
-        # Each level of nesting opens one bracket: few brackets, no walk needed.
-        if not isinstance(data, (bytes, bytearray, str)):
-            data = memoryview(data).tobytes()  # msgspec.Raw and other buffers
-        opens = data.count(b"[") + data.count(b"{") if not isinstance(data, str) else data.count("[") + data.count("{")
-        if opens > max_depth:
-            check_depth(value, max_depth)
+    except (msgspec.DecodeError, RecursionError, UnicodeEncodeError) as exc:
+        raise syntax_error(exc, data) from None
+    # Each level of nesting opens one bracket: few brackets, no walk needed.
+    if max_depth is not None and brackets(data) > max_depth:
+        check_depth(value, max_depth)
     return value
+
+
+def syntax_error(exc: Exception, data: bytes | bytearray | memoryview | str) -> DecodeError:
+    """The :class:`DecodeError` for a parse failure of ``data`` (every msgspec decoder's)."""
+    if isinstance(exc, RecursionError):
+        return DecodeError(DecodeReason.TOO_DEEP, "document nests too deeply to decode")
+    if isinstance(exc, UnicodeEncodeError):  # text with lone surrogates: no UTF-8 document spells it
+        return DecodeError(DecodeReason.INVALID_UTF8, f"not valid JSON text: {exc}")
+    text = str(exc)
+    if "UTF-8" in text:
+        return DecodeError(DecodeReason.INVALID_UTF8, f"not valid JSON: {text}")
+    if _non_finite_at(data, text):
+        return DecodeError(
+            DecodeReason.NON_FINITE_NUMBER, f"not valid JSON: NaN and Infinity are not JSON numbers ({text})"
+        )
+    return DecodeError(DecodeReason.MALFORMED_JSON, f"not valid JSON: {text}")
+
+
+def brackets(data: bytes | bytearray | memoryview | str) -> int:
+    """An upper bound of the nesting depth of JSON ``data``, at memchr speed."""
+    if type(data) is bytes:
+        return data.count(b"[") + data.count(b"{")
+    if isinstance(data, str):
+        return data.count("[") + data.count("{")
+    if not isinstance(data, bytearray):
+        data = memoryview(data).tobytes()  # msgspec.Raw and other buffers
+    return data.count(b"[") + data.count(b"{")
 
 
 def _non_finite_at(data: bytes | bytearray | memoryview | str, message: str) -> bool:

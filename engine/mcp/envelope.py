@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from ..decode import syntax_error
 from ..errors import DecodeError, DecodeReason, Issue, ValidationFailed
 
 __all__ = ["CallToolResult", "decode_envelope", "envelope_from_dict", "typed_envelope_decoder"]
@@ -67,12 +68,8 @@ def decode_envelope(data: bytes | bytearray | memoryview | str, *, max_bytes: in
         wire = _decode_wire(data)
     except msgspec.ValidationError as exc:
         raise envelope_failure(str(exc)) from None
-    except msgspec.DecodeError as exc:
-        text = str(exc)
-        reason = DecodeReason.INVALID_UTF8 if "UTF-8" in text else DecodeReason.MALFORMED_JSON
-        raise DecodeError(reason, f"not valid JSON: {text}") from None
-    except RecursionError:
-        raise DecodeError(DecodeReason.TOO_DEEP, "document nests too deeply to decode") from None
+    except (msgspec.DecodeError, RecursionError, UnicodeEncodeError) as exc:
+        raise syntax_error(exc, data) from None
     if wire.jsonrpc is not UNSET:
         if wire.error is not UNSET:
             raise envelope_failure("the JSON-RPC response carries an error, not a CallToolResult")

@@ -75,3 +75,20 @@ def test_arguments(eng: engine.Engine) -> None:
     for payload in (b'{"a": ' + DEEP + b"}", b"{", b"\xff", b"1", b"null"):
         with pytest.raises((engine.DecodeError, engine.ValidationFailed)):
             tools.validate_arguments("t", payload)
+
+
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        (b'{"content": [], "structuredContent": NaN}', "non-finite-number"),
+        (b'{"content": [], "structuredContent": [1, 2}', "malformed-json"),
+        (b'{"content": [], "structuredContent": "\xff"}', "invalid-utf8"),
+        (b'{"content": [], "structuredContent": ' + DEEP + b"}", "too-deep"),
+    ],
+)
+def test_result_decode_reasons_match_the_decoder(eng: engine.Engine, payload: bytes, reason: str) -> None:
+    # The envelope's parse failures carry the same reasons as CompiledSchema.decode's.
+    tools = eng.compile_tools([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}}])
+    with pytest.raises(engine.DecodeError) as info:
+        tools.validate_result("t", payload)
+    assert info.value.reason == reason
