@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cache import CacheStats
-from .compiled import CompiledSchema
-from .config import ConfigError, EngineConfig, FetchConfig, Limits
-from .dialect import Dialect
-from .engine import Engine, default_engine
-from .errors import (
+from ._cache import CacheStats
+from ._compiled import CompiledSchema
+from ._config import ConfigError, EngineConfig, FetchConfig, Limits
+from ._dialect import Dialect
+from ._engine import Engine, default_engine
+from ._errors import (
     BackendUnavailable,
     DecodeError,
     DecodeReason,
@@ -26,7 +26,7 @@ from .errors import (
     UnknownTool,
     ValidationFailed,
 )
-from .mcp import (
+from ._mcp import (
     CallToolResult,
     CompiledTool,
     ElicitationForm,

@@ -10,8 +10,8 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..engine import Engine, default_engine
-from ..errors import EngineError, SchemaRejected
+from .._engine import Engine, default_engine
+from .._errors import EngineError, SchemaRejected
 
 __all__ = ["ABSENT", "REFRESH_INTERVAL", "ToolCatalog", "nonconforming", "unavailable"]
 

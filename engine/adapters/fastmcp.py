@@ -31,9 +31,9 @@ from fastmcp.tools.base import Tool, ToolResult
 from fastmcp.utilities.versions import VersionSpec, dedupe_with_versions
 from mcp.shared.exceptions import MCPError
 
-from ..engine import Engine
-from ..errors import SchemaRejected, UnknownTool, ValidationFailed
-from ..mcp import invalid_arguments_result
+from .._engine import Engine
+from .._errors import SchemaRejected, UnknownTool, ValidationFailed
+from .._mcp import invalid_arguments_result
 from ._catalog import ABSENT, REFRESH_INTERVAL, ToolCatalog, nonconforming, unavailable
 
 __all__ = ["EngineValidation", "tool_definition"]

@@ -37,9 +37,9 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
-from ..engine import Engine, default_engine
-from ..errors import EngineError, Issue, SchemaRejected, UnknownTool, ValidationFailed
-from ..mcp import invalid_arguments_result
+from .._engine import Engine, default_engine
+from .._errors import EngineError, Issue, SchemaRejected, UnknownTool, ValidationFailed
+from .._mcp import invalid_arguments_result
 from ._catalog import ABSENT, REFRESH_INTERVAL, ToolCatalog, nonconforming, unavailable
 
 __all__ = [

@@ -6,8 +6,8 @@ from __future__ import annotations
 import importlib
 from typing import NamedTuple
 
-from ..errors import BackendUnavailable
-from .base import Backend, BackendRefused, BackendValidator, SchemaSource, refuse
+from .._errors import BackendUnavailable
+from ._contract import Backend, BackendRefused, BackendValidator, SchemaSource, refuse
 
 __all__ = [
     "AUTO_ORDER",
@@ -29,10 +29,10 @@ class _Entry(NamedTuple):
 
 
 BACKENDS: dict[str, _Entry] = {
-    "jsonschema-rs": _Entry("jsonschema_rs_backend", "JsonschemaRsBackend", "jsonschema-rs", None),
-    "msgspec": _Entry("msgspec_backend", "MsgspecBackend", "msgspec", None),
-    "fastjsonschema": _Entry("fastjsonschema_backend", "FastjsonschemaBackend", "fastjsonschema", "fastjsonschema"),
-    "jsonschema": _Entry("jsonschema_backend", "JsonschemaBackend", "jsonschema", "jsonschema"),
+    "jsonschema-rs": _Entry("_jsonschema_rs", "JsonschemaRsBackend", "jsonschema-rs", None),
+    "msgspec": _Entry("_msgspec", "MsgspecBackend", "msgspec", None),
+    "fastjsonschema": _Entry("_fastjsonschema", "FastjsonschemaBackend", "fastjsonschema", "fastjsonschema"),
+    "jsonschema": _Entry("_jsonschema", "JsonschemaBackend", "jsonschema", "jsonschema"),
 }
 
 # `auto` tries these in order and keeps the first that compiles the schema exactly.

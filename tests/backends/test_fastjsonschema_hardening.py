@@ -14,14 +14,11 @@ from hypothesis import strategies as st
 
 import engine
 import engine.backends
+from engine._dialect import Dialect
 from engine.backends import BackendRefused, SchemaSource
-from engine.backends.fastjsonschema_backend import (
-    FastjsonschemaBackend,
-    UnsafeGeneratedCode,
-    check_generated_code,
-)
-from engine.backends.jsonschema_rs_backend import JsonschemaRsBackend
-from engine.dialect import Dialect
+from engine.backends._fastjsonschema import FastjsonschemaBackend
+from engine.backends._fastjsonschema_audit import UnsafeGeneratedCode, check_generated_code
+from engine.backends._jsonschema_rs import JsonschemaRsBackend
 
 pytest.importorskip("fastjsonschema")
 
@@ -246,7 +243,7 @@ def test_lowered_schemas_are_valid_in_their_target_dialect() -> None:
     # only references are the generated #/definitions/rN names.
     import jsonschema_rs
 
-    from engine.backends.fastjsonschema_backend import Lowering
+    from engine.backends._fastjsonschema_lowering import Lowering
     from tests.suite import DIALECTS, iter_tests, remotes
 
     checked = 0

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from engine.backends.pyre import PatternRefused, compile_pattern, translate
+from engine._patterns import PatternRefused, compile_pattern, translate
 
 regress = pytest.importorskip("regress")
 

@@ -57,7 +57,7 @@ def test_auto_prefers_the_first_exact_backend_and_explains_the_others() -> None:
 
 
 def test_refusal_is_explained_and_auto_moves_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    import engine.engine as pipeline
+    import engine._engine as pipeline
 
     # With the Python backends first, a schema fastjsonschema cannot honour goes to the next one.
     monkeypatch.setattr(pipeline, "AUTO_ORDER", ("fastjsonschema", "jsonschema", "jsonschema-rs"))

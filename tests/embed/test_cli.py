@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
+from engine._cli import main
 
 ROOT = Path(__file__).parents[2]
 TOOLS = ROOT / "bench_data" / "tools"
@@ -164,9 +164,9 @@ def test_help_teaches_with_examples() -> None:
 
 
 def test_bench_without_a_checkout_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import engine.cli as cli
+    import engine._cli.bench as cli_bench
 
-    monkeypatch.setattr(cli, "find_benchmarks", lambda: None)
+    monkeypatch.setattr(cli_bench, "find_benchmarks", lambda: None)
     code, _, err = run("bench", "--quick")
     assert code == 2 and "nox -s bench" in err and "source checkout" in err
 

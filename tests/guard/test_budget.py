@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import engine
-from engine.guard.patterns import backtracking_construct, star_height
+from engine._patterns import backtracking_construct, star_height
 
 
 def eng(**config: object) -> engine.Engine:

@@ -30,7 +30,7 @@ def test_catalog_covers_every_threat_and_reason() -> None:
         "compiles",
     } <= reasons
     limits = {case.limit for case in CASES if case.limit}
-    assert limits == set(engine.guard.LIMIT_MEANINGS)
+    assert limits == set(engine._guard.LIMIT_MEANINGS)
 
 
 def run_case(case: Case) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import engine
-from engine.dialect import Dialect, check_meta_schema, detect_dialect
-from engine.guard.__main__ import schemas_in
+from benchmarks.limits import schemas_in
+from engine._dialect import Dialect, check_meta_schema, detect_dialect
 
 DATA = Path(__file__).resolve().parents[2] / "bench_data"
 TOOLS = [

@@ -12,8 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 import engine
-from engine.config import FetchConfig
-from engine.guard.fetch import address_refusal
+from engine._config import FetchConfig
+from engine._guard.fetch import address_refusal
 
 INTEGER = {"type": "integer"}
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 import engine
-from engine.compiled import EVAL_FRAMES, EXPLAIN_FRAMES
+from engine._compiled import EVAL_FRAMES, EXPLAIN_FRAMES
 
 
 def nested(depth: int, leaf: object = 1) -> object:

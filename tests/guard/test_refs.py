@@ -167,4 +167,4 @@ def test_guard_report_facts() -> None:
     assert report.locations["max_enum"] == "/properties/tags/items"
     assert report.measured["max_schema_depth"] == 3
     assert report.measured["max_ref_expansion"] == report.measured["max_subschemas"] == 3
-    assert set(engine.guard.LIMIT_MEANINGS) == set(report.measured)
+    assert set(engine._guard.LIMIT_MEANINGS) == set(report.measured)

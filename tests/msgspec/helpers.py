@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import engine
+from engine._dialect import normalise_schema_uri
 from engine.backends import SchemaSource
-from engine.backends.msgspec_backend import MsgspecBackend, MsgspecValidator
-from engine.dialect import normalise_schema_uri
+from engine.backends._msgspec import MsgspecBackend, MsgspecValidator
 
 
 def msgspec_validator(eng: engine.Engine, compiled: engine.CompiledSchema, registry: Any = None) -> MsgspecValidator:

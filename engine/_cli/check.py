@@ -1,0 +1,199 @@
+"""``engine check``: how each tool's schemas compile, or why they are refused."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+import msgspec
+
+from .._compiled import CompiledSchema
+from .._config import EngineConfig
+from .._engine import Engine
+from .._errors import EngineError, SchemaRejected
+from .input import EXIT_OK, EXIT_REFUSED, Target, read_json, targets
+
+__all__ = ["check_schema", "guard_facts", "guard_measurements", "print_json", "run_check"]
+
+
+def _why_backend(cs: CompiledSchema, config: EngineConfig) -> str:
+    if config.backend != "auto":
+        return "configured backend"
+    if not cs.notes:
+        return "the first exact backend in the auto order"
+    refused = "; ".join(f"{name} refused: {why}" for name, why in cs.notes.items())
+    return f"auto order ({refused})"
+
+
+def guard_measurements(cs: CompiledSchema, config: EngineConfig) -> dict[str, dict[str, Any]]:
+    """Each limit the guard measured on this schema: the value, the configured bound, and where
+    the largest value was seen."""
+    report = getattr(cs, "guard", None)
+    if report is None:
+        return {}
+    locations: Mapping[str, str] = getattr(report, "locations", None) or {}
+    out: dict[str, dict[str, Any]] = {}
+    for name, value in dict(getattr(report, "measured", None) or {}).items():
+        out[name] = {"measured": value, "bound": getattr(config.limits, name, None), "location": locations.get(name)}
+    return out
+
+
+def guard_facts(cs: CompiledSchema) -> dict[str, Any]:
+    """The guard's other findings (recursion, fan-out, pattern star height...)."""
+    report = getattr(cs, "guard", None)
+    if report is None:
+        return {}
+    facts = msgspec.to_builtins(report)
+    for key in ("measured", "locations"):
+        facts.pop(key, None)
+    return facts
+
+
+def check_schema(eng: Engine, key: str, schema: Any) -> dict[str, Any]:
+    """The report for one schema: how it compiles, or why it is refused."""
+    if schema is None:
+        return {
+            "status": "refused",
+            "refusal": {
+                "reason": "invalid-schema",
+                "message": 'the tool has no inputSchema (MCP requires one; use {"type": "object"} for no parameters)',
+                "location": "",
+                "details": {},
+            },
+        }
+    try:
+        cs = eng.compile(schema)
+    except SchemaRejected as exc:
+        return {"status": "refused", "refusal": exc.to_dict()}
+    return {
+        "status": "ok",
+        "dialect": cs.dialect.value,
+        "backend": cs.backend,
+        "why": _why_backend(cs, eng.config),
+        "refused_by": dict(cs.notes),
+        "guard": guard_measurements(cs, eng.config),
+        "facts": guard_facts(cs),
+    }
+
+
+def _mcp_refusals(eng: Engine, found: list[Target]) -> dict[str, SchemaRejected]:
+    """Refusals that come from MCP's rules on tools (an ``inputSchema`` must be an object schema,
+    names must be unique) rather than from JSON Schema itself: the engine's tool set decides."""
+    tools = [t.tool for t in found if t.tool is not None and t.schemas.get("inputSchema") is not None]
+    if not tools:
+        return {}
+    try:
+        toolset = eng.compile_tools(tools)
+    except EngineError:
+        return {}
+    return dict(toolset.rejected)
+
+
+def run_check(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO) -> int:
+    kind, found = targets(read_json(args.file, "file"))
+    progress = Progress(err, len(found), enabled=not args.quiet and not args.json)
+    reports = []
+    for target in found:
+        progress.step(target.name)
+        schemas = {key: check_schema(eng, key, schema) for key, schema in target.schemas.items()}
+        reports.append({"name": target.name, "schemas": schemas})
+    progress.done()
+    extra = _mcp_refusals(eng, found)
+    for report in reports:
+        rejected = extra.get(report["name"])
+        if rejected is None:
+            continue
+        # Attach the MCP-level refusal where no JSON Schema refusal already explains it.
+        if all(s["status"] == "ok" for s in report["schemas"].values()):
+            where = rejected.details.get("schema", "inputSchema") if rejected.details else "inputSchema"
+            slot = report["schemas"].get(where) or report["schemas"].get("inputSchema")
+            if slot is not None:
+                slot["status"] = "refused"
+                slot["refusal"] = rejected.to_dict()
+    for report in reports:
+        report["status"] = "refused" if any(s["status"] == "refused" for s in report["schemas"].values()) else "ok"
+    refused = [r for r in reports if r["status"] == "refused"]
+    summary = {
+        "file": args.file,
+        "document": kind,
+        "tools": len(reports),
+        "refused": len(refused),
+        "reasons": _count_reasons(reports),
+        "config": {"backend": eng.config.backend, "default_dialect": eng.config.default_dialect,
+                   "formats": eng.config.formats, "regex": eng.config.regex},
+        "limits": msgspec.to_builtins(eng.config.limits),
+    }
+    if args.json:
+        print_json(out, {"summary": summary, "tools": reports})
+    else:
+        _print_check(reports, summary, out, verbose=args.verbose)
+    return EXIT_REFUSED if refused else EXIT_OK
+
+
+def _count_reasons(reports: list[dict[str, Any]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for report in reports:
+        for slot in report["schemas"].values():
+            if slot["status"] == "refused":
+                reason = slot["refusal"]["reason"]
+                counts[reason] = counts.get(reason, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def _print_check(reports: list[dict[str, Any]], summary: dict[str, Any], out: TextIO, *, verbose: bool) -> None:
+    out.write(f"{summary['file']}: {summary['document']}, {summary['tools']} "
+              f"{'tool' if summary['tools'] == 1 else 'tools'}\n")
+    for report in reports:
+        mark = "ok     " if report["status"] == "ok" else "REFUSED"
+        out.write(f"\n{mark} {report['name']}\n")
+        for key, slot in report["schemas"].items():
+            if slot["status"] == "refused":
+                r = slot["refusal"]
+                where = f" at {r['location']!r}" if r.get("location") not in (None, "") else ""
+                out.write(f"  {key}: refused ({r['reason']}){where}: {r['message']}\n")
+                continue
+            out.write(f"  {key}: dialect {slot['dialect']}, backend {slot['backend']} ({slot['why']})\n")
+            guard = slot["guard"]
+            if guard:
+                parts = [
+                    f"{name.removeprefix('max_')} {m['measured']}" + ("" if m["bound"] is None else f"/{m['bound']}")
+                    for name, m in guard.items()
+                ]
+                out.write("    guard (measured/limit): " + ", ".join(parts) + "\n")
+                if verbose and slot["facts"]:
+                    facts = (f"{k} {v}" for k, v in slot["facts"].items() if v not in ((), []))
+                    out.write("    facts: " + ", ".join(facts) + "\n")
+            elif verbose:
+                out.write("    guard: no measurements in this build\n")
+    out.write("\n")
+    if summary["refused"]:
+        reasons = ", ".join(f"{n} {reason}" for reason, n in summary["reasons"].items())
+        out.write(f"{summary['refused']} of {summary['tools']} refused ({reasons}).\n")
+    else:
+        out.write(f"All {summary['tools']} accepted.\n")
+
+
+class Progress:
+    """A one-line counter on standard error while long work runs, only on a terminal."""
+
+    def __init__(self, stream: TextIO, total: int, *, enabled: bool) -> None:
+        self.stream = stream
+        self.total = total
+        self.count = 0
+        self.enabled = enabled and total > 20 and stream.isatty()
+
+    def step(self, label: str) -> None:
+        self.count += 1
+        if self.enabled:
+            self.stream.write(f"\r\033[Kchecking {self.count}/{self.total}: {label[:60]}")
+            self.stream.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+def print_json(out: TextIO, document: Any) -> None:
+    out.write(msgspec.json.encode(document).decode() + "\n")

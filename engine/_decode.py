@@ -1,0 +1,103 @@
+"""Bytes to a JSON value, bounded: size, nesting depth, encoding and number range."""
+
+from __future__ import annotations
+
+import re
+from itertools import chain, compress, repeat
+from operator import not_
+from typing import Any
+
+import msgspec
+
+from ._errors import DecodeError, DecodeReason
+
+__all__ = ["brackets", "check_depth", "decode_json", "nesting", "syntax_error"]
+
+_decode = msgspec.json.decode
+_OFFSET = re.compile(r"\(byte (\d+)\)")
+_NON_FINITE = (b"NaN", b"Infinity", b"-Infinity", b"+Infinity", b"-NaN")
+
+
+def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, max_depth: int | None = None) -> Any:
+    """Parse one JSON document; every failure is a :class:`DecodeError` with its reason."""
+    size = len(data)
+    if size > max_bytes:
+        raise DecodeError(DecodeReason.TOO_LARGE, f"document is {size} bytes, over the limit of {max_bytes}")
+    try:
+        value = _decode(data)
+    except msgspec.ValidationError as exc:  # raised for numbers beyond the float range
+        raise DecodeError(DecodeReason.NUMBER_OUT_OF_RANGE, f"number out of range: {exc}") from None
+    except (msgspec.DecodeError, RecursionError, UnicodeEncodeError) as exc:
+        raise syntax_error(exc, data) from None
+    # Each level of nesting opens one bracket: few brackets, no walk needed.
+    if max_depth is not None and brackets(data) > max_depth:
+        check_depth(value, max_depth)
+    return value
+
+
+def syntax_error(exc: Exception, data: bytes | bytearray | memoryview | str) -> DecodeError:
+    """The :class:`DecodeError` for a parse failure of ``data`` (every msgspec decoder's)."""
+    if isinstance(exc, RecursionError):
+        return DecodeError(DecodeReason.TOO_DEEP, "document nests too deeply to decode")
+    if isinstance(exc, UnicodeEncodeError):  # text with lone surrogates: no UTF-8 document spells it
+        return DecodeError(DecodeReason.INVALID_UTF8, f"not valid JSON text: {exc}")
+    text = str(exc)
+    if "UTF-8" in text:
+        return DecodeError(DecodeReason.INVALID_UTF8, f"not valid JSON: {text}")
+    if _non_finite_at(data, text):
+        return DecodeError(
+            DecodeReason.NON_FINITE_NUMBER, f"not valid JSON: NaN and Infinity are not JSON numbers ({text})"
+        )
+    return DecodeError(DecodeReason.MALFORMED_JSON, f"not valid JSON: {text}")
+
+
+def brackets(data: bytes | bytearray | memoryview | str) -> int:
+    """An upper bound of the nesting depth of JSON ``data``, at memchr speed."""
+    if type(data) is bytes:
+        return data.count(b"[") + data.count(b"{")
+    if isinstance(data, str):
+        return data.count("[") + data.count("{")
+    if not isinstance(data, bytearray):
+        data = memoryview(data).tobytes()  # msgspec.Raw and other buffers
+    return data.count(b"[") + data.count(b"{")
+
+
+def _non_finite_at(data: bytes | bytearray | memoryview | str, message: str) -> bool:
+    match = _OFFSET.search(message)
+    if match is None:
+        return False
+    at = int(match.group(1))
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    return raw[at : at + 9].startswith(_NON_FINITE) or raw[max(at - 1, 0) : at + 9].startswith(_NON_FINITE)
+
+
+def check_depth(value: Any, max_depth: int) -> None:
+    """Raise ``DecodeError(too-deep)`` if ``value`` nests arrays and objects deeper than
+    ``max_depth``. Iterative, level by level; stops at the first level over the bound."""
+    if nesting(value, max_depth + 1) > max_depth:
+        raise DecodeError(DecodeReason.TOO_DEEP, f"instance nests more than {max_depth} levels deep")
+
+
+def nesting(value: Any, stop: int) -> int:
+    """How deeply ``value`` nests arrays and objects (a scalar: 0), counted up to ``stop``.
+
+    Level by level, and every step of a level runs in C (``map``, ``compress``, ``chain``): a
+    Python step per level, not per value, keeps the walk near the cost of decoding."""
+    level = [value] if isinstance(value, _CONTAINERS) else []
+    depth = 0
+    while level and depth < stop:
+        depth += 1
+        is_dict = list(map(isinstance, level, repeat(dict)))
+        children = list(
+            chain(
+                chain.from_iterable(map(dict.values, compress(level, is_dict))),
+                chain.from_iterable(compress(level, map(not_, is_dict))),
+            )
+        )
+        level = list(compress(children, map(isinstance, children, repeat(_CONTAINERS))))
+    return depth
+
+
+# What jsonschema-rs descends into: dicts (and subclasses), lists and tuples; it refuses other
+# mappings outright.
+_CONTAINERS = (dict, list, tuple)

@@ -1,0 +1,189 @@
+"""Stage 2: which dialect a schema is written in, and whether it is valid against its meta-schema."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import Enum
+from functools import cache
+from typing import Any
+
+import jsonschema_rs
+import jsonschema_specifications
+
+from ._errors import RejectReason, SchemaRejected
+
+__all__ = ["Dialect", "check_meta_schema", "detect_dialect"]
+
+
+class Dialect(Enum):
+    """A JSON Schema dialect the engine supports; ``value`` is its configuration name."""
+
+    DRAFT4 = "draft4"
+    DRAFT6 = "draft6"
+    DRAFT7 = "draft7"
+    DRAFT2019_09 = "2019-09"
+    DRAFT2020_12 = "2020-12"
+
+    @property
+    def meta_schema_uri(self) -> str:
+        """The canonical ``$schema`` URI of this dialect."""
+        return _META_URIS[self]
+
+    @property
+    def rs_validator_class(self) -> type[jsonschema_rs.Validator]:
+        return _RS_CLASSES[self]
+
+    @property
+    def rs_draft(self) -> int:
+        """jsonschema-rs's constant for this dialect."""
+        return _RS_DRAFTS[self]
+
+    @property
+    def is_modern(self) -> bool:
+        """2019-09 and later: ``$defs``, ``unevaluated*``, ``$ref`` with siblings, vocabularies."""
+        return self in (Dialect.DRAFT2019_09, Dialect.DRAFT2020_12)
+
+    @classmethod
+    def from_name(cls, name: str) -> Dialect:
+        try:
+            return cls(name)
+        except ValueError:
+            raise SchemaRejected(
+                RejectReason.UNSUPPORTED_DIALECT,
+                f"unsupported dialect {name!r}; supported: {', '.join(d.value for d in cls)}",
+                details={"dialect": name},
+            ) from None
+
+
+_META_URIS = {
+    Dialect.DRAFT4: "http://json-schema.org/draft-04/schema#",
+    Dialect.DRAFT6: "http://json-schema.org/draft-06/schema#",
+    Dialect.DRAFT7: "http://json-schema.org/draft-07/schema#",
+    Dialect.DRAFT2019_09: "https://json-schema.org/draft/2019-09/schema",
+    Dialect.DRAFT2020_12: "https://json-schema.org/draft/2020-12/schema",
+}
+
+_RS_CLASSES: dict[Dialect, type[jsonschema_rs.Validator]] = {
+    Dialect.DRAFT4: jsonschema_rs.Draft4Validator,
+    Dialect.DRAFT6: jsonschema_rs.Draft6Validator,
+    Dialect.DRAFT7: jsonschema_rs.Draft7Validator,
+    Dialect.DRAFT2019_09: jsonschema_rs.Draft201909Validator,
+    Dialect.DRAFT2020_12: jsonschema_rs.Draft202012Validator,
+}
+
+
+_RS_DRAFTS = {
+    Dialect.DRAFT4: jsonschema_rs.Draft4,
+    Dialect.DRAFT6: jsonschema_rs.Draft6,
+    Dialect.DRAFT7: jsonschema_rs.Draft7,
+    Dialect.DRAFT2019_09: jsonschema_rs.Draft201909,
+    Dialect.DRAFT2020_12: jsonschema_rs.Draft202012,
+}
+
+
+def _spellings() -> dict[str, Dialect]:
+    # Each meta-schema URI with or without its empty fragment, over http or https: all name the
+    # same published meta-schema, and servers in the wild write every variant.
+    table: dict[str, Dialect] = {}
+    for dialect, uri in _META_URIS.items():
+        bare = uri.rstrip("#").split("://", 1)[1]
+        for scheme in ("http", "https"):
+            table[f"{scheme}://{bare}"] = dialect
+            table[f"{scheme}://{bare}#"] = dialect
+    return table
+
+
+_BY_URI = _spellings()
+
+
+def detect_dialect(schema: Any, default: Dialect, resources: Mapping[str, Any] | None = None) -> Dialect:
+    """The dialect named by the root ``$schema``, or ``default`` where there is none.
+
+    A ``$schema`` may also name a custom meta-schema the caller passed in ``resources``; its own
+    ``$schema`` chain must end in a supported dialect (2019-09 and 2020-12 vocabularies). Anything
+    else is refused: a dialect the engine does not know is never validated as if it were another.
+    """
+    if not isinstance(schema, Mapping) or "$schema" not in schema:
+        return default
+    uri = schema["$schema"]
+    if not isinstance(uri, str):
+        raise SchemaRejected(
+            RejectReason.INVALID_SCHEMA,
+            f"$schema must be a string URI, not {type(uri).__name__}",
+            location="/$schema",
+        )
+    dialect = _BY_URI.get(uri) or _custom_meta_schema_dialect(uri, resources or {})
+    if dialect is None:
+        raise SchemaRejected(
+            RejectReason.UNSUPPORTED_DIALECT,
+            f"unsupported dialect: $schema is {uri!r}; supported dialects are drafts 4, 6 and 7, 2019-09 and 2020-12",
+            location="/$schema",
+            details={"dialect": uri},
+        )
+    return dialect
+
+
+def _custom_meta_schema_dialect(uri: str, resources: Mapping[str, Any]) -> Dialect | None:
+    seen: set[str] = set()
+    while uri not in seen and len(seen) < 8:
+        seen.add(uri)
+        meta = resources.get(uri, resources.get(uri.rstrip("#")))
+        if not isinstance(meta, Mapping) or not isinstance(meta.get("$schema"), str):
+            return None
+        uri = meta["$schema"]
+        dialect = _BY_URI.get(uri)
+        if dialect is not None:
+            return dialect if dialect.is_modern else None
+    return None
+
+
+def normalise_schema_uri(schema: Any, dialect: Dialect) -> Any:
+    """``schema`` with its ``$schema`` spelled the canonical way backends recognise (shallow copy)."""
+    if (
+        isinstance(schema, Mapping)
+        and schema.get("$schema") in _BY_URI
+        and schema["$schema"] != dialect.meta_schema_uri
+    ):
+        return {**schema, "$schema": dialect.meta_schema_uri}
+    return schema
+
+
+@cache
+def _meta_validator(dialect: Dialect) -> jsonschema_rs.Validator:
+    # Meta-schemas come from the jsonschema-specifications package: nothing is fetched.
+    resources = [(uri, jsonschema_specifications.REGISTRY.contents(uri)) for uri in jsonschema_specifications.REGISTRY]
+    registry = jsonschema_rs.Registry(resources)
+    document = jsonschema_specifications.REGISTRY.contents(dialect.meta_schema_uri)
+    return dialect.rs_validator_class(document, registry=registry, offline=True)
+
+
+def _pointer(parts: list[str | int]) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def check_meta_schema(schema: Any, dialect: Dialect, *, max_errors: int = 20) -> None:
+    """Refuse ``schema`` with ``invalid-schema`` unless its dialect's meta-schema accepts it."""
+    validator = _meta_validator(dialect)
+    try:
+        if validator.is_valid(schema):
+            return
+    except ValueError as exc:  # a Python object no JSON document decodes to (a set, bytes, ...)
+        raise SchemaRejected(RejectReason.INVALID_SCHEMA, f"schema is not a JSON document: {exc}") from None
+    errors = []
+    for error in validator.iter_errors(schema):
+        errors.append(
+            {
+                "location": _pointer(error.instance_path),
+                "meta_schema_location": _pointer(error.schema_path),
+                "message": error.message,
+            }
+        )
+        if len(errors) >= max_errors:
+            break
+    first = errors[0] if errors else {"location": "", "message": "rejected by the meta-schema"}
+    raise SchemaRejected(
+        RejectReason.INVALID_SCHEMA,
+        f"schema is not valid {dialect.value} JSON Schema: at {first['location'] or 'the root'}: {first['message']}",
+        location=first["location"],
+        details={"dialect": dialect.value, "errors": errors},
+    )

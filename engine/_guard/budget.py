@@ -1,0 +1,50 @@
+"""The complexity budget: each measurement the guard takes, checked against its limit.
+
+A measurement over its bound is refused with ``limit-exceeded``, naming the limit, the measured
+value, the bound, and the JSON pointer of the place in the schema where it was measured.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._config import Limits
+from .._errors import RejectReason, SchemaRejected
+
+__all__ = ["LIMIT_MEANINGS", "check", "exceeded"]
+
+LIMIT_MEANINGS: dict[str, str] = {
+    "max_schema_bytes": "size of the schema document in bytes",
+    "max_document_depth": "nesting depth of the schema document as JSON (arrays and objects)",
+    "max_schema_depth": "nesting depth of subschemas",
+    "max_subschemas": "number of subschemas in the document and the resources it references",
+    "max_branches": "subschemas in one allOf / anyOf / oneOf / prefixItems / items array",
+    "max_properties": "entries in one properties / patternProperties / dependentSchemas object",
+    "max_enum": "values in one enum",
+    "max_ref_expansion": "subschemas the schema would count with every $ref inlined",
+    "max_eval_depth": "longest chain of subschemas applied to one instance location ($ref and in-place applicators)",
+    "max_unevaluated_nesting": "unevaluatedProperties / unevaluatedItems scopes nested inside one another",
+    "max_pattern_length": "characters in one pattern or patternProperties key",
+}
+
+
+def exceeded(limit: str, measured: int, bound: int, location: str) -> SchemaRejected:
+    meaning = LIMIT_MEANINGS.get(limit, limit)
+    where = location or "the root"
+    return SchemaRejected(
+        RejectReason.LIMIT_EXCEEDED,
+        f"schema exceeds {limit} at {where}: {meaning} is {measured}, over the limit of {bound}",
+        location=location,
+        details={"limit": limit, "measured": measured, "bound": bound},
+    )
+
+
+def check(measured: dict[str, int], where: dict[str, str], limits: Limits) -> None:
+    """Refuse the first measurement (in ``LIMIT_MEANINGS`` order) that is over its bound."""
+    for limit in LIMIT_MEANINGS:
+        value = measured.get(limit)
+        if value is None:
+            continue
+        bound: Any = getattr(limits, limit)
+        if value > bound:
+            raise exceeded(limit, value, bound, where.get(limit, ""))

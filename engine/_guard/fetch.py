@@ -1,0 +1,228 @@
+"""Opt-in retrieval of remote ``$ref`` targets, at compile time only (off by default).
+
+Every step is checked: the scheme (``https`` unless ``allow_http``), the host (an explicit
+allowlist), every address the name resolves to (loopback, link-local, private, unique-local,
+IPv4-mapped, multicast, reserved and unspecified addresses are refused unless allowed), and the
+connection is made to the checked address itself, so a second DNS answer cannot redirect it
+(no rebinding). Each redirect hop is checked again. Connect and total timeouts, a body size cap,
+a log line per URI (logger ``engine.fetch``), and results cached per engine.
+"""
+
+from __future__ import annotations
+
+import http.client
+import ipaddress
+import logging
+import socket
+import ssl
+import threading
+import time
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import cachetools
+
+from .._config import FetchConfig
+from .._decode import decode_json
+from .._errors import DecodeError, RejectReason, SchemaRejected
+
+__all__ = ["Fetcher", "address_refusal"]
+
+log = logging.getLogger("engine.fetch")
+
+_REDIRECTS = {301, 302, 303, 307, 308}
+
+
+def address_refusal(address: str, config: FetchConfig) -> str | None:
+    """Why a connection to ``address`` is refused under ``config``, or ``None``."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return "an IPv4-mapped IPv6 address"
+    if ip.is_loopback:
+        return None if config.allow_loopback else "a loopback address"
+    if ip.is_link_local:
+        return "a link-local address"
+    if ip.is_multicast:
+        return "a multicast address"
+    if ip.is_unspecified:
+        return "the unspecified address"
+    if ip.is_reserved:
+        return "a reserved address"
+    if ip.is_private:
+        return None if config.allow_private else "a private or unique-local address"
+    if not ip.is_global:
+        return "an address that is not globally routable"
+    return None
+
+
+def _connect(family: int, sockaddr: Any, timeout: float) -> socket.socket:
+    """A TCP connection to exactly ``sockaddr`` (no name lookup of any kind)."""
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        sock.connect(sockaddr)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    """An HTTP connection to a fixed, already checked address (the ``Host`` header keeps the name)."""
+
+    def __init__(self, host: str, port: int, target: tuple[int, Any], connect_timeout: float) -> None:
+        super().__init__(host, port, timeout=connect_timeout)
+        self._target = target
+
+    def connect(self) -> None:
+        self.sock = _connect(*self._target, self.timeout)  # type: ignore[arg-type]
+
+
+class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+    def __init__(self, host: str, port: int, target: tuple[int, Any], connect_timeout: float) -> None:
+        super().__init__(host, port, timeout=connect_timeout, context=ssl.create_default_context())
+        self._target = target
+
+    def connect(self) -> None:
+        sock = _connect(*self._target, self.timeout)  # type: ignore[arg-type]
+        # The certificate is checked against the host name, not the address.
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
+
+
+class Fetcher:
+    """Fetches schema documents under a :class:`~engine.FetchConfig`; one per engine."""
+
+    def __init__(self, config: FetchConfig) -> None:
+        self.config = config
+        self._cache: cachetools.LRUCache[str, Any] = cachetools.LRUCache(max(config.cache_size, 1))
+        self._lock = threading.Lock()
+
+    def __call__(self, uri: str) -> Any:
+        with self._lock:
+            if uri in self._cache:
+                return self._cache[uri]
+        document = self._fetch(uri)
+        with self._lock:
+            self._cache[uri] = document
+        return document
+
+    def _refuse(self, uri: str, why: str, *, url: str | None = None) -> SchemaRejected:
+        log.warning("refused to fetch %s: %s", url or uri, why)
+        return SchemaRejected(
+            RejectReason.REMOTE_REF,
+            f"$ref to the network resource {uri!r} refused: {why}",
+            details={"uri": uri, "why": why, **({"url": url} if url and url != uri else {})},
+        )
+
+    def _fetch(self, uri: str) -> Any:
+        config = self.config
+        deadline = time.monotonic() + config.total_timeout
+        url = uri
+        for _hop in range(config.max_redirects + 1):
+            status, location, body = self._get(uri, url, deadline)
+            if status in _REDIRECTS and location:
+                url = urljoin(url, location)
+                continue
+            if status != 200:
+                raise self._refuse(uri, f"the server answered HTTP {status}", url=url)
+            try:
+                document = decode_json(body, max_bytes=config.max_bytes)
+            except DecodeError as exc:
+                raise self._refuse(uri, f"the response is not a JSON document ({exc.message})", url=url) from None
+            if not isinstance(document, (dict, bool)):
+                raise self._refuse(uri, "the response is not a schema (an object or a boolean)", url=url)
+            log.info("fetched %s (%d bytes)%s", uri, len(body), f" via {url}" if url != uri else "")
+            return document
+        raise self._refuse(uri, f"more than {config.max_redirects} redirects", url=url)
+
+    def _resolve(self, uri: str, url: str, host: str, port: int, deadline: float) -> list[Any]:
+        timeout = min(self.config.connect_timeout, deadline - time.monotonic())
+        if timeout <= 0:
+            raise self._refuse(uri, f"total timeout of {self.config.total_timeout} s exceeded", url=url)
+        try:
+            return _resolve_in_thread(host, port, timeout)
+        except (OSError, UnicodeError) as exc:
+            raise self._refuse(uri, f"host {host!r} does not resolve ({exc})", url=url) from None
+
+    def _get(self, uri: str, url: str, deadline: float) -> tuple[int, str | None, bytes]:
+        config = self.config
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        if scheme not in ("https", "http") or (scheme == "http" and not config.allow_http):
+            raise self._refuse(uri, f"scheme {scheme!r} is not allowed (https only unless allow_http)", url=url)
+        host = (parts.hostname or "").lower()
+        if not host or not _host_allowed(host, config.allow_hosts):
+            raise self._refuse(uri, f"host {host!r} is not in the fetch allowlist", url=url)
+        try:
+            port = parts.port or (443 if scheme == "https" else 80)
+        except ValueError:
+            raise self._refuse(uri, "the URI has an invalid port", url=url) from None
+        infos = self._resolve(uri, url, host, port, deadline)
+        for info in infos:
+            why = address_refusal(info[4][0], config)
+            if why is not None:
+                raise self._refuse(uri, f"host {host!r} resolves to {info[4][0]}, {why}", url=url)
+        if not infos:
+            raise self._refuse(uri, f"host {host!r} has no address", url=url)
+        target = (infos[0][0], infos[0][4])  # resolved once; the connection goes to this checked address
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise self._refuse(uri, f"total timeout of {config.total_timeout} s exceeded", url=url)
+        cls = _PinnedHTTPSConnection if scheme == "https" else _PinnedHTTPConnection
+        conn = cls(host, port, target, min(config.connect_timeout, remaining))
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        try:
+            conn.request("GET", path, headers={"Accept": "application/schema+json, application/json"})
+            if conn.sock is not None:
+                conn.sock.settimeout(max(deadline - time.monotonic(), 0.001))
+            response = conn.getresponse()
+            if response.status in _REDIRECTS:
+                return response.status, response.getheader("Location"), b""
+            chunks: list[bytes] = []
+            size = 0
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise self._refuse(uri, f"total timeout of {config.total_timeout} s exceeded", url=url)
+                if conn.sock is not None:
+                    conn.sock.settimeout(left)
+                chunk = response.read1(65536) if hasattr(response, "read1") else response.read(65536)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > config.max_bytes:
+                    raise self._refuse(uri, f"the response is over the size cap of {config.max_bytes} bytes", url=url)
+                chunks.append(chunk)
+            return response.status, None, b"".join(chunks)
+        except (OSError, http.client.HTTPException) as exc:
+            raise self._refuse(uri, f"the request failed ({type(exc).__name__}: {exc})", url=url) from None
+        finally:
+            conn.close()
+
+
+def _resolve_in_thread(host: str, port: int, timeout: float) -> list[Any]:
+    """``getaddrinfo`` has no timeout of its own: run it aside and stop waiting at ``timeout``."""
+    outcome: list[Any] = []
+
+    def resolve() -> None:
+        try:
+            outcome.append(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+        except (OSError, UnicodeError) as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=resolve, name="engine-fetch-dns", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if not outcome:
+        raise TimeoutError(f"no answer within {timeout:.1f} s")
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
+
+
+def _host_allowed(host: str, allow: tuple[str, ...]) -> bool:
+    for entry in allow:
+        entry = entry.lower()
+        if host == entry or (entry.startswith(".") and host.endswith(entry)):
+            return True
+    return False

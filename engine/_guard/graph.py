@@ -1,0 +1,193 @@
+"""What the reference graph says about cost: cycles, expansion, recursion, evaluation depth.
+
+Edges are *in place* (same instance location: applicators and references) or *descending* (a
+child of the instance). Every pass is iterative and visits each node and edge a bounded number of
+times, so the analysis is linear in the graph's size. Counts saturate at ``CAP``.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from .._errors import RejectReason, SchemaRejected
+from .walk import Graph
+
+__all__ = ["GraphFacts", "analyse"]
+
+CAP = 1 << 62
+
+
+class GraphFacts(msgspec.Struct, frozen=True, kw_only=True):
+    """Cost facts of one schema graph."""
+
+    expansion: int
+    """Subschemas the schema would count with every ``$ref`` inlined (a recursive reference
+    counted once)."""
+    recursive: bool
+    """Whether a reference loops back through a descending keyword: only then can evaluation go
+    as deep as the instance."""
+    eval_depth: int
+    """The longest chain of schemas applied to one instance location (applicators and refs)."""
+    in_place_width: int
+    """The most subschemas applied to one instance location by one schema (refs inlined)."""
+    fan_out: int
+    """The most subschemas one schema applies to a single child of the instance (refs inlined):
+    with recursion, the error path may do ``fan_out ** depth`` work on a ``depth``-deep instance."""
+    reachable: int
+    unevaluated_nesting: int
+    """``unevaluated*`` scopes nested in place, through references (each re-evaluates what it
+    wraps)."""
+    longest_chain: int
+    """The longest chain of subschemas one evaluation can nest, refs inlined (descending keywords
+    included): the native stack a non-recursive schema needs, whatever the instance."""
+
+
+_NONE: list[int] = []
+
+
+def analyse(graph: Graph, root: int = 0) -> GraphFacts:
+    if not graph.refs:
+        # A tree: nothing loops, nothing recurses, and nothing to inline (the fast, common case).
+        return GraphFacts(
+            expansion=len(graph.obj),
+            recursive=False,
+            eval_depth=graph.in_place_chain,
+            in_place_width=len(graph.obj),
+            fan_out=0,
+            reachable=len(graph.obj),
+            longest_chain=graph.max_depth_seen,
+            unevaluated_nesting=0,  # the walk measured it along the tree
+        )
+    in_place = graph.in_place
+    n = len(graph.obj)
+    reachable = _reachable(graph, root)
+    order = _in_place_order(graph, root, reachable)
+
+    # Over the in-place DAG, children first.
+    width = [1] * n
+    depth = [1] * n
+    fan = [0] * n
+    uneval = [0] * n
+    per_child = graph.per_child
+    scopes = graph.unevaluated_scopes
+    for node in order:
+        w, d, f, u = 1, 0, per_child.get(node, 0), 0
+        for child in in_place.get(node, _NONE):
+            w += width[child]
+            f += fan[child]
+            if depth[child] > d:
+                d = depth[child]
+            if uneval[child] > u:
+                u = uneval[child]
+        width[node] = min(w, CAP)
+        depth[node] = d + 1
+        fan[node] = min(f, CAP)
+        uneval[node] = u + (node in scopes)
+    expansion, recursive, chain = _expansion(graph, root, n)
+    return GraphFacts(
+        expansion=expansion,
+        recursive=recursive,
+        eval_depth=max((depth[i] for i in reachable), default=1),
+        in_place_width=max((width[i] for i in reachable), default=1),
+        fan_out=max((fan[i] for i in reachable), default=0),
+        reachable=len(reachable),
+        longest_chain=chain,
+        unevaluated_nesting=max((uneval[i] for i in reachable), default=0),
+    )
+
+
+def _reachable(graph: Graph, root: int) -> list[int]:
+    seen = {root}
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        for child in (*graph.in_place.get(node, _NONE), *graph.descend.get(node, _NONE)):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return sorted(seen)
+
+
+def _in_place_order(graph: Graph, root: int, reachable: list[int]) -> list[int]:
+    """Reachable nodes, in-place children before parents; an in-place cycle is refused."""
+    in_place = graph.in_place
+    nothing = _NONE
+    WHITE, GREY, BLACK = 0, 1, 2
+    colour = dict.fromkeys(reachable, WHITE)
+    order: list[int] = []
+    for start in reachable:
+        if colour[start] != WHITE:
+            continue
+        colour[start] = GREY
+        path = [start]
+        stack = [(start, 0)]
+        while stack:
+            node, i = stack[-1]
+            children = in_place.get(node, nothing)
+            if i < len(children):
+                stack[-1] = (node, i + 1)
+                child = children[i]
+                state = colour.get(child, WHITE)
+                if state == GREY:
+                    raise _cycle(graph, path[path.index(child) :] + [child])
+                if state == WHITE:
+                    colour[child] = GREY
+                    path.append(child)
+                    stack.append((child, 0))
+            else:
+                stack.pop()
+                path.pop()
+                colour[node] = BLACK
+                order.append(node)
+    return order
+
+
+def _cycle(graph: Graph, loop: list[int]) -> SchemaRejected:
+    where = [graph.pointer(node) for node in loop if graph.parent[node] >= 0 or graph.obj[node] is not True]
+    shown = " -> ".join(p if "#" in p else "#" + p for p in where)
+    return SchemaRejected(
+        RejectReason.INVALID_SCHEMA,
+        f"reference cycle that never descends into the instance: {shown}; such a schema has no "
+        "meaning (evaluating it would never end)",
+        location=where[0] if where else "",
+        details={"cycle": where},
+    )
+
+
+def _expansion(graph: Graph, root: int, n: int) -> tuple[int, bool, int]:
+    """Size of the schema with references inlined (memoised per target), whether any reference
+    loops (through a descending keyword: in-place loops were refused already), and the longest
+    chain of subschemas one evaluation can nest (meaningful when nothing loops)."""
+    in_place, descend, nothing = graph.in_place, graph.descend, _NONE
+    size = [0] * n  # 0: not computed yet
+    longest = [0] * n
+    on_path = [False] * n
+    recursive = False
+    on_path[root] = True
+    # frame: [node, edges, next edge, inlined size so far, longest chain below so far]
+    stack: list[list] = [[root, in_place.get(root, nothing) + descend.get(root, nothing), 0, 1, 0]]
+    while stack:
+        frame = stack[-1]
+        node, edges, i, total = frame[0], frame[1], frame[2], frame[3]
+        if i < len(edges):
+            frame[2] = i + 1
+            child = edges[i]
+            if on_path[child]:
+                recursive = True  # a recursive reference: counted once
+                frame[3] = total + 1
+            elif size[child]:
+                frame[3] = min(total + size[child], CAP)
+                frame[4] = max(frame[4], longest[child])
+            else:
+                on_path[child] = True
+                stack.append([child, in_place.get(child, nothing) + descend.get(child, nothing), 0, 1, 0])
+        else:
+            stack.pop()
+            on_path[node] = False
+            size[node] = total
+            longest[node] = frame[4] + 1
+            if stack:
+                parent = stack[-1]
+                parent[3] = min(parent[3] + total, CAP)
+                parent[4] = max(parent[4], longest[node])
+    return size[root], recursive, longest[root]

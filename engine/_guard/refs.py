@@ -1,0 +1,194 @@
+"""Static ``$ref`` analysis: every reference resolved without inlining anything.
+
+A reference resolves inside the schema document (JSON pointers, ``$anchor``, embedded ``$id``
+resources) or against a resource the caller passed explicitly; in opt-in fetch mode a network
+resource may also be fetched here, at compile time, through :mod:`engine._guard.fetch`. Anything
+else is refused: ``remote-ref`` for a network URI, ``unresolvable-ref`` otherwise. Nothing is ever
+read from a file, and an unknown ``$schema`` URI is never looked up.
+
+``$dynamicRef`` and ``$recursiveRef`` are resolved to every schema they may reach at validation
+time (an over-approximation), so that cycles and costs through them are seen too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import cache
+from typing import Any
+from urllib.parse import unquote
+
+from .._dialect import _BY_URI, Dialect
+from .._errors import RejectReason, SchemaRejected
+from .walk import Graph, split_uri
+
+__all__ = ["Fetcher", "resolve_refs"]
+
+Fetcher = Callable[[str], Any]
+"""Opt-in retrieval: returns the document at a network URI, or raises :class:`SchemaRejected`."""
+
+_NETWORK = ("http", "https")
+
+
+def _scheme(uri: str) -> str:
+    return uri.split(":", 1)[0].lower() if ":" in uri else ""
+
+
+def resolve_refs(
+    graph: Graph,
+    resources: Mapping[str, Any],
+    dialect: Dialect,
+    fetch: Fetcher | None = None,
+    fetched: dict[str, Any] | None = None,
+) -> None:
+    """Add an in-place edge from every referring node to every node it may reach.
+
+    ``resources`` is the caller's registry; ``fetched`` collects what ``fetch`` retrieved (it
+    becomes part of the resources handed to the backends).
+    """
+    registry = {_strip_empty_fragment(uri): doc for uri, doc in resources.items()}
+    later_dynamic: list[tuple[int, str]] = []
+    later_recursive: list[int] = []
+    done = 0
+    # Loading a registry document may record more references: loop until none is left.
+    while done < len(graph.refs):
+        node, keyword, target = graph.refs[done]
+        done += 1
+        resource, fragment = split_uri(target)
+        found = _lookup(graph, resource, fragment, registry, dialect, fetch, fetched)
+        if found is None:
+            raise _refusal(graph, node, keyword, target, resource, registry, fetch)
+        graph.in_place.setdefault(node, []).append(found)
+        target_obj = graph.obj[found]
+        if not isinstance(target_obj, Mapping):
+            continue
+        if keyword == "$dynamicRef" and fragment and target_obj.get("$dynamicAnchor") == fragment:
+            graph.in_place[node].pop()  # the hub below includes the static target
+            later_dynamic.append((node, fragment))
+        elif keyword == "$recursiveRef" and target_obj.get("$recursiveAnchor") is True:
+            graph.in_place[node].pop()
+            later_recursive.append(node)
+    # Every anchor is known only now: a dynamic reference may reach any of its namesakes.
+    # One hub per anchor name links to every namesake, so the edges stay linear in the schema's size.
+    hubs: dict[str | None, int] = {}
+    for node, name in later_dynamic:
+        if name not in hubs:
+            hubs[name] = graph.add_hub(graph.dynamic_anchors.get(name, []))
+        graph.in_place.setdefault(node, []).append(hubs[name])
+    for node in later_recursive:
+        if None not in hubs:
+            hubs[None] = graph.add_hub(graph.recursive_anchors)
+        graph.in_place.setdefault(node, []).append(hubs[None])
+
+
+@cache
+def _bundled() -> dict[str, Any]:
+    """The published meta-schemas (drafts 4 to 2020-12, with vocabularies), which the backends
+    carry with them: a ``$ref`` to one is resolved locally, never fetched."""
+    import jsonschema_specifications
+
+    registry = jsonschema_specifications.REGISTRY
+    return {uri: registry.contents(uri) for uri in registry if "draft-03" not in uri}
+
+
+def _strip_empty_fragment(uri: str) -> str:
+    return uri[:-1] if uri.endswith("#") else uri
+
+
+def _lookup(
+    graph: Graph,
+    resource: str,
+    fragment: str,
+    registry: Mapping[str, Any],
+    dialect: Dialect,
+    fetch: Fetcher | None,
+    fetched: dict[str, Any] | None,
+) -> int | None:
+    root = graph.resources.get(resource)
+    if root is None:
+        document = registry.get(resource)
+        if document is None:
+            document = _bundled().get(resource)
+        if document is None and fetch is not None and _scheme(resource) in _NETWORK:
+            document = fetch(resource)
+            if fetched is not None:
+                fetched[resource] = document
+        if document is None or not isinstance(document, (Mapping, bool)):
+            return None
+        doc_dialect = dialect
+        if isinstance(document, Mapping) and isinstance(document.get("$schema"), str):
+            doc_dialect = _BY_URI.get(document["$schema"], dialect)
+        root = graph.add_document(document, resource, doc_dialect, doc=resource)
+    if not fragment:
+        return root
+    if fragment.startswith("/"):
+        return _follow_pointer(graph, root, unquote(fragment))
+    return graph.anchors.get((resource, fragment))
+
+
+def _follow_pointer(graph: Graph, root: int, pointer: str) -> int | None:
+    value = graph.obj[root]
+    # Walk the JSON value; remember the deepest node passed so an unindexed target (inside an
+    # unknown keyword, say) is indexed with the right base URI and dialect.
+    last = root
+    for raw in pointer.split("/")[1:]:
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, Mapping):
+            if token not in value:
+                return None
+            value = value[token]
+        elif isinstance(value, list):
+            if not token.isdigit() or (len(token) > 1 and token[0] == "0") or int(token) >= len(value):
+                return None
+            value = value[int(token)]
+        else:
+            return None
+        seen = graph.node_of(value)
+        if seen is not None:
+            last = seen
+    if not isinstance(value, (Mapping, bool)):
+        return None
+    node = graph.node_of(value)
+    if node is not None:
+        return node
+    return graph.walk(
+        value,
+        graph.base[last],
+        graph.dialect[last],
+        parent=last,
+        token=pointer[len(graph.pointer(last)) :] if not graph.doc[last] else "",
+        doc=graph.doc[last],
+    )
+
+
+def _refusal(
+    graph: Graph,
+    node: int,
+    keyword: str,
+    target: str,
+    resource: str,
+    registry: Mapping[str, Any],
+    fetch: Fetcher | None,
+) -> SchemaRejected:
+    location = graph.pointer(node) + "/" + keyword
+    known = resource in graph.resources or resource in registry
+    if not known and _scheme(resource) in _NETWORK:
+        return SchemaRejected(
+            RejectReason.REMOTE_REF,
+            f"{keyword} at {location} names the network resource {target!r}: nothing is fetched; "
+            "pass the resource in the registry if it is trusted"
+            + ("" if fetch is None else ", or allow its host in the fetch configuration"),
+            location=location,
+            details={"uri": resource, "ref": target},
+        )
+    if known:
+        why = "the document has no such location or anchor"
+    elif _scheme(resource) == "file":
+        why = "files are never read"
+    else:
+        why = "it is neither in the schema nor in its registry"
+    return SchemaRejected(
+        RejectReason.UNRESOLVABLE_REF,
+        f"{keyword} at {location} cannot be resolved: {target!r} ({why})",
+        location=location,
+        details={"uri": resource, "ref": target},
+    )

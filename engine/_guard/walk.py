@@ -1,0 +1,310 @@
+"""One pass over a schema document: every subschema gets a node, every resource and anchor is
+indexed, every reference is recorded, and the budget's measurements are taken on the way.
+
+The walk is iterative (a hostile document cannot exhaust the Python stack) and visits each JSON
+value once, so it is linear in the document's size (which intake has bounded, counting a Python
+object shared between places once per place).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urljoin
+
+from .._dialect import _BY_URI, Dialect
+from .keywords import COMBINATORS, ID_KEYWORD, KEYWORDS, Applies, Shape
+
+__all__ = ["DEFAULT_BASE", "Graph", "join_uri", "split_uri"]
+
+DEFAULT_BASE = "json-schema:///"
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+def join_uri(base: str, ref: str) -> str:
+    """``ref`` resolved against ``base`` (RFC 3986, with fragment-only and URN bases handled)."""
+    if _SCHEME.match(ref):
+        return ref
+    if ref.startswith("#"):
+        return base.split("#", 1)[0] + ref
+    return urljoin(base, ref)
+
+
+def split_uri(uri: str) -> tuple[str, str]:
+    """(resource URI, fragment); an empty fragment and no fragment are the same resource."""
+    resource, _, fragment = uri.partition("#")
+    return resource, fragment
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+_SPECIAL = frozenset(
+    {"$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$schema", "$ref", "$dynamicRef", "$recursiveRef",
+     "enum", "pattern", "unevaluatedProperties", "unevaluatedItems"}
+)  # fmt: skip
+_MAPPING_SHAPES = (Shape.MAP, Shape.MAP_OF_SCHEMA_OR_LIST)
+
+
+class Graph:
+    """The schema as a graph of nodes (one per subschema), built document by document.
+
+    Per node: its JSON value, parent and pointer token (for locations), document, base URI and
+    dialect (for references reached later). Edges are kept only for nodes that have them.
+    """
+
+    def __init__(self) -> None:
+        self.obj: list[Any] = []
+        self.parent: list[int] = []
+        self.token: list[str] = []  # the pointer suffix from the parent (already escaped)
+        self.doc: list[str] = []  # the document (root resource URI) a node belongs to, "" for the schema
+        self.base: list[str] = []
+        self.dialect: list[Dialect] = []
+        self.in_place: dict[int, list[int]] = {}
+        self.descend: dict[int, list[int]] = {}
+        self.per_child: dict[int, int] = {}  # descending keywords of a node that may reach one child
+        self.refs: list[tuple[int, str, str]] = []  # (node, keyword, absolute target URI)
+        self.resources: dict[str, int] = {}
+        self.anchors: dict[tuple[str, str], int] = {}
+        self.dynamic_anchors: dict[str, list[int]] = {}
+        self.recursive_anchors: list[int] = []
+        self.patterns: list[tuple[int, str, str]] = []  # (node, keyword, pattern)
+        self._by_obj: dict[int, int] = {}
+        self.max_depth_seen = 0  # the deepest subschema nesting
+        self.unevaluated_scopes: set[int] = set()
+        self.in_place_chain = 0  # the longest in-place chain of the tree, references not followed
+        # Measurements named after the limit that bounds them: (largest value, node where seen).
+        self.measures: dict[str, list[int]] = {
+            name: [0, -1]
+            for name in (
+                "max_schema_depth",
+                "max_subschemas",
+                "max_branches",
+                "max_properties",
+                "max_enum",
+                "max_unevaluated_nesting",
+                "max_pattern_length",
+            )
+        }
+
+    # -- locations ---------------------------------------------------------------------------
+
+    def pointer(self, node: int) -> str:
+        """JSON pointer of ``node`` inside its document (prefixed by the document URI when that
+        document is not the schema itself)."""
+        if node < 0:
+            return ""
+        parts: list[str] = []
+        while self.parent[node] >= 0:
+            parts.append(self.token[node])
+            node = self.parent[node]
+        parts.append(self.token[node])
+        where = "".join(reversed(parts))
+        doc = self.doc[node]
+        return where if not doc else f"{doc}#{where}"
+
+    # -- the walk ----------------------------------------------------------------------------
+
+    def node_of(self, value: Any) -> int | None:
+        return self._by_obj.get(id(value)) if isinstance(value, Mapping) else None
+
+    def add_document(self, document: Any, base: str, dialect: Dialect, *, doc: str = "") -> int:
+        """Walk ``document`` (a schema resource) and return its root node."""
+        root = self.walk(document, base, dialect, parent=-1, token="", doc=doc)
+        self.resources.setdefault(split_uri(base)[0], root)
+        return root
+
+    def add_hub(self, targets: list[int]) -> int:
+        """A node standing for "any of ``targets``" (the dynamic scope of a dynamic reference)."""
+        hub = len(self.obj)
+        self.obj.append(True)
+        self.parent.append(-1)
+        self.token.append("")
+        self.doc.append("")
+        self.base.append("")
+        self.dialect.append(Dialect.DRAFT2020_12)
+        self.in_place[hub] = list(targets)
+        return hub
+
+    def walk(self, value: Any, base: str, dialect: Dialect, *, parent: int, token: str, doc: str) -> int:
+        """Index ``value`` and everything below it; returns its node."""
+        obj, parents, tokens, docs, bases, dialects = (
+            self.obj,
+            self.parent,
+            self.token,
+            self.doc,
+            self.base,
+            self.dialect,
+        )
+        by_obj, measures, patterns, refs = self._by_obj, self.measures, self.patterns, self.refs
+        depth_m, branch_m, props_m = measures["max_schema_depth"], measures["max_branches"], measures["max_properties"]
+        enum_m, uneval_m, pattern_m = (
+            measures["max_enum"],
+            measures["max_unevaluated_nesting"],
+            measures["max_pattern_length"],
+        )
+        # (value, base, dialect, parent, token, how it applies, depth, unevaluated scopes above,
+        #  length of the in-place chain it ends)
+        stack: list[tuple[Any, str, Dialect, int, str, Applies | None, int, int, int]] = [
+            (value, base, dialect, parent, token, None, 1, 0, 1)
+        ]
+        longest_chain = self.in_place_chain
+        in_place, descend = self.in_place, self.descend
+        in_place_kind, descend_kind = Applies.IN_PLACE, Applies.DESCEND
+        first = -1
+        while stack:
+            value, base, dialect, parent, token, applies, depth, uneval, chain = stack.pop()
+            is_map = type(value) is dict or isinstance(value, Mapping)
+            node = len(obj)
+            obj.append(value)
+            parents.append(parent)
+            tokens.append(token)
+            docs.append(doc)
+            if first < 0:
+                first = node
+            if applies is in_place_kind:
+                in_place.setdefault(parent, []).append(node)
+            elif applies is descend_kind:
+                descend.setdefault(parent, []).append(node)
+            if depth > depth_m[0]:
+                depth_m[0], depth_m[1] = depth, node
+            if chain > longest_chain:
+                longest_chain = chain
+            if not is_map:
+                bases.append(base)
+                dialects.append(dialect)
+                continue
+            # A Python object shared between places is a node per place (as the backends see it);
+            # references into it find the first.
+            by_obj.setdefault(id(value), node)
+
+            if not _SPECIAL.isdisjoint(value):
+                schema_uri = value.get("$schema")
+                if isinstance(schema_uri, str) and (parent < 0 or ID_KEYWORD[dialect] in value):
+                    dialect = _BY_URI.get(schema_uri, dialect)  # a resource may declare its own dialect
+                legacy_ref = not dialect.is_modern and isinstance(value.get("$ref"), str)
+                base = self._identify(value, node, base, dialect, legacy_ref)
+                for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
+                    ref = value.get(keyword)
+                    if isinstance(ref, str) and (keyword == "$ref" or dialect.is_modern):
+                        refs.append((node, keyword, join_uri(base, ref)))
+                if "unevaluatedProperties" in value or "unevaluatedItems" in value:
+                    self.unevaluated_scopes.add(node)
+                    uneval += 1
+                    if uneval > uneval_m[0]:
+                        uneval_m[0], uneval_m[1] = uneval, node
+                enum = value.get("enum")
+                if isinstance(enum, list) and len(enum) > enum_m[0]:
+                    enum_m[0], enum_m[1] = len(enum), node
+                pattern = value.get("pattern")
+                if isinstance(pattern, str):
+                    patterns.append((node, "pattern", pattern))
+                    if len(pattern) > pattern_m[0]:
+                        pattern_m[0], pattern_m[1] = len(pattern), node
+            else:
+                legacy_ref = False
+            bases.append(base)
+            dialects.append(dialect)
+
+            table = KEYWORDS[dialect]
+            per_child = 0
+            child_depth = depth + 1
+            in_chain = chain + 1
+            for keyword, sub in value.items():
+                entry = table.get(keyword)
+                if entry is None:
+                    continue
+                shape, how = entry
+                if legacy_ref:
+                    how = Applies.HOLD  # draft 4-7: `$ref` overrides its siblings
+                if shape is Shape.ONE_OR_LIST:
+                    shape = Shape.LIST if isinstance(sub, list) else Shape.ONE
+                if shape is Shape.ONE:
+                    stack.append(
+                        (
+                            sub,
+                            base,
+                            dialect,
+                            node,
+                            "/" + keyword,
+                            how,
+                            child_depth,
+                            uneval,
+                            in_chain if how is Applies.IN_PLACE else 1,
+                        )
+                    )
+                    if how is Applies.DESCEND:
+                        per_child += 1
+                elif shape is Shape.LIST:
+                    if not isinstance(sub, list):
+                        continue
+                    if keyword in COMBINATORS and len(sub) > branch_m[0]:
+                        branch_m[0], branch_m[1] = len(sub), node
+                    prefix = f"/{keyword}/"
+                    c = in_chain if how is Applies.IN_PLACE else 1
+                    for i in range(len(sub) - 1, -1, -1):
+                        stack.append((sub[i], base, dialect, node, prefix + str(i), how, child_depth, uneval, c))
+                    if how is Applies.DESCEND and sub:
+                        per_child += 1  # each position is reached by one of them
+                elif isinstance(sub, Mapping):
+                    if how is not Applies.HOLD and len(sub) > props_m[0]:
+                        props_m[0], props_m[1] = len(sub), node
+                    if keyword == "patternProperties":
+                        for key in sub:
+                            if isinstance(key, str):
+                                patterns.append((node, "patternProperties", key))
+                                if len(key) > pattern_m[0]:
+                                    pattern_m[0], pattern_m[1] = len(key), node
+                        per_child += len(sub)  # every pattern may match the same name
+                    elif keyword == "properties" and sub:
+                        per_child += 1  # one name, one property schema
+                    prefix = f"/{keyword}/"
+                    legacy_map = shape is Shape.MAP_OF_SCHEMA_OR_LIST
+                    c = in_chain if how is Applies.IN_PLACE else 1
+                    for key, child in sub.items():
+                        if legacy_map and not isinstance(child, (Mapping, bool)):
+                            continue
+                        token = prefix + (_escape(key) if "/" in key or "~" in key else key)
+                        stack.append((child, base, dialect, node, token, how, child_depth, uneval, c))
+            if per_child:
+                self.per_child[node] = per_child
+        self.measures["max_subschemas"] = [len(obj), 0]
+        self.in_place_chain = longest_chain
+        self.max_depth_seen = depth_m[0]
+        return first
+
+    def _link(self, parent: int, child: int, applies: Applies | None) -> None:
+        if applies is Applies.IN_PLACE:
+            self.in_place.setdefault(parent, []).append(child)
+        elif applies is Applies.DESCEND:
+            self.descend.setdefault(parent, []).append(child)
+
+    def _identify(self, value: Mapping[str, Any], node: int, base: str, dialect: Dialect, legacy_ref: bool) -> str:
+        """Register the resource and anchors ``value`` declares; return its base URI."""
+        ident = value.get(ID_KEYWORD[dialect])
+        if isinstance(ident, str) and not legacy_ref:
+            if not dialect.is_modern and ident.startswith("#"):
+                # draft 4-7: a fragment-only id is a plain-name anchor in the current resource.
+                if len(ident) > 1:
+                    self.anchors.setdefault((split_uri(base)[0], ident[1:]), node)
+            else:
+                resource, fragment = split_uri(join_uri(base, ident))
+                base = resource
+                self.resources.setdefault(resource, node)
+                if fragment and not dialect.is_modern:
+                    self.anchors.setdefault((resource, fragment), node)
+        if dialect.is_modern:
+            resource = split_uri(base)[0]
+            anchor = value.get("$anchor")
+            if isinstance(anchor, str):
+                self.anchors.setdefault((resource, anchor), node)
+            if dialect is Dialect.DRAFT2020_12:
+                dynamic = value.get("$dynamicAnchor")
+                if isinstance(dynamic, str):
+                    self.anchors.setdefault((resource, dynamic), node)
+                    self.dynamic_anchors.setdefault(dynamic, []).append(node)
+            elif value.get("$recursiveAnchor") is True:
+                self.recursive_anchors.append(node)
+        return base

@@ -1,0 +1,359 @@
+"""Elicitation forms (MCP ``elicitation/create``, SEP-1330): a restricted ``requestedSchema``
+compiled to a msgspec type, and the client's ``ElicitResult`` decoded and checked in one pass.
+
+The restricted shape: a flat ``type: "object"`` whose properties are primitives:
+
+- string: ``minLength``, ``maxLength``, ``format`` (``email``, ``uri``, ``date``, ``date-time``);
+- number / integer: ``minimum``, ``maximum``;
+- boolean;
+- single select: ``type: "string"`` with ``enum`` (optionally legacy ``enumNames``), or ``oneOf``
+  of ``{const, title}``;
+- multi select: ``type: "array"`` with ``items: {type: "string", enum}`` or
+  ``items: {anyOf: [{const, title}]}``, ``minItems``, ``maxItems``;
+
+each with optional ``title``, ``description`` and a ``default`` of its own type. Anything else is
+refused with the property (and keyword) named.
+
+Formats in forms are **asserted**: a form exists to collect well-formed values, so an answer whose
+``email`` is not an email is invalid, whatever the engine's ``formats`` setting. ``content`` keeps
+the form's fields only; properties the form did not ask for are dropped, never passed on unchecked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from .._compiled import CompiledSchema
+from .._decode import decode_json
+from .._errors import DecodeError, DecodeReason, Issue, RejectReason, SchemaRejected, ValidationFailed
+from ..backends._contract import SchemaSource
+from ..backends._msgspec_translation import translate
+
+if TYPE_CHECKING:
+    from .._engine import Engine
+
+__all__ = ["ElicitResult", "ElicitationForm", "compile_elicitation"]
+
+Action = Literal["accept", "decline", "cancel"]
+ACTIONS = ("accept", "decline", "cancel")
+FORMATS = frozenset({"email", "uri", "date", "date-time"})
+
+_COMMON = {"type", "title", "description", "default"}
+_ALLOWED = {
+    "string": _COMMON | {"minLength", "maxLength", "format"},
+    "enum": _COMMON | {"enum", "enumNames"},
+    "oneOf": _COMMON | {"oneOf"},
+    "number": _COMMON | {"minimum", "maximum"},
+    "integer": _COMMON | {"minimum", "maximum"},
+    "boolean": _COMMON,
+    "array": _COMMON | {"items", "minItems", "maxItems"},
+}
+_ROOT_KEYS = {"$schema", "type", "properties", "required"}
+
+
+class ElicitResult(msgspec.Struct, frozen=True, kw_only=True):
+    """A client's answer to a form: ``action``, and ``content`` (the form's fields) only with
+    ``accept``."""
+
+    action: Action
+    content: dict[str, Any] | None = None
+
+
+class ElicitationForm:
+    """A ``requestedSchema``, checked and compiled. :meth:`decode_result` reads an ``ElicitResult``."""
+
+    def __init__(
+        self,
+        schema: Mapping[str, Any],
+        compiled: CompiledSchema,
+        content_type: Any,
+        fields: tuple[str, ...],
+        *,
+        max_bytes: int,
+    ) -> None:
+        self.schema = schema
+        self.compiled = compiled
+        """The form under the general backend with formats asserted: the format check and the
+        explanation of every refusal."""
+        self.content_type = content_type
+        self.fields = fields
+        self.required: tuple[str, ...] = tuple(schema.get("required", ()))
+        self._has_formats = any(isinstance(p, Mapping) and "format" in p for p in schema["properties"].values())
+        self._max_bytes = max_bytes
+        wire = msgspec.defstruct(
+            "ElicitResultWire",
+            [
+                ("action", Action),
+                ("content", Any if content_type is None else content_type | None | UnsetType, UNSET),
+                ("meta", Any, UNSET),
+            ],
+            rename={"meta": "_meta"},
+        )
+        self._decode_wire = msgspec.json.Decoder(wire).decode if content_type is not None else _no_typed_path
+
+    def __repr__(self) -> str:
+        return f"<ElicitationForm fields={list(self.fields)!r}>"
+
+    def decode_result(self, data: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> ElicitResult:
+        """The ``ElicitResult`` in ``data`` (JSON bytes/text or a dict), checked against the form.
+
+        Raises :class:`~engine.DecodeError` for bytes that are not JSON and
+        :class:`~engine.ValidationFailed` (issues under ``/content``) for an answer the form rejects."""
+        if isinstance(data, (bytes, bytearray, memoryview, str)):
+            if len(data) > self._max_bytes:
+                raise DecodeError(
+                    DecodeReason.TOO_LARGE, f"document is {len(data)} bytes, over the limit of {self._max_bytes}"
+                )
+            try:
+                wire = self._decode_wire(data)
+            except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+                # Malformed, invalid, or only stricter than the schema (`1.0` for an integer):
+                # judged again on the general path, which also says exactly what is wrong.
+                return self._checked(decode_json(data, max_bytes=self._max_bytes))
+            content = wire.content
+            if wire.action != "accept":
+                if content is not UNSET and content is not None:
+                    raise _content_without_accept(wire.action)
+                return ElicitResult(action=wire.action)
+            if content is UNSET or content is None:
+                return self._checked({"action": "accept", "content": {}})
+            values: dict[str, Any] = msgspec.to_builtins(content)
+            if self._has_formats:
+                self._validate_content(values)
+            return ElicitResult(action="accept", content=values)
+        return self._checked(data)
+
+    def _checked(self, result: Any) -> ElicitResult:
+        if not isinstance(result, Mapping):
+            raise _failure("", "an ElicitResult is a JSON object")
+        action = result.get("action")
+        if action not in ACTIONS:
+            raise _failure("/action", f"action must be one of accept, decline, cancel, not {action!r}")
+        content = result.get("content")
+        if action != "accept":
+            if content is not None:
+                raise _content_without_accept(action)
+            return ElicitResult(action=action)
+        if content is None:
+            content = {}
+        if not isinstance(content, Mapping):
+            raise _failure("/content", "content must be an object")
+        self._validate_content(content)
+        return ElicitResult(action="accept", content={name: content[name] for name in self.fields if name in content})
+
+    def _validate_content(self, content: Any) -> None:
+        try:
+            self.compiled.validate(content)
+        except ValidationFailed as failure:
+            raise ValidationFailed(
+                [
+                    Issue(
+                        instance_path="/content" + i.instance_path,
+                        keyword_location=i.keyword_location,
+                        keyword=i.keyword,
+                        message=i.message,
+                    )
+                    for i in failure.issues
+                ],
+                truncated=failure.truncated,
+            ) from None
+
+
+def _no_typed_path(data: Any) -> Any:
+    raise msgspec.ValidationError("no typed path for this form")
+
+
+def _failure(path: str, message: str) -> ValidationFailed:
+    return ValidationFailed([Issue(instance_path=path, keyword_location="", keyword="ElicitResult", message=message)])
+
+
+def _content_without_accept(action: str) -> ValidationFailed:
+    return _failure("/content", f"content is only sent with action accept, not {action}")
+
+
+def compile_elicitation(engine: Engine, forms_engine: Engine, requested_schema: Any) -> ElicitationForm:
+    """Check ``requested_schema``'s restricted shape and compile it. ``forms_engine`` asserts formats."""
+    if isinstance(requested_schema, (bytes, bytearray, memoryview, str)):
+        requested_schema = decode_json(requested_schema, max_bytes=engine.config.limits.max_schema_bytes)
+    normalised = _check_shape(requested_schema)
+    compiled = forms_engine.compile(requested_schema)
+    source = SchemaSource(
+        schema=normalised,
+        dialect=compiled.dialect,
+        resources={},
+        config=engine.config.replace(formats="annotate"),  # formats are checked on `compiled`
+    )
+    try:
+        content_type: Any = translate(source).type
+    except SchemaRejected:
+        # Only property names msgspec cannot rename to (quotes, backslashes, control characters)
+        # get here: such a form is read on the general path alone.
+        content_type = None
+    return ElicitationForm(
+        requested_schema,
+        compiled,
+        content_type,
+        tuple(requested_schema["properties"]),
+        max_bytes=engine.config.limits.max_instance_bytes,
+    )
+
+
+def _reject(message: str, location: str, name: str | None = None) -> SchemaRejected:
+    details = {"property": name} if name is not None else {}
+    return SchemaRejected(
+        RejectReason.INVALID_SCHEMA, f"not an elicitation form: {message}", location=location, details=details
+    )
+
+
+def _check_shape(schema: Any) -> dict[str, Any]:
+    """Refuse anything but the restricted form shape; return the equivalent plain JSON Schema
+    (titled selects spelled as ``enum``, ``format`` left to the general check)."""
+    if not isinstance(schema, Mapping):
+        raise _reject("requestedSchema must be an object", "")
+    for key in schema:
+        if key not in _ROOT_KEYS:
+            raise _reject(f"keyword {key!r} is not allowed at the root of requestedSchema", f"/{key}")
+    if schema.get("type") != "object":
+        raise _reject('requestedSchema must have `type: "object"`', "/type")
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        raise _reject("requestedSchema must have `properties`", "/properties")
+    required = schema.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(r, str) and r in properties for r in required):
+        raise _reject("`required` must list property names of the form", "/required")
+    normalised: dict[str, Any] = {}
+    for name, prop in properties.items():
+        normalised[name] = _check_property(name, prop)
+    return {"type": "object", "properties": normalised, "required": list(required)}
+
+
+def _check_property(name: str, prop: Any) -> dict[str, Any]:
+    where = f"/properties/{name.replace('~', '~0').replace('/', '~1')}"
+    if not isinstance(prop, Mapping):
+        raise _reject(f"property {name!r} must be a schema object", where, name)
+    kind = prop.get("type")
+    if kind == "string" and "enum" in prop:
+        variant = "enum"
+    elif kind == "string" and "oneOf" in prop:
+        variant = "oneOf"
+    elif isinstance(kind, str) and kind in _ALLOWED and kind not in ("enum", "oneOf"):
+        variant = kind
+    else:
+        raise _reject(
+            f"property {name!r} must be a string, number, integer, boolean or multi-select array, not type {kind!r}",
+            f"{where}/type",
+            name,
+        )
+    for key in prop:
+        if key not in _ALLOWED[variant]:
+            raise _reject(
+                f"property {name!r}: keyword {key!r} is not allowed in a form field of this kind",
+                f"{where}/{key}",
+                name,
+            )
+    for key in ("title", "description"):
+        if key in prop and not isinstance(prop[key], str):
+            raise _reject(f"property {name!r}: {key} must be a string", f"{where}/{key}", name)
+    plain: dict[str, Any] = {"type": kind}
+    if variant == "string":
+        _lengths(prop, ("minLength", "maxLength"), name, where, plain)
+        if "format" in prop and prop["format"] not in FORMATS:
+            raise _reject(
+                f"property {name!r}: format {prop['format']!r} is not one of {', '.join(sorted(FORMATS))}",
+                f"{where}/format",
+                name,
+            )
+        _default(prop, name, where, lambda v: isinstance(v, str))
+    elif variant == "enum":
+        values = _strings(prop["enum"], name, f"{where}/enum")
+        if "enumNames" in prop:
+            names = prop["enumNames"]
+            if not isinstance(names, list) or len(names) != len(values) or not all(isinstance(n, str) for n in names):
+                raise _reject(
+                    f"property {name!r}: enumNames must be strings, one per enum value", f"{where}/enumNames", name
+                )
+        plain["enum"] = values
+        _default(prop, name, where, lambda v: v in values)
+    elif variant == "oneOf":
+        values = _titled(prop["oneOf"], name, f"{where}/oneOf")
+        # oneOf: a value listed twice matches two branches, so it is not valid.
+        plain["enum"] = [v for v in values if values.count(v) == 1]
+        _default(prop, name, where, lambda v: v in values)
+    elif variant in ("number", "integer"):
+        for key in ("minimum", "maximum"):
+            if key in prop:
+                bound = prop[key]
+                if not isinstance(bound, (int, float)) or isinstance(bound, bool):
+                    raise _reject(f"property {name!r}: {key} must be a number", f"{where}/{key}", name)
+                plain[key] = bound
+        _default(prop, name, where, lambda v: isinstance(v, (int, float)) and not isinstance(v, bool))
+    elif variant == "boolean":
+        _default(prop, name, where, lambda v: isinstance(v, bool))
+    else:  # array: a multi-select
+        items = prop.get("items")
+        items_where = f"{where}/items"
+        if not isinstance(items, Mapping):
+            raise _reject(f"property {name!r}: a multi-select needs `items`", items_where, name)
+        if set(items) == {"type", "enum"} and items["type"] == "string":
+            values = _strings(items["enum"], name, f"{items_where}/enum")
+            plain_values = values
+        elif set(items) == {"anyOf"}:
+            values = _titled(items["anyOf"], name, f"{items_where}/anyOf")
+            plain_values = list(dict.fromkeys(values))
+        else:
+            raise _reject(
+                f"property {name!r}: multi-select items must be {{type: string, enum}} "
+                "or {anyOf: [{const, title}]}",
+                items_where,
+                name,
+            )
+        plain["items"] = {"type": "string", "enum": plain_values}
+        _lengths(prop, ("minItems", "maxItems"), name, where, plain)
+        _default(prop, name, where, lambda v: isinstance(v, list) and all(x in values for x in v))
+    return plain
+
+
+def _lengths(prop: Mapping[str, Any], keys: tuple[str, str], name: str, where: str, plain: dict[str, Any]) -> None:
+    for key in keys:
+        if key in prop:
+            value = prop[key]
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise _reject(f"property {name!r}: {key} must be a non-negative integer", f"{where}/{key}", name)
+            plain[key] = value
+
+
+def _strings(values: Any, name: str, where: str) -> list[str]:
+    if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
+        raise _reject(f"property {name!r}: enum must be a non-empty list of strings", where, name)
+    return list(values)
+
+
+def _titled(branches: Any, name: str, where: str) -> list[str]:
+    if not isinstance(branches, list) or not branches:
+        raise _reject(f"property {name!r}: options must be a non-empty list of {{const, title}}", where, name)
+    values = []
+    for index, branch in enumerate(branches):
+        if (
+            not isinstance(branch, Mapping)
+            or set(branch) != {"const", "title"}
+            or not isinstance(branch["const"], str)
+            or not isinstance(branch["title"], str)
+        ):
+            raise _reject(
+                f"property {name!r}: option {index} must be exactly {{const: string, title: string}}",
+                f"{where}/{index}",
+                name,
+            )
+        values.append(branch["const"])
+    return values
+
+
+def _default(prop: Mapping[str, Any], name: str, where: str, fits: Any) -> None:
+    if "default" in prop and not fits(prop["default"]):
+        raise _reject(
+            f"property {name!r}: default {prop['default']!r} is not a value of the field", f"{where}/default", name
+        )

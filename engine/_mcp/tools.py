@@ -1,0 +1,347 @@
+"""Tool sets: every tool's schemas compiled once; arguments and results validated on the hot path."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import msgspec
+from msgspec import UNSET
+
+from .._compiled import CompiledSchema
+from .._decode import decode_json
+from .._dialect import normalise_schema_uri
+from .._errors import Issue, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
+from ..backends._contract import SchemaSource
+from ..backends._msgspec_translation import translate
+from .envelope import CallToolResult, decode_envelope, envelope_failure, envelope_from_dict, typed_envelope_decoder
+
+if TYPE_CHECKING:
+    from .._engine import Engine
+
+__all__ = ["CompiledTool", "ToolSet", "compile_tools"]
+
+to_builtins = msgspec.to_builtins
+
+# What `true` / `{}` stand for as an inputSchema: MCP arguments are always a JSON object.
+_NO_PARAMETERS: dict[str, Any] = {"type": "object"}
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledTool:
+    """One tool whose schemas compiled: ``input`` always, ``output`` when it declares one."""
+
+    name: str
+    definition: Mapping[str, Any]
+    input: CompiledSchema
+    output: CompiledSchema | None
+
+
+class _ResultPath(NamedTuple):
+    """How one tool's results are read from bytes in a single pass."""
+
+    decode: Callable[[bytes | bytearray | memoryview | str], Any]
+    """The whole result, ``structuredContent`` typed by the output schema's msgspec translation
+    (or untyped: ``Any``); raises on anything unexpected."""
+    to_builtins: bool
+    """The typed value holds Structs: turn them into plain values."""
+    check: CompiledSchema | None
+    """Untyped ``structuredContent`` still to be checked against this schema."""
+
+
+class ToolSet:
+    """The tools of a ``tools/list`` result, compiled. Tools whose schemas are refused are in
+    :attr:`rejected` with the reason; the others work."""
+
+    def __init__(self, tools: dict[str, CompiledTool], rejected: dict[str, SchemaRejected], *, engine: Engine) -> None:
+        self._tools = tools
+        max_bytes = engine.config.limits.max_instance_bytes
+        self._fast = {
+            name: _fast_result_reader(_result_path(engine, tool.output), tool.output is not None, max_bytes)
+            for name, tool in tools.items()
+        }
+        self.rejected: Mapping[str, SchemaRejected] = rejected
+        """Tool name -> why it cannot be used."""
+        self._max_bytes = engine.config.limits.max_instance_bytes
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tools)
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __repr__(self) -> str:
+        return f"<ToolSet {len(self._tools)} tools, {len(self.rejected)} rejected>"
+
+    def tool(self, name: str) -> CompiledTool:
+        """The compiled tool ``name``; :class:`UnknownTool` (JSON-RPC -32602) if there is none, the
+        tool's :class:`SchemaRejected` if its schemas were refused."""
+        tool = self._tools.get(name)
+        if tool is not None:
+            return tool
+        refusal = self.rejected.get(name)
+        if refusal is not None:
+            raise SchemaRejected(
+                refusal.reason,
+                f"tool {name!r} cannot be used: {refusal.message}",
+                location=refusal.location,
+                details=refusal.details,
+            )
+        raise UnknownTool(name)
+
+    def validate_arguments(self, name: str, arguments: Any) -> dict[str, Any]:
+        """``arguments`` (a dict, ``None`` for none, or the JSON bytes of the arguments object)
+        checked against the tool's ``inputSchema``; the validated arguments are returned.
+
+        Raises :class:`UnknownTool`, :class:`ValidationFailed` (see :func:`invalid_arguments_result`
+        to answer it as MCP does) or :class:`DecodeError`."""
+        tool = self._tools.get(name)
+        schema = (tool if tool is not None else self.tool(name)).input
+        kind = type(arguments)
+        if kind is dict:  # the hot paths: one native call each when the schema is plain
+            try:
+                valid = schema.is_valid(arguments)
+            except (ValueError, TypeError):
+                valid = False  # not JSON: `validate` below says so, typed
+            if not valid:
+                schema.validate(arguments)  # raises, with every issue
+            return arguments
+        if arguments is None:
+            arguments = {}
+        if kind is bytes or isinstance(arguments, (bytes, bytearray, memoryview, str)):
+            value = schema.decode(arguments)
+        else:
+            schema.validate(arguments)
+            value = arguments
+        if not isinstance(value, dict):  # `type: object` at the root refuses it first
+            raise ValidationFailed(
+                [
+                    Issue(
+                        instance_path="",
+                        keyword_location="/type",
+                        keyword="type",
+                        message="arguments must be an object",
+                    )
+                ]
+            )
+        return value
+
+    def validate_result(self, name: str, result: Any) -> CallToolResult:
+        """A ``CallToolResult`` (dict, JSON bytes, or a JSON-RPC response carrying one) decoded and
+        checked: ``structuredContent`` against the tool's ``outputSchema`` unless ``isError`` is
+        true. A tool with an ``outputSchema`` must return ``structuredContent``.
+
+        From bytes, nothing is parsed twice: where the output schema translates to msgspec (or
+        there is none) the whole result is decoded in one typed pass; otherwise, or when that pass
+        says no, the envelope is decoded with ``structuredContent`` kept raw and the tool's compiled
+        schema decodes that slice and explains any failure. Issues are located under
+        ``/structuredContent``."""
+        is_bytes = isinstance(result, (bytes, bytearray, memoryview, str))
+        if is_bytes:  # the hot path: one bound reader, one pass
+            read = self._fast.get(name)
+            if read is not None:
+                envelope = read(result)
+                if envelope is not None:
+                    return envelope
+        tool = self._tools.get(name)
+        if tool is None:
+            tool = self.tool(name)  # raises the right error
+        output = tool.output
+        if is_bytes:
+            wire = decode_envelope(result, max_bytes=self._max_bytes)
+            raw = wire.structured_content
+            if raw is UNSET:
+                structured: Any = UNSET
+            elif output is None or wire.is_error:
+                structured = decode_json(raw, max_bytes=self._max_bytes)
+            else:
+                try:
+                    structured = output.decode(raw)
+                except ValidationFailed as failure:
+                    raise _under_structured_content(failure) from None
+            envelope = CallToolResult(
+                content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta
+            )
+        else:
+            envelope = envelope_from_dict(result)
+            if output is not None and not envelope.is_error and envelope.structured_content is not UNSET:
+                try:
+                    output.validate(envelope.structured_content)
+                except ValidationFailed as failure:
+                    raise _under_structured_content(failure) from None
+        if output is not None and not envelope.is_error and envelope.structured_content is UNSET:
+            raise envelope_failure(
+                f"tool {name!r} declares an outputSchema, so its result must carry structuredContent",
+                "/structuredContent",
+            )
+        return envelope
+
+
+def _under_structured_content(failure: ValidationFailed) -> ValidationFailed:
+    issues = [
+        Issue(
+            instance_path="/structuredContent" + issue.instance_path,
+            keyword_location=issue.keyword_location,
+            keyword=issue.keyword,
+            message=issue.message,
+        )
+        for issue in failure.issues
+    ]
+    return ValidationFailed(issues, truncated=failure.truncated)
+
+
+def compile_tools(engine: Engine, tools: Any) -> ToolSet:
+    """Compile a tool set from a list of tool dicts, or a ``tools/list`` result (``{"tools": [...]}``
+    or the whole JSON-RPC response) as a dict or JSON bytes."""
+    limits = engine.config.limits
+    if isinstance(tools, (bytes, bytearray, memoryview, str)):
+        tools = decode_json(tools, max_bytes=limits.max_schema_bytes * 16)
+    tool_list = _tool_list(tools)
+    compiled: dict[str, CompiledTool] = {}
+    rejected: dict[str, SchemaRejected] = {}
+    seen: set[str] = set()
+    for index, definition in enumerate(tool_list):
+        name = definition.get("name") if isinstance(definition, Mapping) else None
+        if not isinstance(name, str):
+            rejected[f"<tools[{index}]>"] = SchemaRejected(
+                RejectReason.INVALID_SCHEMA,
+                f"tools[{index}] is not a tool definition with a string name",
+                location=f"/tools/{index}",
+            )
+            continue
+        if name in seen:
+            compiled.pop(name, None)
+            rejected[name] = SchemaRejected(
+                RejectReason.INVALID_SCHEMA,
+                f"tool name {name!r} is listed more than once",
+                location=f"/tools/{index}/name",
+            )
+            continue
+        seen.add(name)
+        try:
+            compiled[name] = _compile_tool(engine, name, definition)
+        except SchemaRejected as refusal:
+            rejected[name] = refusal
+    return ToolSet(compiled, rejected, engine=engine)
+
+
+def _tool_list(tools: Any) -> Sequence[Any]:
+    if isinstance(tools, Mapping) and "jsonrpc" in tools:
+        tools = tools.get("result")
+    if isinstance(tools, Mapping):
+        tools = tools.get("tools")
+    if not isinstance(tools, list):
+        raise SchemaRejected(
+            RejectReason.INVALID_SCHEMA,
+            'expected a list of tools, a tools/list result ({"tools": [...]}) or a JSON-RPC response carrying one',
+        )
+    return tools
+
+
+def _compile_tool(engine: Engine, name: str, definition: Mapping[str, Any]) -> CompiledTool:
+    input_schema = definition.get("inputSchema")
+    if input_schema is True or input_schema == {}:
+        if not engine.config.allow_empty_input_schema:
+            raise _refusal(
+                name,
+                "inputSchema",
+                SchemaRejected(
+                    RejectReason.INVALID_SCHEMA,
+                    "inputSchema is `true`/`{}`, which this engine is configured to refuse (allow_empty_input_schema)",
+                    location="",
+                ),
+            )
+        input_schema = _NO_PARAMETERS
+    elif not isinstance(input_schema, Mapping) or input_schema.get("type") != "object":
+        what = "missing" if input_schema is None else "not an object schema"
+        raise _refusal(
+            name,
+            "inputSchema",
+            SchemaRejected(
+                RejectReason.INVALID_SCHEMA,
+                f'inputSchema is {what}: MCP requires `type: "object"` at its root',
+                location="/type" if isinstance(input_schema, Mapping) else "",
+            ),
+        )
+    try:
+        compiled_input = engine.compile(input_schema)
+    except SchemaRejected as refusal:
+        raise _refusal(name, "inputSchema", refusal) from None
+    output_schema = definition.get("outputSchema")
+    compiled_output = None
+    if output_schema is not None:
+        try:
+            compiled_output = engine.compile(output_schema)
+        except SchemaRejected as refusal:
+            raise _refusal(name, "outputSchema", refusal) from None
+    return CompiledTool(name=name, definition=definition, input=compiled_input, output=compiled_output)
+
+
+_ANY_RESULT = typed_envelope_decoder(Any)
+
+
+def _result_path(engine: Engine, output: CompiledSchema | None) -> _ResultPath:
+    if output is None:
+        return _ResultPath(_ANY_RESULT, False, None)
+    if output.backend == "msgspec":
+        source = SchemaSource(
+            schema=normalise_schema_uri(output.schema, output.dialect),
+            dialect=output.dialect,
+            resources={},
+            config=engine.config,
+        )
+        try:
+            translation = translate(source)
+        except SchemaRejected:  # pragma: no cover - the backend already took this schema
+            pass
+        else:
+            return _ResultPath(typed_envelope_decoder(translation.type), translation.has_structs, None)
+    # Decoded untyped in the same pass as the envelope, then checked by the compiled schema.
+    return _ResultPath(_ANY_RESULT, False, output)
+
+
+def _fast_result_reader(
+    path: _ResultPath, needs_structured: bool, max_bytes: int
+) -> Callable[[bytes | bytearray | memoryview | str], CallToolResult | None]:
+    """One tool's single-pass reader: the validated result, or ``None`` to take the raw path,
+    which judges again and explains. Everything it needs is bound once, here."""
+    decode = path.decode
+    convert = to_builtins if path.to_builtins else None
+    check = path.check.is_valid if path.check is not None else None
+
+    def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
+        if len(data) > max_bytes:
+            return None
+        try:
+            wire = decode(data)
+        except Exception:  # noqa: BLE001 - judged again, and explained, on the raw path
+            return None
+        if wire.jsonrpc is not UNSET:  # a JSON-RPC response: read its result
+            if wire.error is not UNSET or wire.result is UNSET:
+                return None
+            wire = wire.result
+        structured = wire.structured_content
+        if structured is UNSET:
+            if needs_structured and not wire.is_error:
+                return None
+        elif convert is not None:
+            structured = convert(structured)
+        elif check is not None and not wire.is_error and not check(structured):
+            return None
+        return CallToolResult(
+            content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta
+        )
+
+    return read
+
+
+def _refusal(tool: str, which: str, refusal: SchemaRejected) -> SchemaRejected:
+    details = {**refusal.details, "tool": tool, "schema": which}
+    location = f"/{which}{refusal.location or ''}"
+    return SchemaRejected(
+        refusal.reason, f"{which} of tool {tool!r}: {refusal.message}", location=location, details=details
+    )

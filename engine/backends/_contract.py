@@ -1,0 +1,91 @@
+"""The contract between the pipeline and a backend.
+
+The pipeline hands a backend a :class:`SchemaSource` that has already passed intake, the dialect
+check and the guard. The backend either compiles it into a :class:`BackendValidator` that honours
+the schema *exactly* under its dialect, or refuses with :func:`refuse` and a reason.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .._config import EngineConfig
+from .._dialect import Dialect
+from .._errors import Issue, RejectReason, SchemaRejected
+
+__all__ = ["Backend", "BackendRefused", "BackendValidator", "SchemaSource", "json_pointer", "refuse"]
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaSource:
+    """A schema ready for a backend: checked, with everything it may reference."""
+
+    schema: Any
+    """The root schema (``dict`` or ``bool``), ``$schema`` spelled canonically."""
+    dialect: Dialect
+    resources: Mapping[str, Any]
+    """Every external resource ``$ref`` may reach, by URI: the caller's registry (and, in opt-in
+    fetch mode, what was fetched at compile time). Backends never retrieve anything else."""
+    config: EngineConfig
+    facts: Any = None
+    """What the guard measured (``engine._guard.GuardReport``), or ``None``."""
+
+
+class BackendRefused(SchemaRejected):
+    """A backend cannot honour this schema exactly; ``auto`` tries the next backend."""
+
+    def __init__(self, backend: str, why: str, *, location: str | None = None) -> None:
+        super().__init__(
+            RejectReason.UNSUPPORTED_BY_BACKEND,
+            f"backend {backend!r} cannot validate this schema exactly: {why}",
+            location=location,
+            details={"backend": backend, "why": why},
+        )
+        self.backend = backend
+        self.why = why
+
+
+def refuse(backend: str, why: str, *, location: str | None = None) -> BackendRefused:
+    return BackendRefused(backend, why, location=location)
+
+
+class BackendValidator(ABC):
+    """A schema compiled by one backend."""
+
+    decode: Callable[[bytes | str], Any] | None = None
+    """Optional: parse *and* validate bytes in one pass, raising on anything invalid. A backend
+    that sets this may be stricter than the schema (the pipeline re-checks a refusal on the
+    general path) but never laxer."""
+
+    @abstractmethod
+    def is_valid(self, instance: Any) -> bool:
+        """Whether ``instance`` conforms. Must never answer ``True`` wrongly."""
+
+    @abstractmethod
+    def iter_issues(self, instance: Any) -> Iterator[Issue]:
+        """Every issue with ``instance``, lazily (the caller caps how many it reads)."""
+
+
+class Backend(ABC):
+    """A way to compile schemas; one instance per engine."""
+
+    name: ClassVar[str]
+    dialects: ClassVar[frozenset[Dialect]]
+    explains: ClassVar[bool] = True
+    """Whether ``iter_issues`` gives reference-quality issues (paths and keyword locations)."""
+
+    @abstractmethod
+    def compile(self, source: SchemaSource) -> BackendValidator:
+        """Compile ``source`` or raise :class:`BackendRefused` (via :func:`refuse`)."""
+
+    def check_dialect(self, source: SchemaSource) -> None:
+        if source.dialect not in self.dialects:
+            raise refuse(self.name, f"it does not support the {source.dialect.value} dialect")
+
+
+def json_pointer(parts: Any) -> str:
+    """RFC 6901 pointer from path segments."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)

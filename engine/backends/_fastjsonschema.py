@@ -1,0 +1,115 @@
+"""The pure-Python backend: fastjsonschema, fed the lowered schema of
+:mod:`engine.backends._fastjsonschema_lowering`, its generated code checked by
+:mod:`engine.backends._fastjsonschema_audit` before it runs, every pattern made ECMA-exact.
+
+Left to itself fastjsonschema fetches any ``$ref`` URI with ``urlopen`` (``file:`` included) and
+writes ``default`` values into the caller's data: every URI scheme is routed to a refusal and
+defaults are off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar
+
+import fastjsonschema
+
+from .. import _patterns
+from .._dialect import Dialect
+from .._errors import Issue
+from ._contract import Backend, BackendValidator, SchemaSource, refuse
+from ._fastjsonschema_audit import UnsafeGeneratedCode, check_generated_code
+from ._fastjsonschema_lowering import NAME, Lowering
+from ._jsonschema_rs import lazy_validator
+
+__all__ = ["FastjsonschemaBackend", "FastjsonschemaValidator"]
+
+
+def _deny_handler(uri: str) -> Any:
+    raise fastjsonschema.JsonSchemaDefinitionException(f"retrieval of {uri!r} is disabled")
+
+
+# Every scheme fastjsonschema could hand to urlopen is routed to the refusal above.
+DENY_ALL_HANDLERS: Mapping[str, Any] = {
+    scheme: _deny_handler for scheme in ("", "http", "https", "file", "ftp", "data", "urn", "tag", "mailto")
+}
+
+
+class FastjsonschemaValidator(BackendValidator):
+    """Runs the generated function. An exception other than a validation failure (deep recursion,
+    an overflow in its arithmetic) never becomes an answer: the general backend decides."""
+
+    def __init__(self, func: Any, rescue: Any) -> None:
+        self._func = func
+        self._rescue = rescue
+
+    def is_valid(self, instance: Any) -> bool:
+        try:
+            self._func(instance)
+        except fastjsonschema.JsonSchemaValueException as failure:
+            if failure.rule == "multipleOf" and "reached" in failure.message:
+                # Its float division overflowed ("inifinity reached"): not an answer.
+                return bool(self._rescue().is_valid(instance))
+            return False
+        except Exception:  # noqa: BLE001 - e.g. RecursionError, OverflowError: ask the reference
+            return bool(self._rescue().is_valid(instance))
+        return True
+
+    def iter_issues(self, instance: Any) -> Iterator[Issue]:
+        # fastjsonschema reports one message without keyword locations; issues come from the
+        # general backend so that their shape does not depend on the backend.
+        return self._rescue().iter_issues(instance)
+
+
+class FastjsonschemaBackend(Backend):
+    name: ClassVar[str] = NAME
+    dialects: ClassVar[frozenset[Dialect]] = frozenset(Dialect)
+    explains: ClassVar[bool] = False
+
+    def compile(self, source: SchemaSource) -> FastjsonschemaValidator:
+        self.check_dialect(source)
+        lowering = Lowering(source)
+        try:
+            schema = lowering.lower()
+        except RecursionError:
+            raise refuse(NAME, "the schema nests too deeply to lower") from None
+        except (AttributeError, TypeError, KeyError) as exc:
+            # A registry resource is not checked against a meta-schema: malformed keyword values
+            # there are refused, not crashed on.
+            raise refuse(NAME, f"a referenced schema is malformed ({type(exc).__name__}: {exc})") from None
+        try:
+            code = fastjsonschema.compile_to_code(
+                schema,
+                handlers=DENY_ALL_HANDLERS,
+                use_default=False,
+                use_formats=False,
+                detailed_exceptions=True,  # False trips a KeyError in its generator
+            )
+            check_generated_code(code)
+            namespace: dict[str, Any] = {"__builtins__": __builtins__}
+            exec(compile(code, "<fastjsonschema>", "exec"), namespace)  # noqa: S102 - checked above
+        except UnsafeGeneratedCode as exc:
+            raise refuse(NAME, f"the generated code failed the safety check ({exc})") from None
+        except (
+            fastjsonschema.JsonSchemaDefinitionException,
+            SyntaxError,
+            RecursionError,
+            ValueError,
+            TypeError,
+            MemoryError,
+            OverflowError,
+        ) as exc:
+            raise refuse(NAME, f"fastjsonschema cannot compile it: {type(exc).__name__}: {exc}"[:300]) from None
+        patterns = namespace.get("REGEX_PATTERNS", {})
+        if not lowering.patterns <= patterns.keys():
+            # A fastjsonschema that compiles patterns elsewhere would run them with Python
+            # semantics: refuse rather than answer differently.
+            raise refuse(NAME, "the generated code does not keep its patterns where they can be made exact")
+        for pattern in list(patterns):
+            if pattern in lowering.patterns:
+                patterns[pattern] = _patterns.compile_pattern(pattern)
+            else:  # pragma: no cover - format regexes are off; anything else is unexpected
+                raise refuse(NAME, f"unexpected regular expression {pattern!r} in the generated code")
+        func = namespace["validate"]
+        rescue = lazy_validator(source)
+        return FastjsonschemaValidator(func, rescue)

@@ -1,0 +1,314 @@
+"""The reference backend: python-jsonschema, offline, with ECMA-262 patterns.
+
+Built with a ``referencing`` registry that holds the meta-schemas and the caller's resources and
+refuses to retrieve anything else (python-jsonschema's default registry would ``urlopen`` any
+``$ref``). Format assertion follows the configuration, and a format python-jsonschema cannot check
+(its checker needs a package that is not installed) is refused under assertion rather than passed.
+
+python-jsonschema runs patterns with Python ``re``. Every pattern in the schema and its resources
+(``pattern`` values, ``patternProperties`` keys) is rewritten to its exact Python translation from
+:mod:`engine._patterns` before the validator is built, so ``patternProperties``,
+``additionalProperties`` and ``unevaluatedProperties`` all see ECMA-262 answers; a pattern that
+cannot be translated is refused. Issues name the original patterns' locations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, ClassVar
+
+import jsonschema
+import jsonschema.validators
+import referencing.exceptions
+
+from .. import _patterns
+from .._dialect import Dialect
+from .._errors import Issue
+from ._contract import Backend, BackendValidator, SchemaSource, json_pointer, refuse
+from ._jsonschema_rs import lazy_validator
+from ._resources import SPECIFICATIONS, build_registry
+
+__all__ = ["JsonschemaBackend", "JsonschemaValidator", "translate_patterns"]
+
+NAME = "jsonschema"
+
+_VALIDATORS: dict[Dialect, type[Any]] = {
+    Dialect.DRAFT4: jsonschema.Draft4Validator,
+    Dialect.DRAFT6: jsonschema.Draft6Validator,
+    Dialect.DRAFT7: jsonschema.Draft7Validator,
+    Dialect.DRAFT2019_09: jsonschema.Draft201909Validator,
+    Dialect.DRAFT2020_12: jsonschema.Draft202012Validator,
+}
+# Keywords whose values are data, never schemas: nothing under them is rewritten.
+_DATA = frozenset(
+    {
+        "enum",
+        "const",
+        "default",
+        "examples",
+        "required",
+        "type",
+        "$comment",
+        "description",
+        "title",
+        "dependentRequired",
+        "$vocabulary",
+        "$id",
+        "id",
+        "$schema",
+        "$anchor",
+        "$dynamicAnchor",
+    }
+)
+# Keywords whose values map arbitrary names (never keywords) to subschemas.
+_NAMED = frozenset({"properties", "definitions", "$defs", "dependentSchemas", "dependencies"})
+
+
+# What python-jsonschema may raise instead of answering: a reference it cannot follow, a recursion
+# too deep for Python, arithmetic past float range.
+_FAILURES = (referencing.exceptions.Unresolvable, RecursionError, OverflowError)
+
+
+def translate_patterns(node: Any, renamed: dict[str, str], path: str = "", *, modern: bool = False) -> Any:
+    """A copy of schema ``node`` with every pattern in its Python translation; ``renamed`` maps
+    each translated ``patternProperties`` key back to the original. Unknown keywords are walked as
+    possible subschemas (a ``$ref`` may point into them)."""
+    if isinstance(node, list):
+        return [translate_patterns(item, renamed, f"{path}/{i}", modern=modern) for i, item in enumerate(node)]
+    if not isinstance(node, Mapping):
+        return node
+    if modern and isinstance(node.get("dependencies"), Mapping):
+        node = _modern_dependencies(node)
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        where = f"{path}/{key}"
+        if key in _DATA:
+            out[key] = value
+        elif key == "pattern" and isinstance(value, str):
+            out[key] = _translate(value, where)
+        elif key == "patternProperties" and isinstance(value, Mapping):
+            table = {}
+            for pattern, sub in value.items():
+                python = _translate(pattern, where)
+                if python in table:
+                    raise refuse(NAME, "two patternProperties translate to the same Python pattern", location=where)
+                renamed[python] = pattern
+                table[python] = translate_patterns(sub, renamed, f"{where}/{pattern}", modern=modern)
+            out[key] = table
+        elif key in _NAMED and isinstance(value, Mapping):
+            out[key] = {
+                name: translate_patterns(sub, renamed, f"{where}/{name}", modern=modern) for name, sub in value.items()
+            }
+        elif key == "$ref" and isinstance(value, str) and "patternProperties" in value:
+            raise refuse(NAME, "a $ref into patternProperties (its keys are rewritten)", location=where)
+        else:
+            out[key] = translate_patterns(value, renamed, where, modern=modern)
+    return out
+
+
+def _modern_dependencies(node: Mapping[str, Any]) -> dict[str, Any]:
+    """2019-09 and 2020-12 dropped ``dependencies``; the engine honours it there as its general
+    backend does, so it is spelled as ``dependentRequired`` / ``dependentSchemas`` for
+    python-jsonschema (which ignores it)."""
+    out = {k: v for k, v in node.items() if k != "dependencies"}
+    required = dict(out.get("dependentRequired", {}))
+    schemas = dict(out.get("dependentSchemas", {}))
+    for name, value in node["dependencies"].items():
+        if isinstance(value, list):
+            if name in required:
+                schemas[name] = (
+                    {"allOf": [schemas[name], {"required": value}]} if name in schemas else {"required": value}
+                )
+            else:
+                required[name] = value
+        else:
+            schemas[name] = {"allOf": [schemas[name], value]} if name in schemas else value
+    if required:
+        out["dependentRequired"] = required
+    if schemas:
+        out["dependentSchemas"] = schemas
+    return out
+
+
+def _has(node: Any, segment: Any) -> bool:
+    if isinstance(node, Mapping):
+        return segment in node
+    return isinstance(node, list) and isinstance(segment, int) and 0 <= segment < len(node)
+
+
+def _translate(pattern: str, where: str) -> str:
+    try:
+        return _patterns.translate(pattern)
+    except _patterns.PatternRefused as exc:
+        raise refuse(NAME, f"pattern {pattern!r} cannot run exactly in Python re: {exc.why}", location=where) from None
+
+
+class JsonschemaValidator(BackendValidator):
+    def __init__(
+        self, validator: Any, renamed: Mapping[str, str], rescue: Callable[[], BackendValidator], spec: Any
+    ) -> None:
+        self._validator = validator
+        self._spec = spec
+        self._renamed = renamed
+        self._rescue = rescue
+
+    def is_valid(self, instance: Any) -> bool:
+        try:
+            return bool(self._validator.is_valid(instance))
+        except _FAILURES:
+            return self._rescue().is_valid(instance)
+
+    def iter_issues(self, instance: Any) -> Iterator[Issue]:
+        try:
+            errors = list(self._validator.iter_errors(instance))
+        except _FAILURES:
+            yield from self._rescue().iter_issues(instance)
+            return
+        renamed = self._renamed
+        for error in errors:
+            schema_path = self._through_refs(list(error.absolute_schema_path), error)
+            message = error.message
+            for python, original in renamed.items():
+                message = message.replace(repr(python), repr(original))
+            yield Issue(
+                instance_path=json_pointer(error.absolute_path),
+                keyword_location=json_pointer(renamed.get(p, p) if isinstance(p, str) else p for p in schema_path),
+                keyword=str(error.validator),
+                message=message,
+            )
+
+    def _through_refs(self, path: list[Any], error: Any) -> list[Any]:
+        """python-jsonschema leaves ``$ref`` out of schema paths; the engine's keyword locations
+        (like jsonschema-rs's, and JSON Schema's output format) name each ``$ref`` crossed."""
+        validator = self._validator
+        node, resolver = validator.schema, validator._resolver
+        out: list[Any] = []
+        for index, segment in enumerate(path):
+            for _ in range(64):  # a chain of $ref s, bounded
+                last = index == len(path) - 1
+                if _has(node, segment) and not (
+                    last and isinstance(node, Mapping) and "$ref" in node and node.get(segment) != error.validator_value
+                ):
+                    break
+                ref = node.get("$ref") if isinstance(node, Mapping) else None
+                if not isinstance(ref, str):
+                    return out + path[index:]
+                try:
+                    resolved = resolver.lookup(ref)
+                except referencing.exceptions.Unresolvable:
+                    return out + path[index:]
+                out.append("$ref")
+                node, resolver = resolved.contents, resolved.resolver
+            else:
+                return out + path[index:]
+            out.append(segment)
+            node = node[segment]
+            if isinstance(node, Mapping):
+                try:
+                    resolver = resolver.in_subresource(self._spec.create_resource(node))
+                except (AttributeError, TypeError, ValueError):
+                    pass  # not a schema (a name inside "properties"): no base URI here
+        return out
+
+
+class JsonschemaBackend(Backend):
+    name: ClassVar[str] = NAME
+    dialects: ClassVar[frozenset[Dialect]] = frozenset(Dialect)
+
+    def compile(self, source: SchemaSource) -> JsonschemaValidator:
+        self.check_dialect(source)
+        root = source.schema
+        if isinstance(root, Mapping) and root.get("$schema") not in (None, source.dialect.meta_schema_uri):
+            raise refuse(NAME, "the schema names a custom meta-schema, and python-jsonschema ignores $vocabulary")
+        if source.dialect is Dialect.DRAFT2019_09:
+            _check_2019_unevaluated(root, source.resources)
+        if source.dialect is Dialect.DRAFT7:
+            for key, _ in _iter_all(root, source.resources):
+                if key in ("contentEncoding", "contentMediaType"):
+                    raise refuse(
+                        NAME,
+                        "draft-7 contentEncoding / contentMediaType are asserted by the engine, "
+                        "and python-jsonschema treats them as annotations",
+                    )
+        renamed: dict[str, str] = {}
+        modern = source.dialect.is_modern
+        try:
+            schema = translate_patterns(source.schema, renamed, modern=modern)
+            resources = {uri: translate_patterns(doc, renamed, modern=modern) for uri, doc in source.resources.items()}
+        except RecursionError:
+            raise refuse(NAME, "the schema nests too deeply to rewrite its patterns") from None
+        translated = SchemaSource(schema=schema, dialect=source.dialect, resources=resources, config=source.config)
+        cls = _VALIDATORS[source.dialect]
+        format_checker = None
+        if source.config.assert_formats:
+            format_checker = cls.FORMAT_CHECKER
+            _check_formats(schema, resources, format_checker)
+        try:
+            registry = build_registry(translated)
+        except (
+            referencing.exceptions.CannotDetermineSpecification,
+            referencing.exceptions.Unresolvable,
+            TypeError,
+            ValueError,
+        ) as exc:
+            raise refuse(NAME, f"its resources cannot be indexed: {exc}") from None
+        validator = cls(schema, registry=registry, format_checker=format_checker)
+        # The pipeline has already resolved every $ref with jsonschema-rs; should python-jsonschema
+        # still fail to (or recurse too deep), that answer comes from jsonschema-rs instead.
+        return JsonschemaValidator(validator, renamed, lazy_validator(source), SPECIFICATIONS[source.dialect])
+
+
+# Formats python-jsonschema asserts differently from the specification (the suite's optional
+# format tests show it).
+_INEXACT_FORMATS = {
+    "regex": "with Python re, not ECMA-262",
+    "email": "by looking for an '@' only",
+    "idn-email": "by looking for an '@' only",
+    "uuid": "without requiring the hyphens in place",
+    # Checked only when the `idna` package is installed (the MCP SDKs bring it), and then it
+    # accepts trailing dots and digit-first Bidi labels that the specification refuses.
+    "idn-hostname": "through the idna package, which accepts trailing dots and some invalid Bidi labels",
+}
+
+
+def _check_2019_unevaluated(schema: Any, resources: Mapping[str, Any]) -> None:
+    # python-jsonschema's 2019-09 unevaluatedProperties reads the keys of a schema-valued
+    # additionalProperties / unevaluatedProperties as if they were property names.
+    used = {
+        key: value
+        for doc in (schema, *resources.values())
+        for key, value in _walk_keywords(doc)
+        if key in ("unevaluatedProperties", "additionalProperties") and isinstance(value, Mapping)
+    }
+    if any(key == "unevaluatedProperties" for key, _ in _iter_all(schema, resources)) and used:
+        raise refuse(
+            NAME,
+            "2019-09 unevaluatedProperties beside a schema-valued additionalProperties or "
+            "unevaluatedProperties is evaluated wrongly by python-jsonschema",
+        )
+
+
+def _iter_all(schema: Any, resources: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+    for doc in (schema, *resources.values()):
+        yield from _walk_keywords(doc)
+
+
+def _walk_keywords(node: Any) -> Iterator[tuple[str, Any]]:
+    if isinstance(node, list):
+        for item in node:
+            yield from _walk_keywords(item)
+    elif isinstance(node, Mapping):
+        for key, value in node.items():
+            if key not in _DATA:
+                yield key, value
+                yield from _walk_keywords(value)
+
+
+def _check_formats(schema: Any, resources: Mapping[str, Any], checker: Any) -> None:
+    known = set(checker.checkers)
+    for key, value in _iter_all(schema, resources):
+        if key == "format" and isinstance(value, str):
+            if value in _INEXACT_FORMATS:
+                raise refuse(NAME, f"format {value!r} is asserted by python-jsonschema {_INEXACT_FORMATS[value]}")
+            elif value not in known:
+                raise refuse(NAME, f"format {value!r} cannot be asserted (its checker's package is not installed)")

@@ -1,0 +1,164 @@
+"""The general backend: jsonschema-rs, compiled with retrieval off.
+
+Every dialect, every keyword. ``$ref`` s resolve inside the document or against the resources the
+pipeline passes in; the library is told to work offline, and any reference it cannot resolve
+becomes a compile-time refusal, never a deferred or permissive answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar
+
+import jsonschema_rs
+
+from .._dialect import Dialect
+from .._errors import Issue, RejectReason, SchemaRejected
+from ._contract import Backend, BackendValidator, SchemaSource, json_pointer
+
+__all__ = ["JsonschemaRsBackend", "JsonschemaRsValidator", "issue_from_rs", "lazy_validator"]
+
+_MISSING_RESOURCE = re.compile(r"Resource '([^']*)' is not present in a registry")
+
+
+def issue_from_rs(error: jsonschema_rs.ValidationError) -> Issue:
+    return Issue(
+        instance_path=json_pointer(error.instance_path),
+        keyword_location=json_pointer(error.evaluation_path),
+        keyword=error.kind.name,
+        message=error.message,
+    )
+
+
+class JsonschemaRsValidator(BackendValidator):
+
+    def __init__(self, validator: jsonschema_rs.Validator) -> None:
+        self._validator = validator
+        # Bound method straight from the Rust object: no Python frame on the hot path.
+        self.is_valid = validator.is_valid  # type: ignore[method-assign]
+
+    def is_valid(self, instance: Any) -> bool:  # pragma: no cover - replaced per instance
+        return self._validator.is_valid(instance)
+
+    def iter_issues(self, instance: Any) -> Iterator[Issue]:
+        for error in self._validator.iter_errors(instance):
+            yield issue_from_rs(error)
+
+
+def rs_options(source: SchemaSource) -> dict[str, Any]:
+    """The keyword arguments every jsonschema-rs validator of this source is built with."""
+    config = source.config
+    pattern_options: jsonschema_rs.RegexOptions | jsonschema_rs.FancyRegexOptions
+    if config.regex == "linear":
+        pattern_options = jsonschema_rs.RegexOptions()
+    else:
+        pattern_options = jsonschema_rs.FancyRegexOptions(backtrack_limit=config.backtrack_limit)
+    options: dict[str, Any] = {
+        "validate_formats": config.assert_formats,
+        "pattern_options": pattern_options,
+        "offline": True,
+    }
+    if source.resources:
+        options["registry"] = build_registry(source)
+    return options
+
+
+def build_registry(source: SchemaSource) -> jsonschema_rs.Registry:
+    """The caller's resources as a jsonschema-rs registry that can retrieve nothing else."""
+    try:
+        # A resource without its own `$schema` is read in the dialect of the schema that uses it.
+        return jsonschema_rs.Registry(list(source.resources.items()), draft=source.dialect.rs_draft, retriever=_deny)
+    except (ValueError, jsonschema_rs.ReferencingError) as exc:
+        raise _ref_refusal(str(exc), "") from None
+
+
+def _deny(uri: str) -> Any:
+    raise LookupError(f"retrieval of {uri!r} is disabled")
+
+
+class JsonschemaRsBackend(Backend):
+    name: ClassVar[str] = "jsonschema-rs"
+    dialects: ClassVar[frozenset[Dialect]] = frozenset(Dialect)
+
+    def compile(self, source: SchemaSource) -> JsonschemaRsValidator:
+        self.check_dialect(source)
+        try:
+            validator = source.dialect.rs_validator_class(source.schema, **rs_options(source))
+        except jsonschema_rs.ValidationError as exc:
+            raise translate_compile_error(exc, source) from None
+        except jsonschema_rs.ReferencingError as exc:
+            raise _ref_refusal(exc.message, "") from None
+        return JsonschemaRsValidator(validator)
+
+
+def lazy_validator(source: SchemaSource) -> Callable[[], JsonschemaRsValidator]:
+    """The jsonschema-rs validator of ``source``, built on first call: the answer of last resort
+    for a Python backend that raised instead of answering."""
+    built: list[JsonschemaRsValidator] = []
+
+    def get() -> JsonschemaRsValidator:
+        if not built:
+            built.append(JsonschemaRsBackend().compile(source))
+        return built[0]
+
+    return get
+
+
+def _ref_refusal(message: str, location: str) -> SchemaRejected:
+    match = _MISSING_RESOURCE.search(message)
+    uri = match.group(1) if match else None
+    if uri is not None and uri.split(":", 1)[0].lower() in ("http", "https"):
+        return SchemaRejected(
+            RejectReason.REMOTE_REF,
+            f"$ref to the network resource {uri!r} refused: nothing is fetched; pass the resource "
+            "in the registry if it is trusted",
+            location=location,
+            details={"uri": uri},
+        )
+    what = f"{uri!r}" if uri else "a reference"
+    return SchemaRejected(
+        RejectReason.UNRESOLVABLE_REF,
+        f"$ref cannot be resolved: {what} is not in the schema or its registry ({message.splitlines()[0]})",
+        location=location,
+        details={"uri": uri} if uri else {},
+    )
+
+
+def translate_compile_error(exc: jsonschema_rs.ValidationError, source: SchemaSource) -> SchemaRejected:
+    """A jsonschema-rs compile error as the refusal a server operator understands."""
+    location = json_pointer(exc.schema_path)
+    kind = exc.kind.name
+    if kind == "$ref" or isinstance(exc.kind, jsonschema_rs.ValidationErrorKind.Referencing):
+        return _ref_refusal(exc.message, location)
+    if kind == "format" and '"regex"' in exc.message:
+        pattern = exc.instance if isinstance(exc.instance, str) else None
+        if pattern is not None and source.config.regex == "linear" and _compiles_with_backtracking(pattern):
+            return SchemaRejected(
+                RejectReason.UNSAFE_PATTERN,
+                f"pattern {pattern!r} needs a backtracking regex engine (lookaround or "
+                "backreferences); refused in linear-time mode",
+                location=location,
+                details={"pattern": pattern},
+            )
+        return SchemaRejected(
+            RejectReason.INVALID_SCHEMA,
+            f"invalid regular expression at {location or 'the root'}: {exc.message}",
+            location=location,
+            details={"pattern": pattern},
+        )
+    return SchemaRejected(
+        RejectReason.INVALID_SCHEMA,
+        f"schema refused at {location or 'the root'}: {exc.message.splitlines()[0]}",
+        location=location,
+    )
+
+
+def _compiles_with_backtracking(pattern: str) -> bool:
+    try:
+        jsonschema_rs.validator_for(
+            {"pattern": pattern}, offline=True, pattern_options=jsonschema_rs.FancyRegexOptions()
+        )
+    except jsonschema_rs.ValidationError:
+        return False
+    return True
