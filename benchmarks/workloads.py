@@ -15,6 +15,8 @@ from typing import Any
 
 import msgspec
 
+import engine
+
 from .contenders import Contender, EngineContender, Refused, decode, mcp_available
 from .corpus import Corpus
 from .report import column_label
@@ -157,7 +159,7 @@ def _checker(ctx: Context, contender: Contender, schema: Any) -> Any:
 def _tool_set(ctx: Context, contender: EngineContender, key: str, tools: list[dict[str, Any]]) -> Any:
     def build() -> Any:
         try:
-            return contender.engine.compile_tools(tools)  # type: ignore[attr-defined]
+            return engine.compile_tools(tools, engine=contender.engine)  # type: ignore[attr-defined]
         except Exception as exc:  # noqa: BLE001 - a refused tool list is shown, not fatal
             raise Refused("error", f"{type(exc).__name__}: {exc}") from None
 
@@ -347,7 +349,7 @@ def elicitation_workload(ctx: Context) -> Workload:
 
             def build() -> Any:
                 try:
-                    return contender.engine.compile_elicitation(form.requested_schema)  # type: ignore[attr-defined]
+                    return engine.compile_elicitation(form.requested_schema, engine=contender.engine)  # type: ignore[attr-defined]
                 except Exception as exc:  # noqa: BLE001
                     raise Refused("refused", f"{getattr(exc, 'reason', type(exc).__name__)}: {exc}") from None
 
@@ -479,7 +481,7 @@ def scale_workload(ctx: Context) -> Workload:
             if isinstance(contender, EngineContender) and mcp:
 
                 def compile_tools(batch: list[Any]) -> Any:
-                    return contender.fresh_engine(cache_size=0).compile_tools(batch)  # type: ignore[attr-defined]
+                    return engine.compile_tools(batch, engine=contender.fresh_engine(cache_size=0))  # type: ignore[attr-defined]
 
                 return compile_tools, tools, None
             compile_one = contender.cold_compiler()
@@ -497,7 +499,7 @@ def scale_workload(ctx: Context) -> Workload:
         work.rows.append(
             remember(time_row(ctx, row, [None], lambda _, data=data: data, many, budget=budget), "tools", n)
         )
-    work.unit += "; tools rows: compiling every inputSchema cold" + (" via Engine.compile_tools" if mcp else "")
+    work.unit += "; tools rows: compiling every inputSchema cold" + (" via engine.compile_tools" if mcp else "")
     work.growth = growth_exponents(work.rows)
     return work
 

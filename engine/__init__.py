@@ -32,6 +32,8 @@ from ._mcp import (
     ElicitationForm,
     ElicitResult,
     ToolSet,
+    compile_elicitation,
+    compile_tools,
     invalid_arguments_result,
 )
 
@@ -70,11 +72,3 @@ def compile(schema: Any, **kwargs: Any) -> CompiledSchema:
     return default_engine().compile(schema, **kwargs)
 
 
-def compile_tools(tools: Any) -> ToolSet:
-    """Compile a tool set on the default engine (see :meth:`Engine.compile_tools`)."""
-    return default_engine().compile_tools(tools)
-
-
-def compile_elicitation(requested_schema: Any) -> ElicitationForm:
-    """Compile an elicitation form on the default engine (see :meth:`Engine.compile_elicitation`)."""
-    return default_engine().compile_elicitation(requested_schema)

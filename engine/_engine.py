@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import _guard as guard
 from ._cache import CacheStats, CompileCache
@@ -14,9 +14,6 @@ from ._dialect import Dialect, check_meta_schema, detect_dialect, normalise_sche
 from ._errors import BackendUnavailable
 from ._intake import DocumentSize, fingerprint, load_schema
 from .backends import AUTO_ORDER, Backend, BackendRefused, SchemaSource, load_backend, refuse
-
-if TYPE_CHECKING:
-    from ._mcp import ElicitationForm, ToolSet
 
 __all__ = ["Engine"]
 
@@ -41,7 +38,6 @@ class Engine:
         self._default_dialect = Dialect(config.default_dialect)
         self._cache: CompileCache[CompiledSchema] = CompileCache(config.cache_size)
         self._backends: dict[str, Backend] = {}
-        self._forms_engine: Engine | None = None
         self._order: tuple[str, ...] = (config.backend,)
         self.unavailable: dict[str, str] = {}
         """Backends ``auto`` skips because their package is missing, with the install hint."""
@@ -139,25 +135,6 @@ class Engine:
             decoder=decoder,
             guard=report,
         )
-
-    # -- MCP -----------------------------------------------------------------------------------
-
-    def compile_tools(self, tools: Any) -> ToolSet:
-        """Compile a tool set: a list of tool dicts, or a ``tools/list`` result (dict or JSON bytes,
-        ``{"tools": [...]}`` or the whole JSON-RPC response). See :class:`engine.ToolSet`."""
-        from ._mcp.tools import compile_tools
-
-        return compile_tools(self, tools)
-
-    def compile_elicitation(self, requested_schema: Any) -> ElicitationForm:
-        """Check and compile an elicitation form's ``requestedSchema``. See :class:`engine.ElicitationForm`."""
-        from ._mcp.elicitation import compile_elicitation
-
-        forms_engine = self._forms_engine
-        if forms_engine is None:
-            # Forms collect well-formed values: their formats are asserted, whatever `formats` says.
-            forms_engine = self._forms_engine = Engine(self.config.replace(formats="assert", backend="jsonschema-rs"))
-        return compile_elicitation(self, forms_engine, requested_schema)
 
 
 _default_engine: Engine | None = None

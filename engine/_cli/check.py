@@ -12,6 +12,7 @@ from .._compiled import CompiledSchema
 from .._config import EngineConfig
 from .._engine import Engine
 from .._errors import EngineError, SchemaRejected
+from .._mcp import compile_tools
 from .input import EXIT_OK, EXIT_REFUSED, Target, read_json, targets
 
 __all__ = ["check_schema", "guard_facts", "guard_measurements", "print_json", "run_check"]
@@ -84,7 +85,7 @@ def _mcp_refusals(eng: Engine, found: list[Target]) -> dict[str, SchemaRejected]
     if not tools:
         return {}
     try:
-        toolset = eng.compile_tools(tools)
+        toolset = compile_tools(tools, engine=eng)
     except EngineError:
         return {}
     return dict(toolset.rejected)

@@ -21,20 +21,20 @@ the form's fields only; properties the form did not ask for are dropped, never p
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from .._compiled import CompiledSchema
 from .._decode import decode_json
+from .._engine import Engine, default_engine
 from .._errors import DecodeError, DecodeReason, Issue, RejectReason, SchemaRejected, ValidationFailed
 from ..backends._contract import SchemaSource
 from ..backends._msgspec_translation import translate
-
-if TYPE_CHECKING:
-    from .._engine import Engine
 
 __all__ = ["ElicitResult", "ElicitationForm", "compile_elicitation"]
 
@@ -175,8 +175,26 @@ def _content_without_accept(action: str) -> ValidationFailed:
     return _failure("/content", f"content is only sent with action accept, not {action}")
 
 
-def compile_elicitation(engine: Engine, forms_engine: Engine, requested_schema: Any) -> ElicitationForm:
-    """Check ``requested_schema``'s restricted shape and compile it. ``forms_engine`` asserts formats."""
+# Forms collect well-formed values: their formats are asserted, whatever `formats` says. One such
+# engine (and cache) per engine forms are compiled on.
+_FORMS_ENGINES: weakref.WeakKeyDictionary[Engine, Engine] = weakref.WeakKeyDictionary()
+_FORMS_LOCK = threading.Lock()
+
+
+def _forms_engine(engine: Engine) -> Engine:
+    with _FORMS_LOCK:
+        forms = _FORMS_ENGINES.get(engine)
+        if forms is None:
+            forms = _FORMS_ENGINES[engine] = Engine(engine.config.replace(formats="assert", backend="jsonschema-rs"))
+        return forms
+
+
+def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) -> ElicitationForm:
+    """Check an elicitation form's ``requestedSchema`` (its restricted shape) and compile it, on
+    ``engine`` (the default engine when omitted). See :class:`ElicitationForm`."""
+    if engine is None:
+        engine = default_engine()
+    forms_engine = _forms_engine(engine)
     if isinstance(requested_schema, (bytes, bytearray, memoryview, str)):
         requested_schema = decode_json(requested_schema, max_bytes=engine.config.limits.max_schema_bytes)
     normalised = _check_shape(requested_schema)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import msgspec
 from msgspec import UNSET
@@ -12,13 +12,11 @@ from msgspec import UNSET
 from .._compiled import CompiledSchema
 from .._decode import decode_json
 from .._dialect import normalise_schema_uri
+from .._engine import Engine, default_engine
 from .._errors import Issue, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
 from ..backends._contract import SchemaSource
 from ..backends._msgspec_translation import translate
 from .envelope import CallToolResult, decode_envelope, envelope_failure, envelope_from_dict, typed_envelope_decoder
-
-if TYPE_CHECKING:
-    from .._engine import Engine
 
 __all__ = ["CompiledTool", "ToolSet", "compile_tools"]
 
@@ -194,9 +192,13 @@ def _under_structured_content(failure: ValidationFailed) -> ValidationFailed:
     return ValidationFailed(issues, truncated=failure.truncated)
 
 
-def compile_tools(engine: Engine, tools: Any) -> ToolSet:
+def compile_tools(tools: Any, *, engine: Engine | None = None) -> ToolSet:
     """Compile a tool set from a list of tool dicts, or a ``tools/list`` result (``{"tools": [...]}``
-    or the whole JSON-RPC response) as a dict or JSON bytes."""
+    or the whole JSON-RPC response) as a dict or JSON bytes, on ``engine`` (the default engine when
+    omitted). Each tool's schemas compile once; a tool whose schemas are refused is in
+    :attr:`ToolSet.rejected` with the reason, and the others work."""
+    if engine is None:
+        engine = default_engine()
     limits = engine.config.limits
     if isinstance(tools, (bytes, bytearray, memoryview, str)):
         tools = decode_json(tools, max_bytes=limits.max_schema_bytes * 16)

@@ -12,6 +12,7 @@ from typing import Any
 
 from .._engine import Engine, default_engine
 from .._errors import EngineError, SchemaRejected
+from .._mcp import compile_tools
 
 __all__ = ["ABSENT", "REFRESH_INTERVAL", "ToolCatalog", "nonconforming", "unavailable"]
 
@@ -37,7 +38,7 @@ class ToolCatalog:
         self.engine = engine if engine is not None else default_engine()
         self._lock = threading.Lock()
         self._tools: dict[str, dict[str, Any]] = {}
-        self._toolset: Any = self.engine.compile_tools([])
+        self._toolset: Any = compile_tools([], engine=self.engine)
         self.listings = 0
         """How many listings were absorbed (each compiled the tool set once)."""
 
@@ -46,7 +47,7 @@ class ToolCatalog:
             merged: dict[str, dict[str, Any]] = {} if complete else dict(self._tools)
             for tool in tools:
                 merged[str(tool["name"])] = dict(tool)
-            toolset = self.engine.compile_tools(list(merged.values()))
+            toolset = compile_tools(list(merged.values()), engine=self.engine)
             self._tools, self._toolset = merged, toolset
             self.listings += 1
 

@@ -39,7 +39,7 @@ from mcp.shared.exceptions import MCPError
 
 from .._engine import Engine, default_engine
 from .._errors import EngineError, Issue, SchemaRejected, UnknownTool, ValidationFailed
-from .._mcp import invalid_arguments_result
+from .._mcp import compile_elicitation, invalid_arguments_result
 from ._catalog import ABSENT, REFRESH_INTERVAL, ToolCatalog, nonconforming, unavailable
 
 __all__ = [
@@ -286,7 +286,7 @@ class ElicitationForms:
         self.engine = engine if engine is not None else default_engine()
 
     def compile(self, requested_schema: Mapping[str, Any]) -> Any:
-        return self.engine.compile_elicitation(dict(requested_schema))
+        return compile_elicitation(dict(requested_schema), engine=self.engine)
 
     def request(self, message: str, requested_schema: Mapping[str, Any]) -> types.ElicitRequest:
         """An ``elicitation/create`` request, for ``InputRequiredResult.input_requests``."""

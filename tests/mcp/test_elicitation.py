@@ -51,7 +51,7 @@ def sample_answer(schema: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize("entry", FORMS, ids=lambda e: e.get("id", e["source"]))
 def test_corpus_form(eng: engine.Engine, entry: dict[str, Any]) -> None:
     schema = entry["requestedSchema"]
-    form = eng.compile_elicitation(schema)
+    form = engine.compile_elicitation(schema, engine=eng)
     assert isinstance(form, engine.ElicitationForm)
     assert form.fields == tuple(schema["properties"])
     answer = sample_answer(schema)
@@ -136,7 +136,7 @@ VALID = {
     ],
 )
 def test_enum_variants_and_constraints(eng: engine.Engine, field: str, bad: Any) -> None:
-    form = eng.compile_elicitation(ENUM_FORM)
+    form = engine.compile_elicitation(ENUM_FORM, engine=eng)
     assert form.decode_result(json.dumps({"action": "accept", "content": VALID})).content == VALID
     content = {**VALID, field: bad}
     for data in (
@@ -149,7 +149,7 @@ def test_enum_variants_and_constraints(eng: engine.Engine, field: str, bad: Any)
 
 
 def test_valid_values_msgspec_alone_would_refuse(eng: engine.Engine) -> None:
-    form = eng.compile_elicitation(ENUM_FORM)
+    form = engine.compile_elicitation(ENUM_FORM, engine=eng)
     # JSON Schema's integer admits 1.0 and 10.0: the typed decode refuses, the general path accepts.
     result = form.decode_result(json.dumps({"action": "accept", "content": {**VALID, "count": 10.0}}))
     assert result.content is not None and result.content["count"] == 10
@@ -179,7 +179,7 @@ def test_valid_values_msgspec_alone_would_refuse(eng: engine.Engine) -> None:
 )
 def test_restricted_shape(eng: engine.Engine, schema: dict[str, Any], offending: str) -> None:
     with pytest.raises(engine.SchemaRejected) as refusal:
-        eng.compile_elicitation(schema)
+        engine.compile_elicitation(schema, engine=eng)
     assert refusal.value.reason == "invalid-schema"
     assert refusal.value.details["property"] == offending
     assert repr(offending) in refusal.value.message
@@ -197,4 +197,4 @@ def test_restricted_shape(eng: engine.Engine, schema: dict[str, Any], offending:
 )
 def test_restricted_root(eng: engine.Engine, schema: Any) -> None:
     with pytest.raises(engine.SchemaRejected):
-        eng.compile_elicitation(schema)
+        engine.compile_elicitation(schema, engine=eng)

@@ -35,33 +35,39 @@ def test_results(eng: engine.Engine, payload: bytes, tool: str) -> None:
         "general": {"type": "array", "uniqueItems": True},
         "none": None,
     }
-    tools = eng.compile_tools([{"name": tool, "inputSchema": {"type": "object"}, "outputSchema": outputs[tool]}])
+    tools = engine.compile_tools(
+        [{"name": tool, "inputSchema": {"type": "object"}, "outputSchema": outputs[tool]}],
+        engine=eng,
+    )
     with pytest.raises((engine.DecodeError, engine.ValidationFailed)):
         tools.validate_result(tool, payload)
 
 
 def test_oversized(eng: engine.Engine) -> None:
     small = engine.Engine(engine.EngineConfig(limits=engine.Limits(max_instance_bytes=64)))
-    tools = small.compile_tools([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}}])
+    tools = engine.compile_tools(
+        [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}}],
+        engine=small,
+    )
     with pytest.raises(engine.DecodeError) as too_large:
         tools.validate_result("t", b'{"content": [], "structuredContent": [' + b"1," * 100 + b"1]}")
     assert too_large.value.reason == "too-large"
-    form = small.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}})
+    form = engine.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}}, engine=small)
     with pytest.raises(engine.DecodeError):
         form.decode_result(b'{"action": "accept", "content": {"a": "' + b"x" * 100 + b'"}}')
 
 
 def test_elicitation_payloads(eng: engine.Engine) -> None:
-    form = eng.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}})
+    form = engine.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}}, engine=eng)
     for payload in (DEEP, b'{"action": "accept", "content": ' + DEEP + b"}", b"null", b'"accept"', b"\xff"):
         with pytest.raises((engine.DecodeError, engine.ValidationFailed)):
             form.decode_result(payload)
 
 
 def test_form_with_names_msgspec_cannot_rename(eng: engine.Engine) -> None:
-    form = eng.compile_elicitation(
+    form = engine.compile_elicitation(
         {"type": "object", "properties": {'say "hi"': {"type": "string"}}, "required": ['say "hi"']}
-    )
+    , engine=eng)
     assert form.decode_result({"action": "accept", "content": {'say "hi"': "hi"}}).content == {'say "hi"': "hi"}
     assert form.decode_result(b'{"action": "accept", "content": {"say \\"hi\\"": "hi"}}').content == {'say "hi"': "hi"}
     with pytest.raises(engine.ValidationFailed):
@@ -69,9 +75,9 @@ def test_form_with_names_msgspec_cannot_rename(eng: engine.Engine) -> None:
 
 
 def test_arguments(eng: engine.Engine) -> None:
-    tools = eng.compile_tools(
+    tools = engine.compile_tools(
         [{"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}]
-    )
+    , engine=eng)
     for payload in (b'{"a": ' + DEEP + b"}", b"{", b"\xff", b"1", b"null"):
         with pytest.raises((engine.DecodeError, engine.ValidationFailed)):
             tools.validate_arguments("t", payload)
@@ -88,7 +94,10 @@ def test_arguments(eng: engine.Engine) -> None:
 )
 def test_result_decode_reasons_match_the_decoder(eng: engine.Engine, payload: bytes, reason: str) -> None:
     # The envelope's parse failures carry the same reasons as CompiledSchema.decode's.
-    tools = eng.compile_tools([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}}])
+    tools = engine.compile_tools(
+        [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}}],
+        engine=eng,
+    )
     with pytest.raises(engine.DecodeError) as info:
         tools.validate_result("t", payload)
     assert info.value.reason == reason

@@ -31,10 +31,10 @@ def eng() -> engine.Engine:
 @pytest.mark.parametrize("path", TOOL_FILES, ids=lambda p: p.name)
 def test_corpus_compiles(eng: engine.Engine, path: Path) -> None:
     tools = json.loads(path.read_text())
-    toolset = eng.compile_tools(tools)
+    toolset = engine.compile_tools(tools, engine=eng)
     # The same from the bytes of a tools/list result and of a whole JSON-RPC response.
-    as_result = eng.compile_tools(json.dumps({"tools": tools}).encode())
-    as_response = eng.compile_tools(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}))
+    as_result = engine.compile_tools(json.dumps({"tools": tools}).encode(), engine=eng)
+    as_response = engine.compile_tools(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}), engine=eng)
     assert list(toolset) == list(as_result) == list(as_response)
     rejected = {name: str(exc.reason) for name, exc in toolset.rejected.items()}
     assert rejected == EXPECTED_REJECTED.get(path.name, {})
@@ -55,7 +55,7 @@ def test_recorded_arguments_and_results(eng: engine.Engine) -> None:
     checked = 0
     for entry in RESULTS:
         tool = {"name": entry["tool"], "inputSchema": {"type": "object"}, "outputSchema": entry["outputSchema"]}
-        toolset = eng.compile_tools([tool])
+        toolset = engine.compile_tools([tool], engine=eng)
         result = entry["result"]
         raw = json.dumps(result).encode()
         from_bytes = toolset.validate_result(entry["tool"], raw)
@@ -76,7 +76,7 @@ def test_recorded_arguments_and_results(eng: engine.Engine) -> None:
 
 
 def _weather_tools(eng: engine.Engine) -> engine.ToolSet:
-    return eng.compile_tools(
+    return engine.compile_tools(
         [
             {
                 "name": "weather",
@@ -91,7 +91,7 @@ def _weather_tools(eng: engine.Engine) -> engine.ToolSet:
             {"name": "anything", "inputSchema": {"type": "object"}, "outputSchema": {"type": ["null", "array"]}},
             {"name": "plain", "inputSchema": {"type": "object"}},
         ]
-    )
+    , engine=eng)
 
 
 def test_arguments(eng: engine.Engine) -> None:
@@ -170,7 +170,7 @@ def test_structured_content_rules(eng: engine.Engine) -> None:
 
 
 def test_input_schema_must_be_an_object_schema(eng: engine.Engine) -> None:
-    tools = eng.compile_tools(
+    tools = engine.compile_tools(
         [
             {"name": "array", "inputSchema": {"type": "array"}},
             {"name": "missing"},
@@ -181,7 +181,7 @@ def test_input_schema_must_be_an_object_schema(eng: engine.Engine) -> None:
             {"name": "bad-output", "inputSchema": {"type": "object"}, "outputSchema": {"type": 12}},
             {"inputSchema": {"type": "object"}},
         ]
-    )
+    , engine=eng)
     assert set(tools) == {"empty", "true"}
     assert tools.rejected["array"].location == "/inputSchema/type"
     assert tools.rejected["bad-output"].details["schema"] == "outputSchema"
@@ -195,15 +195,18 @@ def test_input_schema_must_be_an_object_schema(eng: engine.Engine) -> None:
         tools.validate_arguments("array", {})
     assert rejected.value.reason == "invalid-schema" and "'array'" in rejected.value.message
     strict = engine.Engine(engine.EngineConfig(allow_empty_input_schema=False))
-    refused = strict.compile_tools([{"name": "empty", "inputSchema": {}}, {"name": "true", "inputSchema": True}])
+    refused = engine.compile_tools(
+        [{"name": "empty", "inputSchema": {}}, {"name": "true", "inputSchema": True}],
+        engine=strict,
+    )
     assert set(refused.rejected) == {"empty", "true"} and not len(refused)
 
 
 def test_not_a_tool_list(eng: engine.Engine) -> None:
     with pytest.raises(engine.SchemaRejected):
-        eng.compile_tools({"tools": "none"})
+        engine.compile_tools({"tools": "none"}, engine=eng)
     with pytest.raises(engine.DecodeError):
-        eng.compile_tools(b"[")
+        engine.compile_tools(b"[", engine=eng)
 
 
 @pytest.mark.parametrize("backend", ["auto", "jsonschema-rs"])
@@ -221,9 +224,9 @@ def test_results_through_each_path(backend: str) -> None:
         "open": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
         "allof": {"allOf": [{"type": "object"}], "required": ["n"], "properties": {"n": {"type": "integer"}}},
     }
-    tools = eng.compile_tools(
+    tools = engine.compile_tools(
         [{"name": k, "inputSchema": {"type": "object"}, "outputSchema": v} for k, v in schemas.items()]
-    )
+    , engine=eng)
     if backend == "auto":
         assert tools.tool("closed").output.backend == "msgspec"
         assert tools.tool("open").output.backend == "jsonschema-rs"

@@ -116,7 +116,7 @@ def test_python_objects_that_are_not_json_are_typed_errors(instance: object) -> 
     with pytest.raises(DecodeError) as info:
         engine.Engine().compile(schema).validate(instance)
     assert info.value.reason == "not-json"
-    tools = engine.Engine().compile_tools([{"name": "t", "inputSchema": schema}])
+    tools = engine.compile_tools([{"name": "t", "inputSchema": schema}], engine=engine.Engine())
     if isinstance(instance, dict):
         with pytest.raises(DecodeError):
             tools.validate_arguments("t", instance)
