@@ -13,6 +13,8 @@ from typing import Generic, TypeVar
 import cachetools
 import msgspec
 
+from . import _metrics
+
 __all__ = ["CacheStats", "CompileCache"]
 
 T = TypeVar("T")
@@ -25,9 +27,17 @@ class CacheStats(msgspec.Struct, frozen=True):
     maxsize: int
 
 
+class _LRU(cachetools.LRUCache[bytes, T]):
+    def popitem(self) -> tuple[bytes, T]:
+        item = super().popitem()  # cachetools calls this to make room: an eviction
+        if _metrics.hooks:
+            _metrics.emit(_metrics.CacheEvent("eviction"))
+        return item
+
+
 class CompileCache(Generic[T]):
     def __init__(self, maxsize: int) -> None:
-        self._entries: cachetools.LRUCache[bytes, T] | None = cachetools.LRUCache(maxsize) if maxsize > 0 else None
+        self._entries: cachetools.LRUCache[bytes, T] | None = _LRU(maxsize) if maxsize > 0 else None
         self._maxsize = maxsize
         self._lock = threading.Lock()
         self._inflight: dict[bytes, threading.Lock] = {}
@@ -45,6 +55,8 @@ class CompileCache(Generic[T]):
             value = entries.get(key)
             if value is not None:
                 self._hits += 1
+                if _metrics.hooks:
+                    _metrics.emit(_metrics.CacheEvent("hit"))
                 return value
             key_lock = self._inflight.setdefault(key, threading.Lock())
         with key_lock:
@@ -52,8 +64,12 @@ class CompileCache(Generic[T]):
                 value = entries.get(key)
                 if value is not None:
                     self._hits += 1
+                    if _metrics.hooks:
+                        _metrics.emit(_metrics.CacheEvent("hit"))
                     return value
                 self._misses += 1
+                if _metrics.hooks:
+                    _metrics.emit(_metrics.CacheEvent("miss"))
             try:
                 value = compile()
                 with self._lock:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import _guard as guard
+from . import _metrics
 from ._cache import CacheStats, CompileCache
 from ._compiled import CompiledSchema
 from ._config import EngineConfig
@@ -73,7 +74,10 @@ class Engine:
         schema, size = load_schema(schema, limits)
         resources: Mapping[str, Any] = dict(registry) if registry else {}
         key = fingerprint(schema, resources)
-        return self._cache.get_or_compile(key, lambda: self._compile(schema, resources, key, size))
+        compile = lambda: self._compile(schema, resources, key, size)  # noqa: E731
+        if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
+            compile = _metrics.observed_compile(compile)
+        return self._cache.get_or_compile(key, compile)
 
     def _compile(self, schema: Any, resources: Mapping[str, Any], key: bytes, size: DocumentSize) -> CompiledSchema:
         config = self.config

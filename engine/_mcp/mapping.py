@@ -1,4 +1,4 @@
-"""Engine errors as MCP answers.
+"""Engine errors as MCP answers, and the protocol's rules on what a result or a listing may carry.
 
 Invalid tool arguments are a tool error the model can read and correct (a ``CallToolResult`` with
 ``isError: true``), not a protocol error; an unknown tool is a JSON-RPC invalid-params error
@@ -7,19 +7,27 @@ Invalid tool arguments are a tool error the model can read and correct (a ``Call
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+import msgspec
 
 from .._errors import ValidationFailed
 
-__all__ = ["invalid_arguments_result"]
+__all__ = ["has_text_fallback", "invalid_arguments_result", "older_versions_cannot_list", "text_fallback"]
 
 
-def invalid_arguments_result(error: ValidationFailed, tool: str | None = None) -> dict[str, Any]:
+def invalid_arguments_result(
+    error: ValidationFailed, tool: str | None = None, *, structured_content: bool = True
+) -> dict[str, Any]:
     """The ``CallToolResult`` dict a server returns for arguments that failed validation.
 
-    ``content`` holds one text block a model can act on; ``structuredContent`` the machine-readable
-    details (every issue with its JSON pointers). Results with ``isError: true`` are not checked
-    against the tool's ``outputSchema``.
+    ``content`` holds one text block a model can act on, listing every issue. With
+    ``structured_content=True`` (for a tool that declares no ``outputSchema``),
+    ``structuredContent.error`` carries the machine-readable details. Pass ``False`` for a tool
+    that declares an ``outputSchema``: clients that check ``structuredContent`` even on error
+    results (the TypeScript SDK's ``callTool`` does) would refuse an error object their schema
+    does not describe, and the model would never see the message.
     """
     subject = f"tool {tool!r}" if tool else "the tool"
     lines = [f"Invalid arguments for {subject}:"]
@@ -27,19 +35,98 @@ def invalid_arguments_result(error: ValidationFailed, tool: str | None = None) -
         lines.append(f"- at {issue.instance_path or '(root)'}: {issue.message}")
     if error.truncated:
         lines.append("- (more issues not listed)")
-    issues = [
-        {
-            "instancePath": issue.instance_path,
-            "keywordLocation": issue.keyword_location,
-            "keyword": issue.keyword,
-            "message": issue.message,
-        }
-        for issue in error.issues
-    ]
-    return {
-        "content": [{"type": "text", "text": "\n".join(lines)}],
-        "structuredContent": {
+    result: dict[str, Any] = {"content": [{"type": "text", "text": "\n".join(lines)}], "isError": True}
+    if structured_content:
+        issues = [
+            {
+                "instancePath": issue.instance_path,
+                "keywordLocation": issue.keyword_location,
+                "keyword": issue.keyword,
+                "message": issue.message,
+            }
+            for issue in error.issues
+        ]
+        result["structuredContent"] = {
             "error": {"reason": "invalid-arguments", "tool": tool, "issues": issues, "truncated": error.truncated}
-        },
-        "isError": True,
-    }
+        }
+    return result
+
+
+# --- SEP-2106: structuredContent that is not an object ------------------------------------------
+
+_MAX_FALLBACK_TEXT = 16 * 1024 * 1024  # a text block is parsed only to compare it: bounded
+
+
+def has_text_fallback(content: Sequence[Any], structured: Any) -> bool:
+    """Whether ``content`` has a ``TextContent`` block holding ``structured`` as JSON.
+
+    SEP-2106: a result whose ``structuredContent`` is an array or a primitive must carry the
+    serialized JSON in a text block too, for clients that cannot read non-object structured
+    content. Compared as JSON values, so spacing and key order do not matter."""
+    for block in content:
+        if not isinstance(block, Mapping) or block.get("type") != "text":
+            continue
+        text = block.get("text")
+        if not isinstance(text, str) or len(text) > _MAX_FALLBACK_TEXT:
+            continue
+        try:
+            value = msgspec.json.decode(text)
+        except msgspec.DecodeError:
+            continue
+        if _same_json(value, structured):
+            return True
+    return False
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    # JSON equality: 1 and 1.0 are the same number, true is not 1.
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+def text_fallback(structured: Any) -> dict[str, Any]:
+    """The ``TextContent`` block SEP-2106 asks for: ``structured`` serialized as JSON."""
+    return {"type": "text", "text": msgspec.json.encode(structured).decode()}
+
+
+# --- Listings older protocol versions can read --------------------------------------------------
+
+_OLDER_VERSIONS = "protocol versions before 2026-07-28"
+
+
+def older_versions_cannot_list(tool: Mapping[str, Any]) -> str | None:
+    """Why clients of protocol versions before 2026-07-28 cannot be sent this tool, or ``None``.
+
+    Up to 2025-11-25 a tool's ``outputSchema`` (like its ``inputSchema``) must be an object
+    schema: ``type: "object"`` at the root, ``properties`` a map of schemas, ``required`` a list of
+    strings. SEP-2106 (2026-07-28) allows any schema; a listing that carries such a tool to an older
+    client does not conform, and the official SDK's server refuses to send it at all."""
+    for which in ("inputSchema", "outputSchema"):
+        schema = tool.get(which)
+        if schema is None and which == "outputSchema":
+            continue
+        problem = _not_an_object_schema(schema)
+        if problem is not None:
+            return f"its {which} {problem}, which {_OLDER_VERSIONS} do not allow"
+    return None
+
+
+def _not_an_object_schema(schema: Any) -> str | None:
+    if not isinstance(schema, Mapping):
+        return "is not a JSON object"
+    if schema.get("type") != "object":
+        return 'does not have `type: "object"` at its root'
+    properties = schema.get("properties")
+    if properties is not None and (
+        not isinstance(properties, Mapping) or not all(isinstance(p, (Mapping, bool)) for p in properties.values())
+    ):
+        return "has `properties` that are not a map of schemas"
+    required = schema.get("required")
+    if required is not None and (not isinstance(required, list) or not all(isinstance(r, str) for r in required)):
+        return "has `required` that is not a list of strings"
+    return None

@@ -1,86 +1,274 @@
-"""What both SDK adapters share: the tools a peer advertised, compiled once per listing.
+"""What both SDK adapters share: the tools a peer advertised, compiled once per schema.
 
 SDK-neutral: tool definitions arrive here as plain JSON dicts, errors leave as engine errors, and
 each adapter maps them to what its SDK expects.
+
+- **Only changed schemas compile.** Each listing is compared with the last one, tool by tool: a
+  tool whose ``inputSchema`` and ``outputSchema`` are the same objects or equal values keeps its
+  compiled form; the others compile (through the engine's cache).
+- **Never on the event loop.** :meth:`ToolCatalog.update` compiles in a worker thread, so a server
+  keeps answering while a thousand tools compile; listings that race are applied in the order
+  they were read.
+- **Observable.** One ``engine.refused`` log record and one metrics event per refused schema; one
+  ``engine.invalid`` record and one metrics event per payload that fails (see
+  :mod:`engine.metrics`); a validation event per payload when a hook is installed.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Iterable, Mapping
-from typing import Any
+import time
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
+import anyio.to_thread
+
+from .. import _metrics
 from .._engine import Engine, default_engine
-from .._errors import EngineError, SchemaRejected
-from .._mcp import compile_tools
+from .._errors import EngineError, RejectReason, SchemaRejected, UnknownTool
+from .._mcp import ToolSet, compile_tools
+from .._metrics import Direction, Side
 
-__all__ = ["ABSENT", "REFRESH_INTERVAL", "ToolCatalog", "nonconforming", "unavailable"]
+__all__ = [
+    "ABSENT",
+    "Pending",
+    "REFRESH_INTERVAL",
+    "ReportOnly",
+    "ToolCatalog",
+    "log_invalid",
+    "nonconforming",
+    "observe",
+    "report_only_for",
+    "unavailable",
+]
 
-# A server adapter re-reads its tools when a call names one it does not hold, but at most this often
-# (seconds): a client cannot make the server recompile its tool set on every call by naming tools
-# that do not exist.
+refused_logger = logging.getLogger("engine.refused")
+invalid_logger = logging.getLogger("engine.invalid")
+
+# A server adapter re-reads its tools when a call names one it does not hold, and when the last
+# read is older than this (seconds): a changed schema is picked up within a second, and a client
+# cannot make the server re-read its tool list on every call by naming tools that do not exist.
 REFRESH_INTERVAL = 1.0
 
 ABSENT: Any = object()
 """A tool result without ``structuredContent`` (distinct from ``structuredContent: null``)."""
 
+ReportOnly = bool | Collection[str]
+"""Report-only (shadow) mode: ``True`` for every tool, or the names of the tools it applies to.
+A failure is logged and counted, and the call goes on unchanged."""
+
+T = TypeVar("T")
+
+
+def report_only_for(setting: ReportOnly) -> Callable[[str | None], bool]:
+    if setting is True:
+        return lambda _name: True
+    if setting is False:
+        return lambda _name: False
+    names = frozenset(setting)
+    return lambda name: name in names
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    definition: Mapping[str, Any]
+    toolset: ToolSet
+    refusal: SchemaRejected | None
+    has_output: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A listing read by :meth:`ToolCatalog.plan`, waiting for its compiles."""
+
+    ticket: int
+    listing: dict[str, Mapping[str, Any] | None]
+    changed: list[Mapping[str, Any]]
+    complete: bool
+
+
+def _same_schemas(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    for key in ("inputSchema", "outputSchema"):
+        x, y = a.get(key), b.get(key)
+        if x is not y and x != y:
+            return False
+    return True
+
 
 class ToolCatalog:
-    """The latest tool listing and its compiled tool set.
+    """The latest tool listing, compiled tool by tool.
 
-    ``absorb`` is called with every listing the adapter sees. A complete listing replaces the
-    catalog; a page of a paginated one adds to it. Each listing compiles into one
-    :class:`engine.ToolSet`; schemas already compiled come from the engine's cache, so a listing
-    that repeats the last one costs a fingerprint per schema, not a compile.
+    ``absorb`` (compiles on the calling thread) or ``await update(...)`` (compiles in a worker
+    thread) is called with every listing the adapter sees. A complete listing replaces the
+    catalog; a page of a paginated one adds to it.
     """
 
-    def __init__(self, engine: Engine | None = None) -> None:
+    def __init__(self, engine: Engine | None = None, *, side: Side = "server") -> None:
         self.engine = engine if engine is not None else default_engine()
+        self.side: Side = side
         self._lock = threading.Lock()
-        self._tools: dict[str, dict[str, Any]] = {}
-        self._toolset: Any = compile_tools([], engine=self.engine)
+        self._entries: dict[str, _Entry] = {}
+        self._read = 0  # listings read, in order
+        self._applied = 0  # the newest listing applied
         self.listings = 0
-        """How many listings were absorbed (each compiled the tool set once)."""
+        """How many listings were absorbed."""
+        self.compiled = 0
+        """How many tool definitions were compiled (new or changed ones only)."""
+
+    # --- listings --------------------------------------------------------------------------------
+
+    def plan(self, tools: Iterable[Mapping[str, Any]], *, complete: bool = True) -> Pending:
+        """Read a listing (cheap: a comparison per tool) and note what must compile; the listing
+        takes effect at :meth:`finish`. Listings take effect in the order they were planned."""
+        with self._lock:
+            self._read += 1
+            ticket = self._read
+            current = self._entries
+        listing: dict[str, Mapping[str, Any] | None] = {}  # None: listed twice
+        for tool in tools:
+            name = str(tool["name"])
+            listing[name] = None if name in listing else tool
+        changed = []
+        for tool in listing.values():
+            if tool is None:
+                continue
+            entry = current.get(str(tool["name"]))
+            if entry is None or not _same_schemas(entry.definition, tool):
+                changed.append(tool)
+        return Pending(ticket, listing, changed, complete)
+
+    def _compile(self, changed: list[Mapping[str, Any]]) -> dict[str, _Entry]:
+        compiled: dict[str, _Entry] = {}
+        for tool in changed:
+            name = str(tool["name"])
+            toolset = compile_tools([dict(tool)], engine=self.engine)
+            refusal = toolset.rejected.get(name)
+            compiled[name] = _Entry(tool, toolset, refusal, tool.get("outputSchema") is not None)
+            if refusal is not None:
+                self._report_refusal(name, refusal)
+        return compiled
+
+    def _apply(self, pending: Pending, compiled: dict[str, _Entry]) -> None:
+        with self._lock:
+            self.listings += 1
+            self.compiled += len(compiled)
+            if pending.ticket < self._applied:
+                return  # a newer listing was applied while this one compiled
+            self._applied = pending.ticket
+            entries: dict[str, _Entry] = {} if pending.complete else dict(self._entries)
+            for name, tool in pending.listing.items():
+                if tool is None:
+                    refusal = SchemaRejected(RejectReason.INVALID_SCHEMA, f"tool name {name!r} is listed more than once",
+                                             details={"tool": name})
+                    entries[name] = _Entry({"name": name}, compile_tools([], engine=self.engine), refusal, False)
+                    continue
+                entry = compiled.get(name)
+                if entry is None:
+                    entry = self._entries.get(name)
+                    if entry is None or not _same_schemas(entry.definition, tool):
+                        # planned against an older catalog: compile it now (a cache hit, usually)
+                        entry = self._compile([tool])[name]
+                        self.compiled += 1
+                entries[name] = entry
+            self._entries = entries
 
     def absorb(self, tools: Iterable[Mapping[str, Any]], *, complete: bool = True) -> None:
-        with self._lock:
-            merged: dict[str, dict[str, Any]] = {} if complete else dict(self._tools)
-            for tool in tools:
-                merged[str(tool["name"])] = dict(tool)
-            toolset = compile_tools(list(merged.values()), engine=self.engine)
-            self._tools, self._toolset = merged, toolset
-            self.listings += 1
+        """Take a listing in, compiling new and changed tools on this thread."""
+        pending = self.plan(tools, complete=complete)
+        self._apply(pending, self._compile(pending.changed))
+
+    async def finish(self, pending: Pending) -> None:
+        """Compile what :meth:`plan` found in a worker thread (the event loop keeps serving), then
+        let the listing take effect."""
+        compiled = await anyio.to_thread.run_sync(self._compile, pending.changed) if pending.changed else {}
+        self._apply(pending, compiled)
+
+    async def update(self, tools: Iterable[Mapping[str, Any]], *, complete: bool = True) -> None:
+        """:meth:`plan` then :meth:`finish`: a listing with nothing new costs a comparison per tool."""
+        await self.finish(self.plan(tools, complete=complete))
+
+    def _report_refusal(self, name: str, refusal: SchemaRejected) -> None:
+        schema = refusal.details.get("schema")
+        refused_logger.warning(
+            "tool %r cannot be used: its %s was refused (%s): %s", name, schema or "schema", refusal.reason,
+            refusal.message,
+            extra={"tool": name, "schema": schema, "reason": str(refusal.reason), "side": self.side,
+                   "location": refusal.location},
+        )
+        if _metrics.hooks:
+            _metrics.emit(_metrics.RefusalEvent(tool=name, schema=None if schema is None else str(schema),
+                                                reason=str(refusal.reason), message=refusal.message, side=self.side))
+
+    # --- look-ups --------------------------------------------------------------------------------
 
     def __contains__(self, name: object) -> bool:
-        return name in self._tools
+        return name in self._entries
 
-    @property
-    def toolset(self) -> Any:
-        """The compiled :class:`engine.ToolSet` of the latest listing."""
-        return self._toolset
+    def __len__(self) -> int:
+        return len(self._entries)
 
-    def tool(self, name: str) -> dict[str, Any] | None:
-        return self._tools.get(name)
+    def names(self) -> list[str]:
+        return list(self._entries)
+
+    def tool(self, name: str) -> Mapping[str, Any] | None:
+        """The definition as listed."""
+        entry = self._entries.get(name)
+        return None if entry is None else entry.definition
 
     def rejected(self, name: str) -> SchemaRejected | None:
         """Why the engine refused this tool's schemas, if it did."""
-        return self._toolset.rejected.get(name)
+        entry = self._entries.get(name)
+        return None if entry is None else entry.refusal
+
+    def refusals(self) -> dict[str, SchemaRejected]:
+        """Every refused tool, with the reason."""
+        return {name: e.refusal for name, e in self._entries.items() if e.refusal is not None}
 
     def has_output_schema(self, name: str) -> bool:
-        tool = self._tools.get(name)
-        return tool is not None and tool.get("outputSchema") is not None
+        entry = self._entries.get(name)
+        return entry is not None and entry.has_output
+
+    # --- validation ------------------------------------------------------------------------------
 
     def validate_arguments(self, name: str, arguments: Any) -> Any:
         """Raises ``engine.UnknownTool``, ``engine.SchemaRejected`` or ``engine.ValidationFailed``."""
-        return self._toolset.validate_arguments(name, arguments)
+        entry = self._entries.get(name)
+        if entry is None:
+            raise UnknownTool(name)
+        return entry.toolset.validate_arguments(name, arguments)
 
     def validate_structured(self, name: str, structured: Any) -> None:
         """Check a successful result's ``structuredContent`` (or its absence, :data:`ABSENT`)
         against the tool's ``outputSchema``. Raises like :meth:`validate_arguments`."""
+        entry = self._entries.get(name)
+        if entry is None:
+            raise UnknownTool(name)
         envelope: dict[str, Any] = {"content": [], "isError": False}
         if structured is not ABSENT:
             envelope["structuredContent"] = structured
-        self._toolset.validate_result(name, envelope)
+        entry.toolset.validate_result(name, envelope)
+
+
+def observe(tool: str | None, direction: Direction, side: Side, start: float, valid: bool, enforced: bool) -> None:
+    """Emit one :class:`engine.metrics.ValidationEvent` (call only when ``_metrics.hooks``)."""
+    _metrics.emit(_metrics.ValidationEvent(tool=tool, direction=direction, side=side, valid=valid,
+                                           enforced=enforced, seconds=time.perf_counter() - start))
+
+
+def log_invalid(tool: str | None, direction: Direction, side: Side, error: EngineError, *, enforced: bool) -> None:
+    """One ``engine.invalid`` record per payload that failed: INFO when the peer got an error,
+    WARNING in report-only mode (where nothing else shows it)."""
+    issues = getattr(error, "issues", ())
+    invalid_logger.log(
+        logging.INFO if enforced else logging.WARNING,
+        "%s %s of tool %r: %s%s", "refused" if enforced else "report-only: would refuse", direction, tool,
+        error.message, "" if enforced else " (passed unchanged)",
+        extra={"tool": tool, "direction": direction, "side": side, "enforced": enforced,
+               "reason": str(getattr(error, "reason", "invalid")),
+               "issues": [{"instancePath": i.instance_path, "keyword": i.keyword} for i in issues]},
+    )
 
 
 def unavailable(name: str, refusal: SchemaRejected) -> str:
@@ -91,3 +279,4 @@ def unavailable(name: str, refusal: SchemaRejected) -> str:
 def nonconforming(name: str, error: EngineError) -> str:
     """What a server answers when a tool's result breaks the outputSchema it advertises."""
     return f"Tool {name!r} returned structured content that does not conform to its outputSchema: {error.message}"
+

@@ -1,0 +1,224 @@
+"""Observability: what the engine and its adapters report, and the hooks that receive it.
+
+Off by default and free when off: the core emits only after reading one module attribute
+(``hooks``, an empty tuple until a hook is installed), and the validation hot path of
+:class:`engine.ToolSet` emits nothing at all; validations are reported by the SDK adapters, which
+know the tool, the direction and the side.
+
+A hook is a plain callable taking one event. It runs on the thread that produced the event
+(compiles run in worker threads), so it must be quick and thread-safe; an exception it raises is
+logged on ``engine.metrics`` and never reaches the caller.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Literal, TypeVar
+
+__all__ = [
+    "CacheEvent",
+    "CompileEvent",
+    "Direction",
+    "Event",
+    "Hook",
+    "Recorder",
+    "RefusalEvent",
+    "Side",
+    "Snapshot",
+    "ValidationEvent",
+    "add_hook",
+    "emit",
+    "hooked",
+    "remove_hook",
+]
+
+logger = logging.getLogger("engine.metrics")
+
+Direction = Literal["arguments", "result", "elicitation"]
+"""What was validated: a tool call's arguments, a tool result's ``structuredContent``, or an
+elicitation answer."""
+
+Side = Literal["server", "client"]
+"""Which peer validated it."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompileEvent:
+    """One schema compiled (a cache miss), or refused while compiling."""
+
+    seconds: float
+    backend: str | None
+    """The backend that compiled it; ``None`` when it was refused."""
+    reason: str | None
+    """The refusal reason (``remote-ref``, ``limit-exceeded``, ...); ``None`` when it compiled."""
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEvent:
+    """A compile-cache look-up (``hit`` / ``miss``) or an entry pushed out (``eviction``)."""
+
+    outcome: Literal["hit", "miss", "eviction"]
+
+
+@dataclass(frozen=True, slots=True)
+class RefusalEvent:
+    """A tool's (or an elicitation form's) schema refused: the tool cannot be used."""
+
+    tool: str | None
+    schema: str | None
+    """``inputSchema``, ``outputSchema`` or ``requestedSchema``."""
+    reason: str
+    message: str
+    side: Side
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationEvent:
+    """One payload validated by an adapter."""
+
+    tool: str | None
+    """The tool; ``None`` for an elicitation answer outside a tool call."""
+    direction: Direction
+    side: Side
+    valid: bool
+    enforced: bool
+    """``False`` in report-only mode: a failure was logged and counted, and the payload passed."""
+    seconds: float
+
+
+Event = CompileEvent | CacheEvent | RefusalEvent | ValidationEvent
+Hook = Callable[[Event], None]
+
+hooks: tuple[Hook, ...] = ()
+"""The installed hooks. Read, never assigned, outside this module: :func:`add_hook` replaces it."""
+
+_lock = threading.Lock()
+
+
+def add_hook(hook: Hook) -> None:
+    """Install ``hook`` for every engine in the process (installing it twice is a no-op)."""
+    global hooks
+    with _lock:
+        if hook not in hooks:
+            hooks = (*hooks, hook)
+
+
+def remove_hook(hook: Hook) -> None:
+    """Uninstall ``hook`` (a hook that is not installed is ignored)."""
+    global hooks
+    with _lock:
+        hooks = tuple(h for h in hooks if h is not hook)
+
+
+H = TypeVar("H", bound=Hook)
+T = TypeVar("T")
+
+
+@contextmanager
+def hooked(hook: H) -> Iterator[H]:
+    """``with hooked(Recorder()) as recorder: ...``: the hook installed for the block only."""
+    add_hook(hook)
+    try:
+        yield hook
+    finally:
+        remove_hook(hook)
+
+
+def emit(event: Event) -> None:
+    """Hand ``event`` to every hook. Callers check ``hooks`` first, so nothing is built when off."""
+    for hook in hooks:
+        try:
+            hook(event)
+        except Exception:  # a broken exporter must not break validation
+            logger.exception("metrics hook %r raised on %r", hook, event)
+
+
+def observed_compile(compile: Callable[[], T]) -> Callable[[], T]:
+    """``compile`` timed, its outcome emitted as a :class:`CompileEvent` (only used when hooked)."""
+
+    def run() -> T:
+        start = time.perf_counter()
+        try:
+            value = compile()
+        except Exception as exc:
+            emit(CompileEvent(seconds=time.perf_counter() - start, backend=None,
+                              reason=str(getattr(exc, "reason", type(exc).__name__))))
+            raise
+        emit(CompileEvent(seconds=time.perf_counter() - start, backend=getattr(value, "backend", None), reason=None))
+        return value
+
+    return run
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Counts and total seconds, as :class:`Recorder` saw them."""
+
+    compiles: int
+    compile_seconds: float
+    compile_refusals: dict[str, int]
+    cache: dict[str, int]
+    refusals: dict[tuple[str | None, str | None, str], int]
+    """(tool, schema, reason) -> count."""
+    validations: dict[tuple[str | None, str, str, str], int]
+    """(tool, direction, side, outcome) -> count, outcome one of ``valid``, ``invalid``,
+    ``invalid-reported`` (report-only: logged, counted, passed)."""
+    validation_seconds: dict[str, float]
+    """direction -> total seconds spent validating."""
+
+    def failures(self, *, direction: str | None = None, tool: str | None = None) -> int:
+        """Invalid payloads (enforced or reported), filtered by direction and tool when given."""
+        return sum(
+            n for (t, d, _side, outcome), n in self.validations.items()
+            if outcome != "valid" and (direction is None or d == direction) and (tool is None or t == tool)
+        )
+
+
+@dataclass
+class Recorder:
+    """A hook that keeps counters in memory: ``engine.metrics.add_hook(recorder)``, then
+    ``recorder.snapshot()``. Thread-safe."""
+
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _compiles: int = 0
+    _compile_seconds: float = 0.0
+    _compile_refusals: Counter[str] = field(default_factory=Counter)
+    _cache: Counter[str] = field(default_factory=Counter)
+    _refusals: Counter[tuple[str | None, str | None, str]] = field(default_factory=Counter)
+    _validations: Counter[tuple[str | None, str, str, str]] = field(default_factory=Counter)
+    _validation_seconds: Counter[str] = field(default_factory=Counter)
+
+    def __call__(self, event: Event) -> None:
+        with self._lock:
+            if isinstance(event, ValidationEvent):
+                outcome = "valid" if event.valid else ("invalid" if event.enforced else "invalid-reported")
+                self._validations[(event.tool, event.direction, event.side, outcome)] += 1
+                self._validation_seconds[event.direction] += event.seconds
+            elif isinstance(event, CacheEvent):
+                self._cache[event.outcome] += 1
+            elif isinstance(event, CompileEvent):
+                if event.reason is None:
+                    self._compiles += 1
+                else:
+                    self._compile_refusals[event.reason] += 1
+                self._compile_seconds += event.seconds
+            elif isinstance(event, RefusalEvent):
+                self._refusals[(event.tool, event.schema, event.reason)] += 1
+
+    def snapshot(self) -> Snapshot:
+        with self._lock:
+            return Snapshot(
+                compiles=self._compiles,
+                compile_seconds=self._compile_seconds,
+                compile_refusals=dict(self._compile_refusals),
+                cache=dict(self._cache),
+                refusals=dict(self._refusals),
+                validations=dict(self._validations),
+                validation_seconds=dict(self._validation_seconds),
+            )
