@@ -95,8 +95,12 @@ def build_server(
     middleware: Any = None,
     extra: Mapping[str, tuple[Any, Handler]] | None = None,
     name: str = "engine-replay",
+    validation: Any = None,
 ) -> Any:
-    """A low-level SDK ``Server`` replaying ``tools``; ``extra`` adds (Tool, handler) pairs by name."""
+    """A low-level SDK ``Server`` replaying ``tools``; ``extra`` adds (Tool, handler) pairs by name.
+
+    ``validation`` (a ``ToolValidation``) is installed on the server's handlers; ``middleware`` is
+    appended to its middleware chain."""
     import mcp_types as types
     from mcp.server import Server
 
@@ -108,7 +112,10 @@ def build_server(
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         # Before 2026-07-28, structuredContent (and so outputSchema) had to be an object: older
-        # sessions are not shown the tools that return arrays or primitives.
+        # sessions are not shown the tools that return arrays or primitives (an installed
+        # ToolValidation does that by itself).
+        if validation is not None:
+            return types.ListToolsResult(tools=listed)
         return types.ListToolsResult(tools=listed if ctx.protocol_version >= "2026" else legacy)
 
     async def call_tool(ctx: Any, params: Any) -> Any:
@@ -124,6 +131,8 @@ def build_server(
     server = Server(name, on_list_tools=list_tools, on_call_tool=call_tool)
     if middleware is not None:
         server.middleware.append(middleware)
+    if validation is not None:
+        validation.install(server)
     return server
 
 

@@ -17,7 +17,12 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 import engine  # noqa: E402
 from engine.adapters._catalog import REFRESH_INTERVAL, ToolCatalog  # noqa: E402
-from engine.adapters.mcp_sdk import EngineClientSession, ToolValidation, tool_definition  # noqa: E402
+from engine.adapters.mcp_sdk import (  # noqa: E402
+    EngineClientSession,
+    InvalidToolResult,
+    ToolValidation,
+    tool_definition,
+)
 
 
 def test_tool_definition_keeps_nulls_inside_schemas() -> None:
@@ -37,19 +42,35 @@ def test_catalog_pages_add_and_complete_listings_replace() -> None:
         catalog.validate_arguments("a", {})
 
 
-def test_upgrade_refuses_a_session_subclass() -> None:
+def test_upgrade_keeps_a_session_subclass_hooks_in_front() -> None:
+    seen: list[str] = []
+
     class Custom(ClientSession):
-        pass
+        async def validate_tool_result(self, name: str, result: types.CallToolResult) -> None:
+            seen.append(name)
+            if name != "skipped":
+                await super().validate_tool_result(name, result)
 
     send, receive = anyio.create_memory_object_stream(1)
     try:
         session = Custom(receive, send)
-        with pytest.raises(TypeError, match="plain ClientSession"):
-            EngineClientSession.upgrade(session)
+        upgraded = EngineClientSession.upgrade(session, engine.Engine())
+        assert upgraded is session and isinstance(session, Custom) and isinstance(session, EngineClientSession)
+        assert type(session).__mro__.index(Custom) < type(session).__mro__.index(EngineClientSession)
+        upgraded._engine_catalog.absorb([{"name": "t", "inputSchema": {"type": "object"},
+                                          "outputSchema": {"type": "object", "required": ["a"]}}])
+
+        async def main() -> None:
+            bad = types.CallToolResult(content=[], structured_content={})
+            with pytest.raises(InvalidToolResult):
+                await session.validate_tool_result("t", bad)
+            await session.validate_tool_result("skipped", bad)  # the subclass decided not to check
+
+        asyncio.run(main())
+        assert seen == ["t", "skipped"]
         plain = ClientSession(receive, send)
-        upgraded = EngineClientSession.upgrade(plain, engine.Engine())
-        assert upgraded is plain and isinstance(plain, EngineClientSession)
-        assert plain.engine_tools.listings == 0
+        assert type(EngineClientSession.upgrade(plain)) is EngineClientSession
+        assert EngineClientSession.upgrade(plain) is plain  # upgrading twice changes nothing
     finally:
         send.close()
         receive.close()
@@ -74,9 +95,10 @@ def test_server_fails_closed_on_its_own_refused_schema() -> None:
 
     async def main() -> None:
         refused = await middleware(context("tools/call", {"name": "remote", "arguments": {"x": 1}}), handler)
-        assert refused.is_error and "remote-ref" in refused.content[0].text
+        assert refused["isError"] and "remote-ref" in refused["content"][0]["text"]
         invalid = await middleware(context("tools/call", {"name": "fine", "arguments": {}}), handler)
-        assert invalid.is_error and invalid.structured_content["error"]["issues"][0]["keyword"] == "required"
+        assert invalid["isError"] and invalid["structuredContent"]["error"]["issues"][0]["keyword"] == "required"
+        assert invalid["resultType"] == "complete"  # a 2026-07-28 answer, shaped as the SDK shapes one
         ok = await middleware(context("tools/call", {"name": "fine", "arguments": {"q": 1}}), handler)
         assert not ok.is_error
         with pytest.raises(MCPError) as info:
@@ -84,8 +106,8 @@ def test_server_fails_closed_on_its_own_refused_schema() -> None:
         assert info.value.code == -32602 and info.value.data["tool"] == "ghost"
         # Arguments that are a JSON text rather than an object are never decoded into valid ones.
         text = await middleware(context("tools/call", {"name": "fine", "arguments": '{"q": 1}'}), handler)
-        assert text.is_error
-        assert text.structured_content["error"]["issues"][0]["message"] == "arguments must be an object"
+        assert text["isError"]
+        assert text["structuredContent"]["error"]["issues"][0]["message"] == "arguments must be an object"
 
     asyncio.run(main())
     assert reached == ["fine"]
@@ -107,7 +129,7 @@ def test_server_reads_its_source_again_for_a_tool_added_since() -> None:
         advertised.append(types.Tool(name="late", input_schema={"type": "object", "required": ["a"]}))
         middleware._refreshed_at -= REFRESH_INTERVAL  # as if a second had passed
         result = await middleware(context("tools/call", {"name": "late", "arguments": {}}), handler)
-        assert result.is_error and result.structured_content["error"]["tool"] == "late"
+        assert result["isError"] and result["structuredContent"]["error"]["tool"] == "late"
         assert middleware.catalog.listings == 2
         # Unknown names right after do not re-read the source.
         for _ in range(5):

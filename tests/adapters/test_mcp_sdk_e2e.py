@@ -42,6 +42,8 @@ DRIFTING = types.Tool(name="drifting_weather", input_schema={"type": "object"},
                       output_schema={"type": "object", "properties": {"temperature": {"type": "number"}},
                                      "required": ["temperature"]})
 SIGN_UP = types.Tool(name="sign_up", input_schema={"type": "object"})
+ECHO = types.Tool(name="echo", input_schema={"type": "object", "properties": {"text": {"type": "string"}},
+                                             "required": ["text"]})
 LEGACY_SIGN_UP = types.Tool(name="legacy_sign_up", input_schema={"type": "object"})
 
 
@@ -96,7 +98,12 @@ def extra_tools(recorder: Recorder, forms: ElicitationForms) -> dict[str, Any]:
                                         is_error=True)
         return types.CallToolResult(content=[], structured_content={"action": answer.action, "content": answer.content})
 
+    async def echo(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        recorder.calls.append((params.name, params.arguments))
+        return types.CallToolResult(content=[types.TextContent(type="text", text=str(params.arguments))])
+
     return {
+        "echo": (ECHO, echo),
         "count_words": (PRIMITIVE, count_words),
         "drifting_weather": (DRIFTING, drifting),
         "sign_up": (SIGN_UP, sign_up),
@@ -105,8 +112,8 @@ def extra_tools(recorder: Recorder, forms: ElicitationForms) -> dict[str, Any]:
 
 
 class Stack:
-    def __init__(self, url: str, eng: engine.Engine, recorder: Recorder, middleware: ToolValidation) -> None:
-        self.url, self.engine, self.recorder, self.middleware = url, eng, recorder, middleware
+    def __init__(self, url: str, eng: engine.Engine, recorder: Recorder, validation: ToolValidation) -> None:
+        self.url, self.engine, self.recorder, self.validation = url, eng, recorder, validation
 
 
 TOOLS = load_replay_tools()
@@ -118,10 +125,9 @@ def stack() -> Iterator[Stack]:
     recorder = Recorder()
     forms = ElicitationForms(eng)
     extra = extra_tools(recorder, forms)
-    advertised = [t.definition for t in TOOLS] + [tool for tool, _ in extra.values()]
-    middleware = ToolValidation(advertised, engine=eng)
-    with serve(build_server(TOOLS, middleware=middleware, extra=extra)) as url:
-        yield Stack(url, eng, recorder, middleware)
+    validation = ToolValidation(engine=eng)  # reads the server's own tools/list handler
+    with serve(build_server(TOOLS, validation=validation, extra=extra)) as url:
+        yield Stack(url, eng, recorder, validation)
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +158,7 @@ def test_every_recorded_call_round_trips(stack: Stack) -> None:
             listing = await client.list_tools()
             assert {t.name for t in TOOLS} <= {t.name for t in listing.tools}
             catalog = client.session.engine_tools
-            assert catalog.listings == 1 and catalog.toolset.rejected == {}
+            assert catalog.listings == 1 and catalog.refusals() == {}
             for tool in TOOLS:
                 for arguments in tool.calls:
                     expected = tool.results[json.dumps(arguments, sort_keys=True, separators=(",", ":"))]
@@ -189,10 +195,16 @@ def test_invalid_arguments_become_is_error_results_and_never_reach_the_tool(stac
             before = len(stack.recorder.calls)
             result = await client.call_tool("count_words", {"text": 42, "extra": True})
             assert result.is_error
-            error = result.structured_content["error"]
-            assert error["reason"] == "invalid-arguments" and error["tool"] == "count_words"
-            assert {issue["instancePath"] for issue in error["issues"]} == {"/text", ""}  # wrong type, extra property
-            assert "Invalid arguments" in result.content[0].text
+            # count_words declares an outputSchema: an error object would contradict it, so the
+            # issues are in the text only.
+            assert result.structured_content is None
+            text = result.content[0].text
+            assert "Invalid arguments for tool 'count_words'" in text
+            assert "- at /text:" in text and "- at (root):" in text  # wrong type, extra property
+            echo = await client.call_tool("echo", {"text": 1})  # no outputSchema: the details, structured
+            error = echo.structured_content["error"]
+            assert error["reason"] == "invalid-arguments" and error["tool"] == "echo"
+            assert [issue["instancePath"] for issue in error["issues"]] == ["/text"]
             weather = await client.call_tool("get-structured-content", {"location": 7})
             assert weather.is_error
             assert len(stack.recorder.calls) == before  # the handler never ran
