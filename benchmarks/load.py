@@ -139,9 +139,15 @@ def build_server(
 @contextlib.contextmanager
 def serve(server: Any) -> Iterator[str]:
     """Serve ``server`` over streamable HTTP on 127.0.0.1 (a free port) in a thread; yields its URL."""
+    with serve_app(server.streamable_http_app(host="127.0.0.1")) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serve_app(app: Any, path: str = "/mcp") -> Iterator[str]:
+    """Serve an ASGI app on 127.0.0.1 (a free port) in a thread; yields the URL of ``path``."""
     import uvicorn
 
-    app = server.streamable_http_app(host="127.0.0.1")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
@@ -156,7 +162,7 @@ def serve(server: Any) -> Iterator[str]:
             raise RuntimeError("the local MCP server did not start")
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}{path}"
     finally:
         http.should_exit = True
         thread.join(timeout=10)

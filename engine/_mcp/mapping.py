@@ -103,7 +103,7 @@ def older_versions_cannot_list(tool: Mapping[str, Any]) -> str | None:
     """Why clients of protocol versions before 2026-07-28 cannot be sent this tool, or ``None``.
 
     Up to 2025-11-25 a tool's ``outputSchema`` (like its ``inputSchema``) must be an object
-    schema: ``type: "object"`` at the root, ``properties`` a map of schemas, ``required`` a list of
+    schema: ``type: "object"`` at the root, ``properties`` an object, ``required`` a list of
     strings. SEP-2106 (2026-07-28) allows any schema; a listing that carries such a tool to an older
     client does not conform, and the official SDK's server refuses to send it at all."""
     for which in ("inputSchema", "outputSchema"):
@@ -122,10 +122,8 @@ def _not_an_object_schema(schema: Any) -> str | None:
     if schema.get("type") != "object":
         return 'does not have `type: "object"` at its root'
     properties = schema.get("properties")
-    if properties is not None and (
-        not isinstance(properties, Mapping) or not all(isinstance(p, (Mapping, bool)) for p in properties.values())
-    ):
-        return "has `properties` that are not a map of schemas"
+    if properties is not None and not isinstance(properties, Mapping):
+        return "has `properties` that is not an object"
     required = schema.get("required")
     if required is not None and (not isinstance(required, list) or not all(isinstance(r, str) for r in required)):
         return "has `required` that is not a list of strings"

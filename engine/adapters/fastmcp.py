@@ -38,6 +38,7 @@ from .. import _metrics
 from .._engine import Engine
 from .._errors import SchemaRejected, UnknownTool, ValidationFailed
 from .._mcp import ElicitResult, compile_elicitation, invalid_arguments_result
+from .._mcp.mapping import older_versions_cannot_list
 from ._catalog import (
     ABSENT,
     REFRESH_INTERVAL,
@@ -87,6 +88,7 @@ class EngineValidation(Middleware):
         self.refresh_interval = refresh_interval
         self._report_only = report_only_for(report_only)
         self._listed_at: float | None = None
+        self._hidden_from_older: set[str] = set()
 
     async def warm_up(self, server: Any) -> None:
         """Compile ``server``'s tools now (before serving, and before forking workers)."""
@@ -100,7 +102,20 @@ class EngineValidation(Middleware):
         tools = await call_next(context)
         # Merged, never taken as the whole list: a listing may be scoped to the caller.
         await self.catalog.update((tool_definition(t) for t in _highest(tools)), complete=False)
-        return tools
+        version = _protocol_version(context)
+        if version is None or version in MODERN_PROTOCOL_VERSIONS:
+            return tools
+        kept = []
+        for tool in tools:
+            why = older_versions_cannot_list(tool_definition(tool))
+            if why is None:
+                kept.append(tool)
+            elif tool.name not in self._hidden_from_older:
+                self._hidden_from_older.add(tool.name)
+                logger.warning("tool %r is left out of tools/list for clients before 2026-07-28 (this one "
+                               "negotiated %s): %s", tool.name, version, why,
+                               extra={"tool": tool.name, "protocol_version": version})
+        return kept
 
     async def _read(self, server: Any) -> None:
         self._listed_at = time.monotonic()
@@ -179,6 +194,13 @@ class EngineValidation(Middleware):
                 # names re-read at most once a second, so they cannot force a re-read per call).
                 await self._read(server)
         return self.catalog
+
+
+def _protocol_version(context: MiddlewareContext[Any]) -> str | None:
+    ctx = context.fastmcp_context
+    rc = ctx.request_context if ctx is not None else None
+    version = getattr(rc, "protocol_version", None)
+    return version if isinstance(version, str) else None
 
 
 def _highest(tools: Sequence[Tool]) -> list[Tool]:
