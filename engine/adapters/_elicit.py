@@ -42,7 +42,7 @@ class InputRequired(Exception):  # noqa: N818 - it is a request, not an error
     returns ``exc.result``."""
 
     def __init__(self, result: dict[str, Any]) -> None:
-        super().__init__("the client must answer an elicitation first (InputRequiredResult)")
+        Exception.__init__(self, "the client must answer an elicitation first (InputRequiredResult)")
         self.result = result
 
 

@@ -50,8 +50,9 @@ from ._catalog import (
     report_only_for,
     unavailable,
 )
-from ._elicit import InputRequired, ask
-from .mcp_sdk import EngineClientSession
+from . import _elicit
+from ._elicit import ask
+from .mcp_sdk import EngineClientSession, InputRequired
 
 __all__ = ["EngineValidation", "InputRequired", "elicit", "tool_definition", "validate_results"]
 
@@ -154,7 +155,7 @@ class EngineValidation(Middleware):
 
         try:
             result = await call_next(context)
-        except InputRequired as request:
+        except _elicit.InputRequired as request:
             return InputRequiredToolResult(types.InputRequiredResult.model_validate(request.result))
         if not self.validate_results or result.is_error or not catalog.has_output_schema(name) or rejected:
             return result
@@ -245,7 +246,7 @@ class _FastMCPInputRequired(InputRequired, FastMCPError):
 
     def __init__(self, result: dict[str, Any]) -> None:
         InputRequired.__init__(self, result)
-        self.log_level = logging.DEBUG
+        self.log_level = logging.DEBUG  # FastMCP logs its errors at this level on the way through
 
 
 async def elicit(
@@ -275,7 +276,5 @@ async def elicit(
             send=lambda: ctx.session.elicit_form(message, dict(requested_schema), related_request_id=request_id),
             tool=None,
         )
-    except InputRequired as request:
-        if isinstance(request, FastMCPError):
-            raise
+    except _elicit.InputRequired as request:
         raise _FastMCPInputRequired(request.result) from None

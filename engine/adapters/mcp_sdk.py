@@ -55,7 +55,8 @@ from ._catalog import (
     report_only_for,
     unavailable,
 )
-from ._elicit import InputRequired, ask
+from . import _elicit
+from ._elicit import ask
 
 __all__ = [
     "ElicitationForms",
@@ -344,7 +345,7 @@ class ToolValidation:
                 return answer
             try:
                 result = await call_handler(ctx, params)
-            except InputRequired as request:
+            except _elicit.InputRequired as request:
                 return types.InputRequiredResult.model_validate(request.result)
             return self._after(ctx, params.name, result)
 
@@ -525,7 +526,7 @@ class ToolValidation:
             return self._shape(ctx, answer)
         try:
             result = await call_next(ctx)
-        except InputRequired as request:
+        except _elicit.InputRequired as request:
             return self._shape(ctx, types.InputRequiredResult.model_validate(request.result))
         return self._after(ctx, name, result)
 
@@ -544,6 +545,21 @@ class ToolValidation:
                 meta.setdefault(types.SERVER_INFO_META_KEY, self._server.server_info_stamp)
                 dumped["_meta"] = meta
         return dumped
+
+
+class InputRequired(_elicit.InputRequired, MCPError):
+    """Raised by :func:`elicit` on a 2026-07-28 session when the answer is not there yet.
+
+    An installed :class:`ToolValidation` answers the call with :attr:`result` (an
+    ``InputRequiredResult``); a handler running without it catches this and returns
+    ``types.InputRequiredResult.model_validate(exc.result)``. Left uncaught, it reaches the client
+    as a JSON-RPC error saying so (it is an ``MCPError``, which ``MCPServer`` passes through)."""
+
+    def __init__(self, result: dict[str, Any]) -> None:
+        _elicit.InputRequired.__init__(self, result)
+        MCPError.__init__(self, code=types.INTERNAL_ERROR,
+                          message="the tool asked for input (InputRequiredResult) but no engine adapter "
+                                  "answered with it: install ToolValidation on the server")
 
 
 def _is_input_required(result: Mapping[str, Any]) -> bool:
@@ -599,7 +615,7 @@ class ElicitationForms:
 
 
 async def elicit(
-    ctx: ServerRequestContext[Any, Any] | ServerSession,
+    ctx: ServerRequestContext[Any, Any] | ServerSession | Any,
     message: str,
     requested_schema: Mapping[str, Any],
     *,
@@ -609,7 +625,7 @@ async def elicit(
 ) -> ElicitResult:
     """Ask the client for input inside a tool handler; the answer comes back validated.
 
-    ``ctx`` is the handler's context. On a session of protocol 2025-11-25 or earlier the client is
+    ``ctx`` is the handler's context (a low-level handler's, or ``MCPServer``'s ``Context``). On a session of protocol 2025-11-25 or earlier the client is
     sent ``elicitation/create`` and the call waits for the answer. On 2026-07-28 the first call
     raises :class:`InputRequired` (the tool's answer is an ``InputRequiredResult``; an installed
     :class:`ToolValidation` returns it for you) and the client's retry finds the answer here:
@@ -620,6 +636,27 @@ async def elicit(
     Passing ``ctx.session`` instead of ``ctx`` still works on handshake-era sessions only.
     """
     form = compile_elicitation(dict(requested_schema), engine=engine)
+    if not isinstance(ctx, (ServerRequestContext, ServerSession)):
+        inner = getattr(ctx, "request_context", None)  # MCPServer's Context
+        if not isinstance(inner, ServerRequestContext):
+            raise TypeError(f"elicit takes the handler's context, not {type(ctx).__name__}")
+        ctx = inner
+    try:
+        return await _elicit_on(ctx, form, message, requested_schema, key, related_request_id)
+    except _elicit.InputRequired as request:
+        if isinstance(request, InputRequired):
+            raise
+        raise InputRequired(request.result) from None
+
+
+async def _elicit_on(
+    ctx: ServerRequestContext[Any, Any] | ServerSession,
+    form: ElicitationForm,
+    message: str,
+    requested_schema: Mapping[str, Any],
+    key: str,
+    related_request_id: types.RequestId | None,
+) -> ElicitResult:
     if isinstance(ctx, ServerRequestContext):
         params = ctx.params or {}
         session = ctx.session
