@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import nox
 
 nox.options.sessions = ["tests"]
@@ -12,6 +14,9 @@ nox.options.reuse_existing_virtualenvs = True
 def tests(session: nox.Session) -> None:
     """Install the package with every backend and run the whole test suite."""
     session.install("-e", ".[test]")
+    if shutil.which("npm"):  # the MCP TypeScript SDK's client, for the adapters' interoperability tests
+        session.run("npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
+                    "--prefix", "tests/adapters/typescript", external=True)
     session.run("python", "-m", "pytest", *session.posargs)
 
 
