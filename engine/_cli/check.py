@@ -13,6 +13,7 @@ from .._config import EngineConfig
 from .._engine import Engine
 from .._errors import EngineError, SchemaRejected
 from .._mcp import compile_tools
+from .._mcp.mapping import older_versions_cannot_list
 from .input import EXIT_OK, EXIT_REFUSED, Target, read_json, targets
 
 __all__ = ["check_schema", "guard_facts", "guard_measurements", "print_json", "run_check"]
@@ -98,7 +99,11 @@ def run_check(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO) -
     for target in found:
         progress.step(target.name)
         schemas = {key: check_schema(eng, key, schema) for key, schema in target.schemas.items()}
-        reports.append({"name": target.name, "schemas": schemas})
+        report: dict[str, Any] = {"name": target.name, "schemas": schemas}
+        # Clients before protocol 2026-07-28 cannot be sent this tool (an outputSchema that is not an object).
+        if target.tool is not None and (older := older_versions_cannot_list(target.tool)) is not None:
+            report["older_protocol_versions"] = older
+        reports.append(report)
     progress.done()
     extra = _mcp_refusals(eng, found)
     for report in reports:
@@ -121,6 +126,7 @@ def run_check(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO) -
         "tools": len(reports),
         "refused": len(refused),
         "reasons": _count_reasons(reports),
+        "unlistable_before_2026_07_28": [r["name"] for r in reports if "older_protocol_versions" in r],
         "config": {"backend": eng.config.backend, "default_dialect": eng.config.default_dialect,
                    "formats": eng.config.formats, "regex": eng.config.regex},
         "limits": msgspec.to_builtins(eng.config.limits),
@@ -148,6 +154,8 @@ def _print_check(reports: list[dict[str, Any]], summary: dict[str, Any], out: Te
     for report in reports:
         mark = "ok     " if report["status"] == "ok" else "REFUSED"
         out.write(f"\n{mark} {report['name']}\n")
+        if "older_protocol_versions" in report:
+            out.write(f"  not listed to clients before 2026-07-28: {report['older_protocol_versions']}\n")
         for key, slot in report["schemas"].items():
             if slot["status"] == "refused":
                 r = slot["refusal"]
@@ -173,6 +181,9 @@ def _print_check(reports: list[dict[str, Any]], summary: dict[str, Any], out: Te
         out.write(f"{summary['refused']} of {summary['tools']} refused ({reasons}).\n")
     else:
         out.write(f"All {summary['tools']} accepted.\n")
+    if summary["unlistable_before_2026_07_28"]:
+        names = summary["unlistable_before_2026_07_28"]
+        out.write(f"{len(names)} cannot be listed to clients before protocol 2026-07-28: {', '.join(names)}.\n")
 
 
 class Progress:

@@ -11,10 +11,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
-from .._errors import ValidationFailed
+from .._errors import Issue, ValidationFailed
+from .envelope import CallToolResult
 
-__all__ = ["has_text_fallback", "invalid_arguments_result", "older_versions_cannot_list", "text_fallback"]
+__all__ = [
+    "has_text_fallback",
+    "invalid_arguments_result",
+    "older_versions_cannot_list",
+    "text_fallback",
+    "with_text_fallback",
+]
 
 
 def invalid_arguments_result(
@@ -87,6 +95,21 @@ def _same_json(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
     return bool(a == b)
+
+
+def with_text_fallback(result: CallToolResult) -> CallToolResult:
+    """``result``, or :class:`ValidationFailed` (at ``/content``) when its ``structuredContent`` is
+    an array or a primitive without the SEP-2106 text block. Error results are not checked."""
+    structured = result.structured_content
+    if result.is_error or structured is UNSET or isinstance(structured, dict):
+        return result
+    if not has_text_fallback(result.content, structured):
+        raise ValidationFailed([Issue(
+            instance_path="/content", keyword_location="", keyword="content",
+            message="structuredContent is not an object, so the result must also carry it as JSON in a "
+                    "TextContent block (SEP-2106), for clients that cannot read it",
+        )])
+    return result
 
 
 def text_fallback(structured: Any) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from .._errors import Issue, RejectReason, SchemaRejected, UnknownTool, Validati
 from ..backends._contract import SchemaSource
 from ..backends._msgspec_translation import translate
 from .envelope import CallToolResult, decode_envelope, envelope_failure, envelope_from_dict, typed_envelope_decoder
+from .mapping import with_text_fallback
 
 __all__ = ["CompiledTool", "ToolSet", "compile_tools"]
 
@@ -128,7 +129,7 @@ class ToolSet:
             )
         return value
 
-    def validate_result(self, name: str, result: Any) -> CallToolResult:
+    def validate_result(self, name: str, result: Any, *, require_text_fallback: bool = False) -> CallToolResult:
         """A ``CallToolResult`` (dict, JSON bytes, or a JSON-RPC response carrying one) decoded and
         checked: ``structuredContent`` against the tool's ``outputSchema`` unless ``isError`` is
         true. A tool with an ``outputSchema`` must return ``structuredContent``.
@@ -137,14 +138,17 @@ class ToolSet:
         there is none) the whole result is decoded in one typed pass; otherwise, or when that pass
         says no, the envelope is decoded with ``structuredContent`` kept raw and the tool's compiled
         schema decodes that slice and explains any failure. Issues are located under
-        ``/structuredContent``."""
+        ``/structuredContent``.
+
+        ``require_text_fallback=True`` also refuses an array or primitive ``structuredContent``
+        without the ``TextContent`` block holding its JSON that SEP-2106 requires."""
         is_bytes = isinstance(result, (bytes, bytearray, memoryview, str))
         if is_bytes:  # the hot path: one bound reader, one pass
             read = self._fast.get(name)
             if read is not None:
                 envelope = read(result)
                 if envelope is not None:
-                    return envelope
+                    return with_text_fallback(envelope) if require_text_fallback else envelope
         tool = self._tools.get(name)
         if tool is None:
             tool = self.tool(name)  # raises the right error
@@ -176,7 +180,7 @@ class ToolSet:
                 f"tool {name!r} declares an outputSchema, so its result must carry structuredContent",
                 "/structuredContent",
             )
-        return envelope
+        return with_text_fallback(envelope) if require_text_fallback else envelope
 
 
 def _under_structured_content(failure: ValidationFailed) -> ValidationFailed:
