@@ -319,7 +319,7 @@ def run_mode(mode: str, tools: list[ReplayTool], args: argparse.Namespace) -> Ou
     from mcp.client.session import ClientSession
 
     work = workload(tools)
-    eng = middleware = None
+    eng = validation = None
     clock = ValidationClock()
     if mode != "sdk":
         import engine
@@ -328,13 +328,13 @@ def run_mode(mode: str, tools: list[ReplayTool], args: argparse.Namespace) -> Ou
 
         eng = engine.Engine()
         if mode == "engine":
-            middleware = ToolValidation([t.definition for t in tools], engine=eng)
+            validation = ToolValidation(engine=eng)
         clock.wrap_sync(_catalog.ToolCatalog, "validate_arguments")
         clock.wrap_sync(_catalog.ToolCatalog, "validate_structured")
     else:
         clock.wrap_async(ClientSession, "validate_tool_result")
     try:
-        with serve(build_server(tools, middleware=middleware)) as url:
+        with serve(build_server(tools, validation=validation)) as url:
             # Warm up: connect, list, and call each tool once, outside the measurement.
             asyncio.run(drive(url, mode, work, calls=len(work), concurrency=4, clients=1, seconds=30, engine=eng))
             clock.seconds, clock.count = 0.0, 0
@@ -347,6 +347,74 @@ def run_mode(mode: str, tools: list[ReplayTool], args: argparse.Namespace) -> Ou
     return Outcome(mode, done, errors, elapsed, latencies, clock.seconds, clock.count)
 
 
+def hook_overhead(tools: list[ReplayTool], *, repeat: int = 5) -> list[dict[str, Any]]:
+    """What observability costs on the server adapter's argument check, off and on: the same
+    recorded calls through ``ToolSet.validate_arguments`` alone, and through the adapter with no
+    hook, an in-memory ``Recorder``, and the Prometheus exporter (when installed). Best of
+    ``repeat`` passes, nanoseconds per call, side by side in one process."""
+    from mcp.server.context import ServerRequestContext
+
+    import engine
+    import engine.metrics
+    from engine.adapters.mcp_sdk import ToolValidation
+
+    work = workload(tools) * 100  # every recorded call with valid arguments, many times over
+    eng = engine.Engine()
+    validation = ToolValidation([t.definition for t in tools], engine=eng, refresh_interval=1e9)
+    asyncio.run(validation.warm_up())
+    catalog = validation.catalog
+    ctx: Any = ServerRequestContext(session=None, lifespan_context={},  # type: ignore[arg-type]
+                                    protocol_version="2026-07-28", method="tools/call")
+
+    def core() -> None:
+        for name, arguments in work:
+            catalog.validate_arguments(name, arguments)
+
+    async def adapter() -> None:
+        before = validation._before
+        for name, arguments in work:
+            await before(ctx, name, arguments)
+
+    def timed(fn: Callable[[], Any]) -> float:
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter()
+            fn()
+            best = min(best, time.perf_counter() - start)
+        return best / len(work) * 1e9
+
+    loop = asyncio.new_event_loop()
+    try:
+        setups: list[tuple[str, Any]] = [("no hook (the default)", None), ("Recorder", engine.metrics.Recorder())]
+        try:
+            import prometheus_client
+
+            from engine.metrics.prometheus import PrometheusExporter
+
+            setups.append(("Prometheus exporter",
+                           PrometheusExporter(prometheus_client.CollectorRegistry(), "bench", tool_label=True)))
+        except ImportError:
+            pass
+        rows = []
+        for _ in range(2):  # interleaved: a burst of load from elsewhere falls on every row
+            rows.append(("ToolSet.validate_arguments (core, no adapter)", timed(core)))
+            for label, hook in setups:
+                if hook is not None:
+                    engine.metrics.add_hook(hook)
+                try:
+                    rows.append((f"adapter check, {label}", timed(lambda: loop.run_until_complete(adapter()))))
+                finally:
+                    if hook is not None:
+                        engine.metrics.remove_hook(hook)
+    finally:
+        loop.close()
+    best: dict[str, float] = {}
+    for label, ns in rows:
+        best[label] = min(ns, best.get(label, ns))
+    base = best["ToolSet.validate_arguments (core, no adapter)"]
+    return [{"path": label, "ns_per_call": ns, "vs_core": ns / base, "calls": len(work)} for label, ns in best.items()]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.load", description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=2000, help="tool calls per mode (default 2000)")
@@ -357,6 +425,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated, from: {', '.join(MODES)} (default all)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds, modes alternating within each (default 3)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument("--hook-overhead", action="store_true",
+                        help="only measure what metrics hooks cost on the adapter's check (no server)")
     args = parser.parse_args(argv)
     if min(args.calls, args.concurrency, args.clients, args.rounds) < 1 or args.seconds <= 0:
         parser.error("--calls, --concurrency, --clients, --rounds and --seconds must be positive")
@@ -367,6 +437,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"the load benchmark needs the MCP SDK: pip install 'engine[mcp]' ({exc})", file=sys.stderr)
         return 2
     tools = load_replay_tools()
+    if args.hook_overhead:
+        overhead = hook_overhead(tools)
+        if args.json:
+            print(json.dumps(overhead, indent=2))
+            return 0
+        print(f"\nMetrics hooks on the server adapter's argument check ({overhead[0]['calls']} recorded calls, "
+              "best of 5 passes, one process)\n")
+        print("| path | ns per call | × core |")
+        print("|---|---:|---:|")
+        for row in overhead:
+            print(f"| {row['path']} | {row['ns_per_call']:.0f} | {row['vs_core']:.2f} |")
+        return 0
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     for mode in modes:
         if mode not in MODES:

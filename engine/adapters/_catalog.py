@@ -62,13 +62,23 @@ A failure is logged and counted, and the call goes on unchanged."""
 T = TypeVar("T")
 
 
+def _never(name: str | None) -> bool:
+    return False
+
+
+def _always(name: str | None) -> bool:
+    return True
+
+
 def report_only_for(setting: ReportOnly) -> Callable[[str | None], bool]:
+    """Whether a tool is in report-only mode, as a predicate."""
     if setting is True:
-        return lambda _name: True
+        return _always
     if setting is False:
-        return lambda _name: False
-    names = frozenset(setting)
-    return lambda name: name in names
+        return _never
+    if isinstance(setting, str):
+        raise TypeError("report_only takes True, False or a collection of tool names, not one string")
+    return frozenset(setting).__contains__
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,8 +170,8 @@ class ToolCatalog:
             entries: dict[str, _Entry] = {} if pending.complete else dict(self._entries)
             for name, tool in pending.listing.items():
                 if tool is None:
-                    refusal = SchemaRejected(RejectReason.INVALID_SCHEMA, f"tool name {name!r} is listed more than once",
-                                             details={"tool": name})
+                    refusal = SchemaRejected(RejectReason.INVALID_SCHEMA,
+                                             f"tool name {name!r} is listed more than once", details={"tool": name})
                     entries[name] = _Entry({"name": name}, compile_tools([], engine=self.engine), refusal, False)
                     continue
                 entry = compiled.get(name)

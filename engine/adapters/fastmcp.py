@@ -39,6 +39,7 @@ from .._engine import Engine
 from .._errors import SchemaRejected, UnknownTool, ValidationFailed
 from .._mcp import ElicitResult, compile_elicitation, invalid_arguments_result
 from .._mcp.mapping import older_versions_cannot_list
+from . import _elicit
 from ._catalog import (
     ABSENT,
     REFRESH_INTERVAL,
@@ -50,7 +51,6 @@ from ._catalog import (
     report_only_for,
     unavailable,
 )
-from . import _elicit
 from ._elicit import ask
 from .mcp_sdk import EngineClientSession, InputRequired
 

@@ -44,6 +44,7 @@ from .._engine import Engine, default_engine
 from .._errors import EngineError, Issue, SchemaRejected, UnknownTool, ValidationFailed
 from .._mcp import ElicitationForm, ElicitResult, compile_elicitation, invalid_arguments_result
 from .._mcp.mapping import has_text_fallback, older_versions_cannot_list, text_fallback
+from . import _elicit
 from ._catalog import (
     ABSENT,
     REFRESH_INTERVAL,
@@ -55,7 +56,6 @@ from ._catalog import (
     report_only_for,
     unavailable,
 )
-from . import _elicit
 from ._elicit import ask
 
 __all__ = [
@@ -402,23 +402,26 @@ class ToolValidation:
         """The adapter's own answer to a call (refused arguments, a refused tool), or ``None``."""
         catalog = self.catalog
         refreshed = self._refreshed_at
-        if refreshed is None or time.monotonic() - refreshed >= self.refresh_interval:
-            await self.refresh(ctx)
-        elif name not in catalog and time.monotonic() - refreshed >= min(self.refresh_interval, REFRESH_INTERVAL):
+        now = time.monotonic()
+        if refreshed is None or now - refreshed >= self.refresh_interval or (
+            name not in catalog and now - refreshed >= min(self.refresh_interval, REFRESH_INTERVAL)
+        ):
             await self.refresh(ctx)
         enforced = not self._report_only(name)
         rejected = catalog.rejected(name)
         if rejected is not None:
-            if enforced:
-                return _error_result(unavailable(name, rejected))
-            return None
+            return _error_result(unavailable(name, rejected)) if enforced else None
         hooks = _metrics.hooks
         start = time.perf_counter() if hooks else 0.0
         try:
-            if arguments is not None and not isinstance(arguments, Mapping):
-                raise ValidationFailed([Issue(instance_path="", keyword_location="/type", keyword="type",
-                                              message="arguments must be an object")])
-            catalog.validate_arguments(name, dict(arguments) if arguments is not None else {})
+            if arguments is None:
+                arguments = {}
+            elif type(arguments) is not dict:
+                if not isinstance(arguments, Mapping):
+                    raise ValidationFailed([Issue(instance_path="", keyword_location="/type", keyword="type",
+                                                  message="arguments must be an object")])
+                arguments = dict(arguments)
+            catalog.validate_arguments(name, arguments)
         except UnknownTool as exc:
             raise _invalid_params(exc) from None
         except ValidationFailed as exc:
@@ -466,7 +469,8 @@ class ToolValidation:
             return result
         extra = [text_fallback(structured)] if missing and self.text_fallback else []
         if isinstance(result, types.CallToolResult):
-            update: dict[str, Any] = {"content": [*result.content, *(types.TextContent.model_validate(b) for b in extra)]}
+            blocks = [*result.content, *(types.TextContent.model_validate(b) for b in extra)]
+            update: dict[str, Any] = {"content": blocks}
             if not modern:
                 update["structured_content"] = None  # left out of the wire form
             return result.model_copy(update=update)
@@ -625,13 +629,14 @@ async def elicit(
 ) -> ElicitResult:
     """Ask the client for input inside a tool handler; the answer comes back validated.
 
-    ``ctx`` is the handler's context (a low-level handler's, or ``MCPServer``'s ``Context``). On a session of protocol 2025-11-25 or earlier the client is
-    sent ``elicitation/create`` and the call waits for the answer. On 2026-07-28 the first call
-    raises :class:`InputRequired` (the tool's answer is an ``InputRequiredResult``; an installed
-    :class:`ToolValidation` returns it for you) and the client's retry finds the answer here:
-    ``key`` names the question, so a handler can ask several in turn. Raises
-    :class:`engine.ValidationFailed` when the answer does not conform to ``requested_schema``
-    (checked before anything is sent: :class:`engine.SchemaRejected` for a form MCP does not allow).
+    ``ctx`` is the handler's context (a low-level handler's, or ``MCPServer``'s ``Context``). On a
+    session of protocol 2025-11-25 or earlier the client is sent ``elicitation/create`` and the call
+    waits for the answer. On 2026-07-28 the first call raises :class:`InputRequired` (the tool's
+    answer is an ``InputRequiredResult``; an installed :class:`ToolValidation` returns it for you)
+    and the client's retry finds the answer here: ``key`` names the question, so a handler can ask
+    several in turn. Raises :class:`engine.ValidationFailed` when the answer does not conform to
+    ``requested_schema`` (checked before anything is sent: :class:`engine.SchemaRejected` for a form
+    MCP does not allow).
 
     Passing ``ctx.session`` instead of ``ctx`` still works on handshake-era sessions only.
     """

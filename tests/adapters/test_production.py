@@ -294,7 +294,8 @@ def test_report_only_for_one_tool_on_the_server(caplog: pytest.LogCaptureFixture
             enforced = await client.call_tool("strict", {})
             assert enforced.is_error
 
-    with caplog.at_level(logging.INFO, logger="engine.invalid"), engine.metrics.hooked(engine.metrics.Recorder()) as rec:
+    recorder = engine.metrics.Recorder()
+    with caplog.at_level(logging.INFO, logger="engine.invalid"), engine.metrics.hooked(recorder) as rec:
         with serve_app(server.streamable_http_app(host="127.0.0.1")) as url:
             run(main())
     assert ran == ["weather"]  # the shadowed call went through; the enforced one did not

@@ -48,10 +48,11 @@ def workers() -> Iterator[tuple[str, subprocess.Popen[str]]]:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5):
                 break
-        except OSError:
+        except OSError as exc:
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
-                raise RuntimeError("gunicorn did not start:\n" + (process.stdout.read() if process.stdout else ""))
+                output = process.stdout.read() if process.stdout else ""
+                raise RuntimeError("gunicorn did not start:\n" + output) from exc
             time.sleep(0.1)
     try:
         yield f"http://127.0.0.1:{port}/mcp", process
