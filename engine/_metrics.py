@@ -192,14 +192,15 @@ class Recorder:
     _cache: Counter[str] = field(default_factory=Counter)
     _refusals: Counter[tuple[str | None, str | None, str]] = field(default_factory=Counter)
     _validations: Counter[tuple[str | None, str, str, str]] = field(default_factory=Counter)
-    _validation_seconds: Counter[str] = field(default_factory=Counter)
+    _validation_seconds: dict[str, float] = field(default_factory=dict)
 
     def __call__(self, event: Event) -> None:
         with self._lock:
             if isinstance(event, ValidationEvent):
                 outcome = "valid" if event.valid else ("invalid" if event.enforced else "invalid-reported")
                 self._validations[(event.tool, event.direction, event.side, outcome)] += 1
-                self._validation_seconds[event.direction] += event.seconds
+                seconds = self._validation_seconds
+                seconds[event.direction] = seconds.get(event.direction, 0.0) + event.seconds
             elif isinstance(event, CacheEvent):
                 self._cache[event.outcome] += 1
             elif isinstance(event, CompileEvent):

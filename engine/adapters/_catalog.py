@@ -140,13 +140,13 @@ class ToolCatalog:
         for tool in tools:
             name = str(tool["name"])
             listing[name] = None if name in listing else tool
-        changed = []
-        for tool in listing.values():
-            if tool is None:
+        changed: list[Mapping[str, Any]] = []
+        for listed in listing.values():
+            if listed is None:
                 continue
-            entry = current.get(str(tool["name"]))
-            if entry is None or not _same_schemas(entry.definition, tool):
-                changed.append(tool)
+            entry = current.get(str(listed["name"]))
+            if entry is None or not _same_schemas(entry.definition, listed):
+                changed.append(listed)
         return Pending(ticket, listing, changed, complete)
 
     def _compile(self, changed: list[Mapping[str, Any]]) -> dict[str, _Entry]:

@@ -347,15 +347,15 @@ class ToolValidation:
                 result = await call_handler(ctx, params)
             except _elicit.InputRequired as request:
                 return types.InputRequiredResult.model_validate(request.result)
-            return self._after(ctx, params.name, result)
+            return cast(HandlerResult, self._after(ctx, params.name, result))
 
-        low.add_request_handler("tools/call", call_entry.params_type, call_tool)
+        low.add_request_handler("tools/call", types.CallToolRequestParams, call_tool)
         if list_entry is not None:
             list_handler = list_entry.handler
 
             async def list_tools(ctx: ServerRequestContext[Any, Any], params: Any) -> HandlerResult:
                 result = await list_handler(ctx, params)
-                return await self._listed(ctx, result)
+                return cast(HandlerResult, await self._listed(ctx, result))
 
             low.add_request_handler("tools/list", list_entry.params_type, list_tools)
         return self
@@ -532,7 +532,7 @@ class ToolValidation:
             result = await call_next(ctx)
         except _elicit.InputRequired as request:
             return self._shape(ctx, types.InputRequiredResult.model_validate(request.result))
-        return self._after(ctx, name, result)
+        return cast(HandlerResult, self._after(ctx, name, result))
 
     def _shape(self, ctx: ServerRequestContext[Any, Any], result: types.Result) -> dict[str, Any]:
         """An answer made in middleware mode, shaped as the SDK's runner shapes a handler's."""
