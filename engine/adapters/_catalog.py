@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 import anyio.to_thread
@@ -149,9 +150,11 @@ class ToolCatalog:
                 changed.append(listed)
         return Pending(ticket, listing, changed, complete)
 
-    def _compile(self, changed: list[Mapping[str, Any]]) -> dict[str, _Entry]:
+    def _compile(self, changed: list[Mapping[str, Any]], *, yielding: bool = False) -> dict[str, _Entry]:
         compiled: dict[str, _Entry] = {}
         for tool in changed:
+            if yielding:
+                time.sleep(0)  # hand the GIL to the event loop between tools, not only every 5 ms
             name = str(tool["name"])
             toolset = compile_tools([dict(tool)], engine=self.engine)
             refusal = toolset.rejected.get(name)
@@ -192,7 +195,8 @@ class ToolCatalog:
     async def finish(self, pending: Pending) -> None:
         """Compile what :meth:`plan` found in a worker thread (the event loop keeps serving), then
         let the listing take effect."""
-        compiled = await anyio.to_thread.run_sync(self._compile, pending.changed) if pending.changed else {}
+        compiled = await anyio.to_thread.run_sync(partial(self._compile, yielding=True), pending.changed) \
+            if pending.changed else {}
         self._apply(pending, compiled)
 
     async def update(self, tools: Iterable[Mapping[str, Any]], *, complete: bool = True) -> None:

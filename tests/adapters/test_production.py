@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import gc
 import logging
 import time
 from typing import Any
@@ -100,8 +101,8 @@ def test_the_loop_keeps_ticking_while_1000_tools_compile() -> None:
         elapsed, worst, ticks = await measure(lambda: off_loop.update(tools))
         assert len(off_loop) == 1000 and off_loop.compiled == 1000
         assert elapsed > 0.3, "the compile must be long enough for the comparison to mean something"
-        assert ticks > 20  # the loop ran all along
-        assert worst < max(0.25, elapsed / 4), (worst, elapsed)
+        assert ticks > elapsed / 0.005 / 4  # the loop ran all along, most ticks on time
+        assert worst < min(0.2, elapsed / 5), (worst, elapsed)
 
         on_loop = ToolCatalog(engine.Engine())
 
@@ -111,7 +112,14 @@ def test_the_loop_keeps_ticking_while_1000_tools_compile() -> None:
         blocked, worst_blocked, _ = await measure(blocking)
         assert worst_blocked > blocked * 0.8  # what update() avoids: one gap as long as the compile
 
-    run(main())
+    # A full garbage collection stops every thread, wherever the compile runs (190 ms in a 1,000-tool
+    # compile here): it is the interpreter's pause, not the compile's, so it is left out of this
+    # measurement. The end-to-end test below runs with it.
+    gc.disable()
+    try:
+        run(main())
+    finally:
+        gc.enable()
 
 
 def test_a_server_keeps_answering_while_its_1000_tools_compile() -> None:
