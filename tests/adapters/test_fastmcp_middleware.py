@@ -133,3 +133,42 @@ def test_fastmcp_compiles_once_per_listing() -> None:
     # never per call: two schemas, each compiled once.
     assert middleware.catalog.listings <= 2
     assert eng.cache_stats().misses == 2
+
+
+def test_a_fastmcp_client_gets_engine_checked_results_over_http() -> None:
+    """FastMCP's Client runs on a ClientSession subclass of its own: both documented ways give it
+    engine-checked results, FastMCP's own session rules kept in front."""
+    from mcp.server import Server
+
+    from benchmarks.load import serve_app
+    from engine.adapters.fastmcp import validate_results
+    from engine.adapters.mcp_sdk import EngineClientSession, InvalidToolResult
+
+    drifting = types.Tool(name="weather", input_schema={"type": "object"},
+                          output_schema={"type": "object", "properties": {"t": {"type": "number"}}, "required": ["t"]})
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[drifting])
+
+    async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+        return types.CallToolResult(content=[], structured_content={"t": "warm"})
+
+    server = Server("drifting", on_list_tools=list_tools, on_call_tool=call_tool)
+    eng = engine.Engine()
+
+    async def main(url: str) -> None:
+        async with validate_results(Client(url), engine=eng) as client:
+            assert isinstance(client.session, EngineClientSession)
+            with pytest.raises(InvalidToolResult) as info:
+                await client.call_tool("weather", {})
+            assert info.value.error.issues[0].instance_path == "/structuredContent/t"
+            with pytest.raises(InvalidToolResult):
+                await client.call_tool_mcp("weather", {})
+        async with Client(url) as plain:
+            session = EngineClientSession.upgrade(plain.session, eng, report_only=True)
+            assert session is plain.session and type(session).__name__ == "EngineVersionAwareClientSession"
+            result = await plain.call_tool_mcp("weather", {})  # report-only: logged, counted, returned
+            assert result.structured_content == {"t": "warm"}
+
+    with serve_app(server.streamable_http_app(host="127.0.0.1")) as url:
+        run(main(url))

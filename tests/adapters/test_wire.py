@@ -297,3 +297,29 @@ def test_fastmcp_keeps_older_listings_working() -> None:
 
     with serve_app(server.http_app(path="/mcp")) as url:
         run(main())
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+def test_middleware_mode_answers_per_version_too(mode: str, version: str) -> None:
+    """The older way to register the adapter (as middleware) shapes its answers with the SDK's
+    per-version serializer: no 2026-07-28 field reaches a 2025-11-25 client."""
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[WEATHER])
+
+    async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+        return types.CallToolResult(content=[], structured_content={"temperature": 1})
+
+    server = Server("middleware", on_list_tools=list_tools, on_call_tool=call_tool)
+    server.middleware.append(ToolValidation([WEATHER], engine=engine.Engine()))
+    recorder = WireRecorder(server.streamable_http_app(host="127.0.0.1"))
+
+    async def main() -> None:
+        async with Client(url, mode=mode) as client:
+            assert (await client.call_tool("weather", {"city": 7})).is_error
+
+    with serve_app(recorder) as url:
+        run(main())
+    refused = wire_result(recorder, "weather", {"city": 7})
+    assert refused["isError"] is True and "structuredContent" not in refused
+    assert ("resultType" in refused) == (version == "2026-07-28")
