@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
+import anyio
 import mcp_types as types
 from fastmcp import Client, Context
 from fastmcp.client.transports.base import TransportOptions, VersionAwareClientSession
@@ -90,6 +91,7 @@ class EngineValidation(Middleware):
         self._report_only = report_only_for(report_only)
         self._listed_at: float | None = None
         self._hidden_from_older: set[str] = set()
+        self._reading: anyio.Event | None = None
 
     async def warm_up(self, server: Any) -> None:
         """Compile ``server``'s tools now (before serving, and before forking workers)."""
@@ -120,7 +122,14 @@ class EngineValidation(Middleware):
 
     async def _read(self, server: Any) -> None:
         self._listed_at = time.monotonic()
-        await self.catalog.update(tool_definition(t) for t in _highest(await server.list_tools(run_middleware=False)))
+        self._reading = done = anyio.Event()
+        try:
+            tools = await server.list_tools(run_middleware=False)
+            await self.catalog.update(tool_definition(t) for t in _highest(tools))
+        finally:
+            done.set()
+            if self._reading is done:
+                self._reading = None
 
     async def on_call_tool(
         self,
@@ -194,6 +203,8 @@ class EngineValidation(Middleware):
                 # First call, an old view, or a tool added since: list as the server would (unknown
                 # names re-read at most once a second, so they cannot force a re-read per call).
                 await self._read(server)
+            elif name not in self.catalog and self._reading is not None:
+                await self._reading.wait()  # the first read is still compiling: wait, do not refuse
         return self.catalog
 
 

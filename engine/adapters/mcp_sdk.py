@@ -29,6 +29,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, cast
 
+import anyio
 import mcp_types as types
 from mcp.client.client import Client
 from mcp.client.session import ClientSession
@@ -124,6 +125,7 @@ class EngineClientSession(ClientSession):
     _engine_catalog: ToolCatalog
     _engine_report_only: Callable[[str | None], bool]
     _engine_pending: list[Any]
+    _engine_lock: anyio.Lock
     _engine_stale: bool
 
     def __init__(self, *args: Any, engine: Engine | None = None, report_only: ReportOnly = False,
@@ -135,6 +137,7 @@ class EngineClientSession(ClientSession):
         self._engine_catalog = ToolCatalog(engine, side="client")
         self._engine_report_only = report_only_for(report_only)
         self._engine_pending = []
+        self._engine_lock = anyio.Lock()
         self._engine_stale = False
         forward = self._message_handler
 
@@ -180,10 +183,13 @@ class EngineClientSession(ClientSession):
         return result
 
     async def _engine_flush(self) -> None:
-        while self._engine_pending:
-            pending, self._engine_pending = self._engine_pending, []
-            for listing in pending:
-                await self._engine_catalog.finish(listing)
+        if not self._engine_pending:
+            return
+        async with self._engine_lock:  # listings take effect in order, before any check reads them
+            while self._engine_pending:
+                pending, self._engine_pending = self._engine_pending, []
+                for listing in pending:
+                    await self._engine_catalog.finish(listing)
 
     async def list_tools(self, *, params: types.PaginatedRequestParams | None = None) -> types.ListToolsResult:
         result = await super().list_tools(params=params)
@@ -194,6 +200,7 @@ class EngineClientSession(ClientSession):
         await self._engine_flush()
         catalog = self._engine_catalog
         if self._engine_stale or name not in catalog:
+            self._engine_stale = False  # one listing per notification, even a paginated one
             await self.list_tools()  # as the SDK does: a tool never listed may be new
         if name not in catalog:
             logger.warning("Tool %s not listed by server, cannot validate any structured content", name)
@@ -312,6 +319,7 @@ class ToolValidation:
         self._server: Server[Any] | None = None
         self._list_handler: Callable[..., Awaitable[Any]] | None = None
         self._refreshed_at: float | None = None
+        self._refreshing: anyio.Event | None = None
         self._hidden_from_older: set[str] = set()
 
     @property
@@ -368,8 +376,14 @@ class ToolValidation:
     async def refresh(self, ctx: ServerRequestContext[Any, Any] | None = None) -> None:
         """Re-read the tools; new and changed schemas compile (off the event loop)."""
         self._refreshed_at = time.monotonic()
-        tools = await self._read_source(ctx)
-        await self.catalog.update(tool_definition(t) for t in tools)
+        self._refreshing = done = anyio.Event()
+        try:
+            tools = await self._read_source(ctx)
+            await self.catalog.update(tool_definition(t) for t in tools)
+        finally:
+            done.set()
+            if self._refreshing is done:
+                self._refreshing = None
 
     async def _read_source(self, ctx: ServerRequestContext[Any, Any] | None) -> Sequence[ToolLike]:
         source = self._source
@@ -407,6 +421,8 @@ class ToolValidation:
             name not in catalog and now - refreshed >= min(self.refresh_interval, REFRESH_INTERVAL)
         ):
             await self.refresh(ctx)
+        elif name not in catalog and self._refreshing is not None:
+            await self._refreshing.wait()  # the first read is still compiling: wait for it, do not refuse
         enforced = not self._report_only(name)
         rejected = catalog.rejected(name)
         if rejected is not None:
@@ -444,8 +460,7 @@ class ToolValidation:
             if result.is_error:
                 return result
             structured = _structured(result)
-            content: Sequence[Any] = [block.model_dump(by_alias=True, mode="json", exclude_none=True)
-                                      for block in result.content]
+            content: Sequence[Any] = result.content
         elif isinstance(result, Mapping) and "content" in result and not _is_input_required(result):
             if result.get("isError"):
                 return result
@@ -461,6 +476,8 @@ class ToolValidation:
             return result
         # An array or a primitive (SEP-2106).
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        if isinstance(result, types.CallToolResult):
+            content = [block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in content]
         missing = not has_text_fallback(content, structured)
         if missing and not self.text_fallback:
             logger.warning("tool %r returned non-object structuredContent without the TextContent block SEP-2106 "

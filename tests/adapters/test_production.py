@@ -427,3 +427,21 @@ def test_the_client_follows_list_changes(mode: str) -> None:
 
     with serve_app(mutable.server.streamable_http_app(host="127.0.0.1")) as url:
         run(main())
+
+
+def test_calls_arriving_while_the_first_read_compiles_wait_for_it() -> None:
+    """Twenty calls at once on a cold server: the first reads and compiles the tool list, the others
+    wait for it instead of answering 'unknown tool'."""
+    tools = thousand_tools()[:300]
+    validation = ToolValidation(engine=engine.Engine())
+    app = Server1000(tools, validation).server.streamable_http_app(host="127.0.0.1")
+
+    async def main() -> None:
+        async with Client(url) as client:
+            calls = [client.call_tool(tools[i]["name"], {}) for i in range(20)]
+            results = await asyncio.gather(*calls, return_exceptions=True)
+        assert not [r for r in results if isinstance(r, BaseException)], results
+        assert validation.catalog.listings == 1
+
+    with serve_app(app) as url:
+        run(main())
