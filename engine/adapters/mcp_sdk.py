@@ -336,6 +336,8 @@ class ToolValidation:
         list_entry = low.get_request_handler("tools/list")
         if call_entry is None:
             raise ValueError("the server has no tools/call handler to validate")
+        if getattr(call_entry.handler, "engine_validation", None) is not None:
+            raise ValueError("a ToolValidation is already installed on this server")
         self._server = low
         if self._source is None:
             mcp_list = getattr(server, "list_tools", None) if server is not low else None
@@ -357,6 +359,7 @@ class ToolValidation:
                 return types.InputRequiredResult.model_validate(request.result)
             return cast(HandlerResult, self._after(ctx, params.name, result))
 
+        call_tool.engine_validation = self  # type: ignore[attr-defined]
         low.add_request_handler("tools/call", types.CallToolRequestParams, call_tool)
         if list_entry is not None:
             list_handler = list_entry.handler

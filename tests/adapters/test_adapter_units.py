@@ -155,3 +155,21 @@ def test_structured_content_null_is_a_value_and_absence_is_not() -> None:
     sent_null = types.CallToolResult.model_validate({"content": [], "structuredContent": None})
     assert _structured(sent_null) is None
     assert _structured(types.CallToolResult(content=[])) is ABSENT
+
+
+def test_install_wraps_the_handlers_once() -> None:
+    from mcp.server import Server
+
+    async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+        return types.CallToolResult(content=[])
+
+    server = Server("once", on_call_tool=call_tool)
+    with pytest.raises(ValueError, match="tools/list"):
+        ToolValidation(engine=engine.Engine()).install(server)  # nothing to read the tools from
+    ToolValidation([], engine=engine.Engine()).install(server)
+    with pytest.raises(ValueError, match="already installed"):
+        ToolValidation([], engine=engine.Engine()).install(server)
+    with pytest.raises(TypeError, match="Server or MCPServer"):
+        ToolValidation([]).install(object())
+    with pytest.raises(TypeError, match="collection of tool names"):
+        ToolValidation([], report_only="search")  # type: ignore[arg-type]

@@ -172,3 +172,29 @@ def test_a_fastmcp_client_gets_engine_checked_results_over_http() -> None:
 
     with serve_app(server.streamable_http_app(host="127.0.0.1")) as url:
         run(main(url))
+
+
+def test_fastmcp_report_only_per_tool() -> None:
+    import engine.metrics
+
+    server = FastMCP("shadow", middleware=[EngineValidation(engine.Engine(), report_only={"add"})])
+
+    @server.tool
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    @server.tool
+    def negate(a: int) -> int:
+        return -a
+
+    async def main() -> None:
+        async with Client(server) as client:
+            shadowed = await client.call_tool_mcp("add", {"a": "1", "b": 2})  # pydantic coerces; logged
+            assert not shadowed.is_error and shadowed.structured_content == {"result": 3}
+            assert (await client.call_tool_mcp("negate", {"a": "1"})).is_error  # enforced
+
+    with engine.metrics.hooked(engine.metrics.Recorder()) as recorder:
+        run(main())
+    validations = recorder.snapshot().validations
+    assert validations[("add", "arguments", "server", "invalid-reported")] == 1
+    assert validations[("negate", "arguments", "server", "invalid")] == 1
