@@ -123,7 +123,7 @@ _DRAFT7_APPLICATORS = {
     "else": (Shape.ONE, _IN_PLACE),
 }
 _DRAFT2019_APPLICATORS = {
-    **{k: v for k, v in _DRAFT7_APPLICATORS.items() if k != "dependencies"},
+    **_DRAFT7_APPLICATORS,
     "$defs": (Shape.MAP, _HOLD),
     "dependentSchemas": (Shape.MAP, _IN_PLACE),
     "unevaluatedItems": (Shape.ONE, _DESCEND),
