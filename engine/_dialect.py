@@ -11,8 +11,9 @@ import jsonschema_rs
 import jsonschema_specifications
 
 from ._errors import RejectReason, SchemaRejected
+from ._pointer import pointer
 
-__all__ = ["Dialect", "check_meta_schema", "detect_dialect"]
+__all__ = ["Dialect", "check_meta_schema", "detect_dialect", "dialect_for_uri", "normalise_schema_uri"]
 
 
 class Dialect(Enum):
@@ -96,6 +97,11 @@ def _spellings() -> dict[str, Dialect]:
 _BY_URI = _spellings()
 
 
+def dialect_for_uri(uri: str) -> Dialect | None:
+    """The dialect a ``$schema`` URI names (any spelling of its meta-schema URI), or ``None``."""
+    return _BY_URI.get(uri)
+
+
 def detect_dialect(schema: Any, default: Dialect, resources: Mapping[str, Any] | None = None) -> Dialect:
     """The dialect named by the root ``$schema``, or ``default`` where there is none.
 
@@ -157,10 +163,6 @@ def _meta_validator(dialect: Dialect) -> jsonschema_rs.Validator:
     return dialect.rs_validator_class(document, registry=registry, offline=True)
 
 
-def _pointer(parts: list[str | int]) -> str:
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
 def check_meta_schema(schema: Any, dialect: Dialect, *, max_errors: int = 20) -> None:
     """Refuse ``schema`` with ``invalid-schema`` unless its dialect's meta-schema accepts it."""
     validator = _meta_validator(dialect)
@@ -173,8 +175,8 @@ def check_meta_schema(schema: Any, dialect: Dialect, *, max_errors: int = 20) ->
     for error in validator.iter_errors(schema):
         errors.append(
             {
-                "location": _pointer(error.instance_path),
-                "meta_schema_location": _pointer(error.schema_path),
+                "location": pointer(error.instance_path),
+                "meta_schema_location": pointer(error.schema_path),
                 "message": error.message,
             }
         )

@@ -142,6 +142,20 @@ class ValidationFailed(EngineError):
             message = "instance is invalid"
         super().__init__(message)
 
+    def under(self, location: str) -> ValidationFailed:
+        """The same failure seen from a document that holds the instance at ``location`` (a JSON
+        pointer): every issue's ``instance_path`` prefixed with it."""
+        issues = [
+            Issue(
+                instance_path=location + issue.instance_path,
+                keyword_location=issue.keyword_location,
+                keyword=issue.keyword,
+                message=issue.message,
+            )
+            for issue in self.issues
+        ]
+        return ValidationFailed(issues, truncated=self.truncated)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "reason": self.reason,

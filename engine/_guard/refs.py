@@ -17,8 +17,9 @@ from functools import cache
 from typing import Any
 from urllib.parse import unquote
 
-from .._dialect import _BY_URI, Dialect
+from .._dialect import Dialect, dialect_for_uri
 from .._errors import RejectReason, SchemaRejected
+from .._pointer import unescape
 from .walk import Graph, split_uri
 
 __all__ = ["Fetcher", "resolve_refs"]
@@ -116,7 +117,7 @@ def _lookup(
             return None
         doc_dialect = dialect
         if isinstance(document, Mapping) and isinstance(document.get("$schema"), str):
-            doc_dialect = _BY_URI.get(document["$schema"], dialect)
+            doc_dialect = dialect_for_uri(document["$schema"]) or dialect
         root = graph.add_document(document, resource, doc_dialect, doc=resource)
     if not fragment:
         return root
@@ -131,7 +132,7 @@ def _follow_pointer(graph: Graph, root: int, pointer: str) -> int | None:
     # unknown keyword, say) is indexed with the right base URI and dialect.
     last = root
     for raw in pointer.split("/")[1:]:
-        token = raw.replace("~1", "/").replace("~0", "~")
+        token = unescape(raw)
         if isinstance(value, Mapping):
             if token not in value:
                 return None

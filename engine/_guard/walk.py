@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urljoin
 
-from .._dialect import _BY_URI, Dialect
-from .keywords import COMBINATORS, ID_KEYWORD, KEYWORDS, Applies, Shape
+from .._dialect import Dialect, dialect_for_uri
+from .._keywords import ANCHORS, KEYWORDS, Applies, Shape
+from .._pointer import escape
 
 __all__ = ["DEFAULT_BASE", "Graph", "join_uri", "split_uri"]
 
@@ -37,13 +38,14 @@ def split_uri(uri: str) -> tuple[str, str]:
     return resource, fragment
 
 
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
+# Keywords whose subschemas are combinator branches (counted against `max_branches`).
+COMBINATORS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
 
-
+# A schema object holding none of these takes the walk's fast path: no resource, anchor or
+# reference to index, nothing to measure but its applicators.
 _SPECIAL = frozenset(
-    {"$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$schema", "$ref", "$dynamicRef", "$recursiveRef",
-     "enum", "pattern", "unevaluatedProperties", "unevaluatedItems"}
+    {"$id", "id", "$schema", "$ref", "$dynamicRef", "$recursiveRef",
+     "enum", "pattern", "unevaluatedProperties", "unevaluatedItems"} | ANCHORS
 )  # fmt: skip
 _MAPPING_SHAPES = (Shape.MAP, Shape.MAP_OF_SCHEMA_OR_LIST)
 
@@ -182,8 +184,8 @@ class Graph:
 
             if not _SPECIAL.isdisjoint(value):
                 schema_uri = value.get("$schema")
-                if isinstance(schema_uri, str) and (parent < 0 or ID_KEYWORD[dialect] in value):
-                    dialect = _BY_URI.get(schema_uri, dialect)  # a resource may declare its own dialect
+                if isinstance(schema_uri, str) and (parent < 0 or KEYWORDS[dialect].id_keyword in value):
+                    dialect = dialect_for_uri(schema_uri) or dialect  # a resource may declare its own dialect
                 legacy_ref = not dialect.is_modern and isinstance(value.get("$ref"), str)
                 base = self._identify(value, node, base, dialect, legacy_ref)
                 for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
@@ -208,7 +210,7 @@ class Graph:
             bases.append(base)
             dialects.append(dialect)
 
-            table = KEYWORDS[dialect]
+            table = KEYWORDS[dialect].applicators
             per_child = 0
             child_depth = depth + 1
             in_chain = chain + 1
@@ -266,7 +268,7 @@ class Graph:
                     for key, child in sub.items():
                         if legacy_map and not isinstance(child, (Mapping, bool)):
                             continue
-                        token = prefix + (_escape(key) if "/" in key or "~" in key else key)
+                        token = prefix + (escape(key) if "/" in key or "~" in key else key)
                         stack.append((child, base, dialect, node, token, how, child_depth, uneval, c))
             if per_child:
                 self.per_child[node] = per_child
@@ -283,7 +285,7 @@ class Graph:
 
     def _identify(self, value: Mapping[str, Any], node: int, base: str, dialect: Dialect, legacy_ref: bool) -> str:
         """Register the resource and anchors ``value`` declares; return its base URI."""
-        ident = value.get(ID_KEYWORD[dialect])
+        ident = value.get(KEYWORDS[dialect].id_keyword)
         if isinstance(ident, str) and not legacy_ref:
             if not dialect.is_modern and ident.startswith("#"):
                 # draft 4-7: a fragment-only id is a plain-name anchor in the current resource.

@@ -33,6 +33,7 @@ from .._compiled import CompiledSchema
 from .._decode import decode_json
 from .._engine import Engine, default_engine
 from .._errors import DecodeError, DecodeReason, Issue, RejectReason, SchemaRejected, ValidationFailed
+from .._pointer import escape
 from ..backends._contract import SchemaSource
 from ..backends._msgspec_translation import translate
 
@@ -149,18 +150,7 @@ class ElicitationForm:
         try:
             self.compiled.validate(content)
         except ValidationFailed as failure:
-            raise ValidationFailed(
-                [
-                    Issue(
-                        instance_path="/content" + i.instance_path,
-                        keyword_location=i.keyword_location,
-                        keyword=i.keyword,
-                        message=i.message,
-                    )
-                    for i in failure.issues
-                ],
-                truncated=failure.truncated,
-            ) from None
+            raise failure.under("/content") from None
 
 
 def _no_typed_path(data: Any) -> Any:
@@ -250,7 +240,7 @@ def _check_shape(schema: Any) -> dict[str, Any]:
 
 
 def _check_property(name: str, prop: Any) -> dict[str, Any]:
-    where = f"/properties/{name.replace('~', '~0').replace('/', '~1')}"
+    where = f"/properties/{escape(name)}"
     if not isinstance(prop, Mapping):
         raise _reject(f"property {name!r} must be a schema object", where, name)
     kind = prop.get("type")

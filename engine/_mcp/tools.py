@@ -164,7 +164,7 @@ class ToolSet:
                 try:
                     structured = output.decode(raw)
                 except ValidationFailed as failure:
-                    raise _under_structured_content(failure) from None
+                    raise failure.under("/structuredContent") from None
             envelope = CallToolResult(
                 content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta
             )
@@ -174,26 +174,13 @@ class ToolSet:
                 try:
                     output.validate(envelope.structured_content)
                 except ValidationFailed as failure:
-                    raise _under_structured_content(failure) from None
+                    raise failure.under("/structuredContent") from None
         if output is not None and not envelope.is_error and envelope.structured_content is UNSET:
             raise envelope_failure(
                 f"tool {name!r} declares an outputSchema, so its result must carry structuredContent",
                 "/structuredContent",
             )
         return with_text_fallback(envelope) if require_text_fallback else envelope
-
-
-def _under_structured_content(failure: ValidationFailed) -> ValidationFailed:
-    issues = [
-        Issue(
-            instance_path="/structuredContent" + issue.instance_path,
-            keyword_location=issue.keyword_location,
-            keyword=issue.keyword,
-            message=issue.message,
-        )
-        for issue in failure.issues
-    ]
-    return ValidationFailed(issues, truncated=failure.truncated)
 
 
 def compile_tools(tools: Any, *, engine: Engine | None = None) -> ToolSet:

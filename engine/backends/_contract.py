@@ -16,7 +16,7 @@ from .._config import EngineConfig
 from .._dialect import Dialect
 from .._errors import Issue, RejectReason, SchemaRejected
 
-__all__ = ["Backend", "BackendRefused", "BackendValidator", "SchemaSource", "json_pointer", "refuse"]
+__all__ = ["Backend", "BackendRefused", "BackendValidator", "SchemaSource", "refuse"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +84,3 @@ class Backend(ABC):
     def check_dialect(self, source: SchemaSource) -> None:
         if source.dialect not in self.dialects:
             raise refuse(self.name, f"it does not support the {source.dialect.value} dialect")
-
-
-def json_pointer(parts: Any) -> str:
-    """RFC 6901 pointer from path segments."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)

@@ -37,6 +37,8 @@ import referencing.exceptions
 
 from .. import _patterns
 from .._dialect import Dialect
+from .._keywords import KEYWORDS, Applies, Shape
+from .._pointer import escape
 from ._contract import SchemaSource, refuse
 from ._resources import SPECIFICATIONS, build_registry
 
@@ -46,37 +48,22 @@ NAME = "fastjsonschema"
 DRAFT7_URI = "http://json-schema.org/draft-07/schema#"
 DRAFT4_URI = "http://json-schema.org/draft-04/schema#"
 
-# Keywords whose value is one subschema, a map of subschemas, or a list of subschemas (draft 7).
-_ONE = ("additionalItems", "additionalProperties", "contains", "not", "if", "then", "else", "propertyNames")
-_MAP = ("properties", "patternProperties")
-_LIST = ("allOf", "anyOf", "oneOf")
-# Keywords copied as they are (their values are data, checked by the meta-schema already).
-_PLAIN = (
-    "type",
-    "enum",
-    "const",
-    "multipleOf",
-    "maximum",
-    "minimum",
-    "exclusiveMaximum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxProperties",
-    "minProperties",
-    "required",
-)
-# Keywords each dialect has that draft 7 lacks, or that mean something else there.
+# What draft 7 (the lowering's target) gives fastjsonschema: applicators by shape (``items`` and
+# ``dependencies`` are lowered on their own, ``definitions`` is rebuilt), and assertions copied
+# as they are (their values are data, checked by the meta-schema already).
+_DRAFT7 = KEYWORDS[Dialect.DRAFT7]
+_SHAPED = {
+    keyword: shape
+    for keyword, (shape, applies) in _DRAFT7.applicators.items()
+    if applies is not Applies.HOLD and keyword not in ("items", "dependencies")
+}
+_ONE = tuple(k for k, shape in _SHAPED.items() if shape is Shape.ONE)
+_MAP = tuple(k for k, shape in _SHAPED.items() if shape is Shape.MAP)
+_LIST = tuple(k for k, shape in _SHAPED.items() if shape is Shape.LIST)
+_PLAIN = tuple(sorted(_DRAFT7.assertions))
+# Draft-7 keywords a dialect lacks (or means something else by): never copied from a schema of it.
 _NOT_IN = {
-    Dialect.DRAFT4: {"const", "contains", "propertyNames", "if", "then", "else"},
-    Dialect.DRAFT6: {"if", "then", "else"},
-    Dialect.DRAFT7: set(),
-    Dialect.DRAFT2019_09: set(),
-    Dialect.DRAFT2020_12: {"additionalItems"},
+    dialect: {k for k in (*_SHAPED, *_PLAIN) if k not in KEYWORDS[dialect].known} for dialect in Dialect
 }
 # Keywords with no draft-7 equivalent: the schema is refused where one of them applies.
 _REFUSED = {
@@ -188,7 +175,7 @@ class Lowering:
         for keyword in _MAP:
             if keyword in node:
                 out[keyword] = {
-                    key: self.schema(sub, resolver, f"{path}/{keyword}/{_escape(key)}")
+                    key: self.schema(sub, resolver, f"{path}/{keyword}/{escape(key)}")
                     for key, sub in node[keyword].items()
                 }
         for key in node.get("patternProperties", {}):
@@ -256,10 +243,10 @@ class Lowering:
                 _check_data(value, path)
                 add(key, list(value))
             else:
-                add(key, self.schema(value, resolver, f"{path}/dependencies/{_escape(key)}"))
+                add(key, self.schema(value, resolver, f"{path}/dependencies/{escape(key)}"))
         if self.modern:
             for key, value in node.get("dependentSchemas", {}).items():
-                add(key, self.schema(value, resolver, f"{path}/dependentSchemas/{_escape(key)}"))
+                add(key, self.schema(value, resolver, f"{path}/dependentSchemas/{escape(key)}"))
             for key, names in node.get("dependentRequired", {}).items():
                 _check_data(names, path)
                 add(key, list(names))
@@ -284,10 +271,6 @@ class Lowering:
             self.definitions[name] = {}
             self.definitions[name] = self.schema(target, resolved.resolver, path, entered=True)
         return f"#/definitions/{name}"
-
-
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
 
 
 def _check_data(value: Any, path: str) -> None:

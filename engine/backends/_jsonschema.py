@@ -24,7 +24,9 @@ import referencing.exceptions
 from .. import _patterns
 from .._dialect import Dialect
 from .._errors import Issue
-from ._contract import Backend, BackendValidator, SchemaSource, json_pointer, refuse
+from .._keywords import KEYWORDS
+from .._pointer import pointer
+from ._contract import Backend, BackendValidator, SchemaSource, refuse
 from ._jsonschema_rs import lazy_validator
 from ._resources import SPECIFICATIONS, build_registry
 
@@ -39,27 +41,9 @@ _VALIDATORS: dict[Dialect, type[Any]] = {
     Dialect.DRAFT2019_09: jsonschema.Draft201909Validator,
     Dialect.DRAFT2020_12: jsonschema.Draft202012Validator,
 }
-# Keywords whose values are data, never schemas: nothing under them is rewritten.
-_DATA = frozenset(
-    {
-        "enum",
-        "const",
-        "default",
-        "examples",
-        "required",
-        "type",
-        "$comment",
-        "description",
-        "title",
-        "dependentRequired",
-        "$vocabulary",
-        "$id",
-        "id",
-        "$schema",
-        "$anchor",
-        "$dynamicAnchor",
-    }
-)
+# Keywords whose values are data, never schemas: nothing under them is rewritten (``pattern`` is
+# data too, but it is rewritten first).
+_DATA = frozenset().union(*(table.data for table in KEYWORDS.values()))
 # Keywords whose values map arbitrary names (never keywords) to subschemas.
 _NAMED = frozenset({"properties", "definitions", "$defs", "dependentSchemas", "dependencies"})
 
@@ -82,10 +66,10 @@ def translate_patterns(node: Any, renamed: dict[str, str], path: str = "", *, mo
     out: dict[str, Any] = {}
     for key, value in node.items():
         where = f"{path}/{key}"
-        if key in _DATA:
-            out[key] = value
-        elif key == "pattern" and isinstance(value, str):
+        if key == "pattern" and isinstance(value, str):
             out[key] = _translate(value, where)
+        elif key in _DATA:
+            out[key] = value
         elif key == "patternProperties" and isinstance(value, Mapping):
             table = {}
             for pattern, sub in value.items():
@@ -171,8 +155,8 @@ class JsonschemaValidator(BackendValidator):
             for python, original in renamed.items():
                 message = message.replace(repr(python), repr(original))
             yield Issue(
-                instance_path=json_pointer(error.absolute_path),
-                keyword_location=json_pointer(renamed.get(p, p) if isinstance(p, str) else p for p in schema_path),
+                instance_path=pointer(error.absolute_path),
+                keyword_location=pointer(renamed.get(p, p) if isinstance(p, str) else p for p in schema_path),
                 keyword=str(error.validator),
                 message=message,
             )
@@ -299,8 +283,8 @@ def _walk_keywords(node: Any) -> Iterator[tuple[str, Any]]:
             yield from _walk_keywords(item)
     elif isinstance(node, Mapping):
         for key, value in node.items():
+            yield key, value
             if key not in _DATA:
-                yield key, value
                 yield from _walk_keywords(value)
 
 

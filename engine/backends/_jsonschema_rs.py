@@ -15,7 +15,8 @@ import jsonschema_rs
 
 from .._dialect import Dialect
 from .._errors import Issue, RejectReason, SchemaRejected
-from ._contract import Backend, BackendValidator, SchemaSource, json_pointer
+from .._pointer import pointer
+from ._contract import Backend, BackendValidator, SchemaSource
 
 __all__ = ["JsonschemaRsBackend", "JsonschemaRsValidator", "issue_from_rs", "lazy_validator"]
 
@@ -24,8 +25,8 @@ _MISSING_RESOURCE = re.compile(r"Resource '([^']*)' is not present in a registry
 
 def issue_from_rs(error: jsonschema_rs.ValidationError) -> Issue:
     return Issue(
-        instance_path=json_pointer(error.instance_path),
-        keyword_location=json_pointer(error.evaluation_path),
+        instance_path=pointer(error.instance_path),
+        keyword_location=pointer(error.evaluation_path),
         keyword=error.kind.name,
         message=error.message,
     )
@@ -127,7 +128,7 @@ def _ref_refusal(message: str, location: str) -> SchemaRejected:
 
 def translate_compile_error(exc: jsonschema_rs.ValidationError, source: SchemaSource) -> SchemaRejected:
     """A jsonschema-rs compile error as the refusal a server operator understands."""
-    location = json_pointer(exc.schema_path)
+    location = pointer(exc.schema_path)
     kind = exc.kind.name
     if kind == "$ref" or isinstance(exc.kind, jsonschema_rs.ValidationErrorKind.Referencing):
         return _ref_refusal(exc.message, location)

@@ -26,9 +26,11 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from .._dialect import Dialect
+from .._keywords import ANCHORS, ANNOTATIONS, KNOWN_IN_ANY_DIALECT
 from .._patterns import PatternRefused
 from .._patterns import translate as ecma_to_python
-from ._contract import SchemaSource, json_pointer, refuse
+from .._pointer import escape, unescape
+from ._contract import SchemaSource, refuse
 
 __all__ = ["NAME", "Translation", "translate"]
 
@@ -41,82 +43,7 @@ FLOAT_MAX = 1.7976931348623157e308
 # Keywords that never change whether an instance is valid (with ``formats="annotate"``, ``format``
 # joins them). ``$defs``/``definitions`` are only containers: their schemas are translated when a
 # ``$ref`` reaches them.
-ANNOTATIONS = frozenset(
-    {
-        "title",
-        "description",
-        "default",
-        "examples",
-        "$comment",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-        "$defs",
-        "definitions",
-        "$anchor",
-        "$dynamicAnchor",
-        "$recursiveAnchor",
-    }
-)
-
-# Every keyword any supported dialect gives meaning to. A keyword outside this set is unknown to
-# the dialect too, and ignored by every validator; one inside it that the translation does not
-# handle is refused.
-KNOWN_KEYWORDS = frozenset(
-    {
-        "type",
-        "enum",
-        "const",
-        "multipleOf",
-        "maximum",
-        "exclusiveMaximum",
-        "minimum",
-        "exclusiveMinimum",
-        "maxLength",
-        "minLength",
-        "pattern",
-        "maxItems",
-        "minItems",
-        "uniqueItems",
-        "maxContains",
-        "minContains",
-        "contains",
-        "items",
-        "prefixItems",
-        "additionalItems",
-        "unevaluatedItems",
-        "maxProperties",
-        "minProperties",
-        "required",
-        "dependentRequired",
-        "dependentSchemas",
-        "dependencies",
-        "properties",
-        "patternProperties",
-        "additionalProperties",
-        "unevaluatedProperties",
-        "propertyNames",
-        "allOf",
-        "anyOf",
-        "oneOf",
-        "not",
-        "if",
-        "then",
-        "else",
-        "format",
-        "$ref",
-        "$dynamicRef",
-        "$recursiveRef",
-        "contentMediaType",
-        "contentEncoding",
-        "contentSchema",
-        "$id",
-        "id",
-        "$schema",
-        "$vocabulary",
-    }
-    | ANNOTATIONS
-)
+NEUTRAL = ANNOTATIONS | ANCHORS | {"$defs", "definitions"}
 
 KINDS = ("null", "boolean", "integer", "number", "string", "array", "object")
 
@@ -240,7 +167,7 @@ class _Translator:
 
     def _check_keywords(self, schema: Mapping[str, Any], where: str, *, root: bool) -> None:
         for key in schema:
-            if key not in KNOWN_KEYWORDS or key in ANNOTATIONS:
+            if key not in KNOWN_IN_ANY_DIALECT or key in NEUTRAL:
                 continue
             if key in _HANDLED:
                 continue
@@ -259,7 +186,7 @@ class _Translator:
                 continue  # not a keyword before/after draft 4
             if key == "uniqueItems" and schema[key] is False:
                 continue
-            raise _Refusal(f"keyword `{key}` has no exact msgspec translation", f"{where}/{_escape(key)}")
+            raise _Refusal(f"keyword `{key}` has no exact msgspec translation", f"{where}/{escape(key)}")
 
     def _any(self) -> _Shape:
         shape = _Shape()
@@ -270,7 +197,7 @@ class _Translator:
         ref = schema["$ref"]
         if not isinstance(ref, str):
             raise _Refusal("`$ref` must be a string", f"{where}/$ref")
-        siblings = [k for k in schema if k != "$ref" and k in KNOWN_KEYWORDS and k not in ANNOTATIONS]
+        siblings = [k for k in schema if k != "$ref" and k in KNOWN_IN_ANY_DIALECT and k not in NEUTRAL]
         if not where:
             siblings = [k for k in siblings if k not in ("$schema", "$id")]
         if not self.refs_ignore_siblings:
@@ -309,7 +236,7 @@ class _Translator:
         if not pointer:
             return node
         for raw in pointer[1:].split("/"):
-            part = raw.replace("~1", "/").replace("~0", "~")
+            part = unescape(raw)
             if isinstance(node, Mapping) and part in node:
                 node = node[part]
             elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
@@ -328,7 +255,7 @@ class _Translator:
         siblings = [
             k
             for k in schema
-            if k in KNOWN_KEYWORDS and k not in ANNOTATIONS and k not in (keyword, "format", "$schema", "$id")
+            if k in KNOWN_IN_ANY_DIALECT and k not in NEUTRAL and k not in (keyword, "format", "$schema", "$id")
         ]
         if siblings:
             raise _Refusal(
@@ -564,9 +491,9 @@ class _Translator:
                 subschema = properties[name]
                 if subschema is False and name not in must:
                     raise _Refusal(
-                        "a property that must be absent has no exact translation", f"{where}/properties/{_escape(name)}"
+                        "a property that must be absent has no exact translation", f"{where}/properties/{escape(name)}"
                     )
-                field_type = self.shape(subschema, f"{where}/properties/{_escape(name)}").to_type()
+                field_type = self.shape(subschema, f"{where}/properties/{escape(name)}").to_type()
             else:
                 field_type = Any
             if name in must:
@@ -659,10 +586,6 @@ def _exact_float(bound: Fraction, where: str) -> float:
     if math.isinf(value) or Fraction(value) != bound:
         raise _Refusal(f"numeric bound {_short_number(bound)} is not exactly a 64-bit float", where)
     return value
-
-
-def _escape(key: str) -> str:
-    return json_pointer([key])[1:]
 
 
 def _short_number(value: Fraction | int) -> str:

@@ -7,13 +7,14 @@ import pytest
 import engine
 
 
-def compile(schema: object, **kw: object) -> engine.CompiledSchema:
-    return engine.Engine(engine.EngineConfig.load(env={})).compile(schema, **kw)
+def compile(schema: object, *, default_dialect: str = "2020-12", **kw: object) -> engine.CompiledSchema:
+    config = engine.EngineConfig.load(env={}, default_dialect=default_dialect)
+    return engine.Engine(config).compile(schema, **kw)
 
 
-def refused(schema: object, **kw: object) -> engine.SchemaRejected:
+def refused(schema: object, *, default_dialect: str = "2020-12", **kw: object) -> engine.SchemaRejected:
     with pytest.raises(engine.SchemaRejected) as info:
-        compile(schema, **kw)
+        compile(schema, default_dialect=default_dialect, **kw)
     return info.value
 
 
@@ -102,6 +103,9 @@ def test_draft4_ids() -> None:
         {"$defs": {"a": {"if": {"$ref": "#/$defs/a"}}}, "$ref": "#/$defs/a"},
         {"$defs": {"a": {"oneOf": [{"type": "null"}, {"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"},
         {"dependentSchemas": {"k": {"$ref": "#"}}},
+        # `dependencies` is still applied in 2019-09 and 2020-12 (by the general backend too).
+        {"$defs": {"x": {"dependencies": {"a": {"$ref": "#/$defs/x"}}}}, "$ref": "#/$defs/x"},
+        {"$schema": "https://json-schema.org/draft/2019-09/schema", "dependencies": {"k": {"$ref": "#"}}},
         {"$dynamicAnchor": "n", "anyOf": [{"$dynamicRef": "#n"}]},
         {
             "$schema": "https://json-schema.org/draft/2019-09/schema",
@@ -151,6 +155,19 @@ def test_expansion_is_counted_without_inlining() -> None:
     assert error.reason == "limit-exceeded"
     assert error.details["limit"] == "max_ref_expansion"
     assert error.details["measured"] >= 2**40
+
+
+@pytest.mark.parametrize("dialect", ["2019-09", "2020-12"])
+def test_legacy_dependencies_count_in_modern_dialects(dialect: str) -> None:
+    # The backends apply `dependencies` in every dialect, so its subschemas are walked, resolved
+    # and counted like any other applicator's.
+    levels = 40
+    defs = {f"a{i}": {"dependencies": {"k": {"allOf": [{"$ref": f"#/$defs/a{i + 1}"}] * 2}}} for i in range(levels)}
+    defs[f"a{levels}"] = {"type": "integer"}
+    error = refused({"$defs": defs, "$ref": "#/$defs/a0"}, default_dialect=dialect)
+    assert error.reason == "limit-exceeded" and error.details["limit"] == "max_ref_expansion"
+    remote = refused({"dependencies": {"k": {"$ref": "https://example.com/x.json"}}})
+    assert remote.reason == "remote-ref"
 
 
 def test_guard_report_facts() -> None:
