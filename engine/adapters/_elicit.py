@@ -21,9 +21,8 @@ from typing import Any
 import msgspec
 
 from .. import _metrics
-from .._engine import Engine
 from .._errors import EngineError, Issue, ValidationFailed
-from .._mcp import ElicitationForm, ElicitResult, compile_elicitation
+from .._mcp import ElicitationForm, ElicitResult
 from ._catalog import log_invalid, observe
 
 __all__ = ["STATE_PREFIX", "InputRequired", "ask"]
@@ -110,6 +109,3 @@ async def ask(
         observe(tool, "elicitation", "server", start, True, True)
     return answer
 
-
-def compile_form(requested_schema: Mapping[str, Any], engine: Engine) -> ElicitationForm:
-    return compile_elicitation(dict(requested_schema), engine=engine)

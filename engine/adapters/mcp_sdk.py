@@ -27,7 +27,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, replace
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 import anyio
 import mcp_types as types
@@ -260,12 +260,6 @@ class EngineClient(Client):
 
 # ---------------------------------------------------------------------------------------------
 # Server side
-
-
-class _MCPServerLike(Protocol):
-    _lowlevel_server: Server[Any]
-
-    async def list_tools(self) -> Sequence[types.Tool]: ...
 
 
 def _lowlevel(server: Server[Any] | Any) -> Server[Any]:
