@@ -122,7 +122,7 @@ class Engine:
         if chosen == "msgspec":
             # msgspec's strength is bytes -> value in one pass; on Python objects the general
             # backend is faster than msgspec.convert, and it is exact, so it checks them.
-            decoder, checker = checker.decode, general
+            decoder, checker = checker, general
         exact_decoder = checker.decode is not None
         return CompiledSchema(
             schema=schema,

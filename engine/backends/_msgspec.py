@@ -1,21 +1,28 @@
 """The hot-path backend: a schema translated into a msgspec type (see
 :mod:`engine.backends._msgspec_translation`), so decoding *is* validating.
 
-What ``decode`` returns: plain JSON values (``dict``, ``list``, ``str``, ``int``, ``float``,
-``bool``, ``None``), equal to what the general path returns. The bytes are decoded straight into
-the typed shape in one pass (Structs for objects with ``properties``) and turned into builtins.
-That is only exact where every object is *closed* (``additionalProperties: false``, or a map
-``additionalProperties: {schema}``): a Struct drops properties it does not name, so a schema with
-an open object is refused ("open object") and ``auto`` uses the general backend, which parses once
-and validates the parsed value.
+Objects that admit properties the schema does not name (``additionalProperties`` absent or
+``true``: most real tool schemas) are translated *optimistically*, as Structs that refuse unnamed
+properties. A payload without such a property, the common case, is decoded and checked in one pass
+and loses nothing; one with an extra property is refused by the typed decode and judged again by
+the general backend, as is anything else the typed decode is stricter about (``1.0`` for an
+integer, duplicate keys). So every "yes" is exact and no "no" is trusted.
 
-``is_valid`` on Python objects goes through ``msgspec.convert`` (exact, used on its own by the
-tests); the pipeline checks Python objects with the general backend instead, which is several
-times faster than ``convert`` on dicts.
+Three readers, each built on first use (a cold compile builds no msgspec type):
+
+- :meth:`MsgspecValidator.plain_reader`: bytes to plain JSON values (dicts with the keys in the
+  schema's property order, lists, scalars), through a converter generated per Struct type;
+- :meth:`MsgspecValidator.typed_reader`: bytes to the typed value itself (Structs whose fields are
+  ``f0``, ``f1``... in property order; absent optional fields are ``msgspec.UNSET``). Here open
+  objects *ignore* unnamed properties, which is exact for validity (the schema admits any value
+  there) and drops them from the value;
+- ``is_valid`` on Python objects through ``msgspec.convert`` (used on its own by the tests; the
+  pipeline checks Python objects with the general backend, several times faster than ``convert``).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
@@ -25,47 +32,84 @@ from .._dialect import Dialect
 from .._errors import Issue
 from ._contract import Backend, BackendValidator, SchemaSource, refuse
 from ._msgspec_translation import NAME, Translation, translate
+from ._msgspec_values import plain_converter, type_depth
 
-__all__ = ["MsgspecBackend", "MsgspecValidator"]
+__all__ = ["MsgspecBackend", "MsgspecValidator", "PlainReader"]
+
+Reader = Callable[[bytes | bytearray | memoryview | str], Any]
+
+
+class PlainReader:
+    """The plain-value one-pass path of one schema, built: ``decode`` raises on anything the typed
+    decode refuses; ``depth`` bounds how deeply an accepted document nests (``None``: unbounded);
+    ``type`` is what the typed decode produces and ``convert`` (``None``: nothing to do) turns it
+    into plain values, for callers that decode it inside a larger document."""
+
+    __slots__ = ("convert", "decode", "depth", "type")
+
+    def __init__(self, decode: Reader, depth: int | None, kind: Any, convert: Callable[[Any], Any] | None) -> None:
+        self.decode = decode
+        self.depth = depth
+        self.type = kind
+        self.convert = convert
 
 
 class MsgspecValidator(BackendValidator):
-    """``decode``: bytes to a validated value in one parse; ``is_valid`` through ``msgspec.convert``."""
+    """One translated schema; every msgspec object it needs is built on first use."""
 
     def __init__(self, translation: Translation) -> None:
-        self.type = translation.type
-        target = translation.type
-        self._typed = msgspec.json.Decoder(target)
-        convert = msgspec.convert
+        self.translation = translation
+        self._lock = threading.Lock()
+        self._plain: PlainReader | None = None
+        self._typed: Reader | None = None
+        self._strict_type: Any = None
 
-        def is_valid(instance: Any) -> bool:
-            try:
-                convert(instance, target)
-            except (msgspec.ValidationError, TypeError, ValueError):
-                return False
-            return True
+    def plain_reader(self) -> PlainReader:
+        """Build (once) and return the plain-value reader. Raises ``TypeError``/``ValueError`` if
+        msgspec refuses the type (the translator is meant to rule that out)."""
+        reader = self._plain
+        if reader is None:
+            with self._lock:
+                reader = self._plain
+                if reader is None:
+                    kind = self.translation.build(True)
+                    typed = msgspec.json.Decoder(kind).decode
+                    convert = plain_converter(kind)
+                    if convert is None:
+                        decode: Reader = typed  # lists, maps and scalars are plain already
+                    else:
 
-        self.is_valid = is_valid  # type: ignore[method-assign]
-        self.decode = self._decoder(translation)
+                        def decode(data: bytes | bytearray | memoryview | str) -> Any:
+                            return convert(typed(data))
 
-    def _decoder(self, translation: Translation) -> Callable[[bytes | str], Any]:
-        typed = self._typed.decode
-        if not translation.has_structs:
-            return typed  # lists, maps and scalars are builtins already
-        to_builtins = msgspec.to_builtins
+                    reader = self._plain = PlainReader(decode, type_depth(kind), kind, convert)
+        return reader
 
-        def decode(data: bytes | str) -> Any:
-            return to_builtins(typed(data))
+    def typed_reader(self) -> Reader:
+        """Build (once) and return the decoder into the typed value (see the module notes)."""
+        reader = self._typed
+        if reader is None:
+            reader = self._typed = msgspec.json.Decoder(self.translation.build(False)).decode
+        return reader
 
-        return decode
+    def decode(self, data: bytes | bytearray | memoryview | str) -> Any:  # type: ignore[override]
+        """Bytes to plain values in one pass; raises on anything the typed decode refuses."""
+        return self.plain_reader().decode(data)
 
-    def is_valid(self, instance: Any) -> bool:  # pragma: no cover - replaced per instance
-        raise NotImplementedError
+    def is_valid(self, instance: Any) -> bool:
+        kind = self._strict_type
+        if kind is None:
+            kind = self._strict_type = self.plain_reader().type
+        try:
+            msgspec.convert(instance, kind)
+        except (msgspec.ValidationError, TypeError, ValueError):
+            return False
+        return True
 
     def iter_issues(self, instance: Any) -> Iterator[Issue]:
         # Issues are explained by the general backend; this yields msgspec's one message.
         try:
-            msgspec.convert(instance, self.type)
+            msgspec.convert(instance, self.plain_reader().type)
         except msgspec.ValidationError as exc:
             yield Issue(instance_path="", keyword_location="", keyword="", message=str(exc))
 
@@ -81,15 +125,7 @@ class MsgspecBackend(Backend):
             # `$ref` s into the registry would need the general resolver; keep the subset simple.
             if _mentions_external_ref(source.schema):
                 raise refuse(NAME, "`$ref` to a registry resource is not followed by the msgspec translation")
-        translation = translate(source)
-        if not translation.closed:
-            raise refuse(
-                NAME,
-                f"an object admits properties the schema does not name (at {translation.open_at or 'the root'}: "
-                "`additionalProperties` is not false); a typed decode would drop them",
-                location=translation.open_at,
-            )
-        return MsgspecValidator(translation)
+        return MsgspecValidator(translate(source))
 
 
 def _mentions_external_ref(schema: Any) -> bool:
