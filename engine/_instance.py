@@ -25,10 +25,13 @@ from itertools import chain
 from math import isfinite
 from typing import Any
 
+import msgspec
+
 from ._errors import DecodeError, DecodeReason
 
 __all__ = ["admit", "max_values"]
 
+_encode = msgspec.json.encode
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _CONTAINERS = frozenset({dict, list})
 _JSON = _SCALARS | _CONTAINERS
@@ -43,7 +46,13 @@ def max_values(max_bytes: int) -> int:
 def admit(value: Any, max_depth: int, max_values: int) -> None:
     """Return if ``value`` is a JSON value within the bounds; raise :class:`DecodeError` otherwise."""
     kind = type(value)
-    if kind is dict or kind is list:
+    if kind is dict:
+        values = value.values()
+        if _SCALARS.issuperset(map(type, values)):
+            _flat(value, values, max_values)
+        else:
+            _walk(value, max_depth, max_values)
+    elif kind is list:
         _walk(value, max_depth, max_values)
     elif kind is str:
         _strings((value,))
@@ -52,6 +61,39 @@ def admit(value: Any, max_depth: int, max_values: int) -> None:
             raise _non_finite()
     elif kind not in _SCALARS:
         raise _not_json(kind)
+
+
+def _flat(value: dict[Any, Any], values: Any, max_values: int) -> None:
+    """An object of scalars: nothing nests, so only its keys, strings and floats need a look.
+
+    Joining the keys stops at one that is not a string; ``msgspec.json.encode`` (a C pass over
+    every string) raises on a lone surrogate; it writes NaN and the infinities as ``null``, so only
+    an object whose encoding holds ``null`` has its floats looked at one by one."""
+    if len(value) >= max_values:
+        raise _too_many(max_values)
+    try:
+        "".join(value)
+    except TypeError:
+        raise _bad_key(value) from None
+    try:
+        data = _encode(value)
+    except UnicodeEncodeError as exc:
+        raise _surrogate(exc) from None
+    if b"null" in data and not all(isfinite(v) for v in values if type(v) is float):
+        raise _non_finite()
+
+
+def _bad_key(keys: Any) -> DecodeError:
+    bad = next(key for key in keys if type(key) is not str)
+    return DecodeError(DecodeReason.NOT_JSON, f"object key {bad!r} is a {type(bad).__name__}, not a string")
+
+
+def _too_many(max_values: int) -> DecodeError:
+    return DecodeError(
+        DecodeReason.TOO_LARGE,
+        f"instance holds more than {max_values} values (shared objects count each time they occur), over "
+        "what a document within max_instance_bytes holds",
+    )
 
 
 def _walk(value: dict[Any, Any] | list[Any], max_depth: int, max_values: int) -> None:
@@ -65,21 +107,14 @@ def _walk(value: dict[Any, Any] | list[Any], max_depth: int, max_values: int) ->
         # Counted before the children are gathered: a shared list multiplies at every level.
         count += sum(map(len, level))
         if count > max_values:
-            raise DecodeError(
-                DecodeReason.TOO_LARGE,
-                f"instance holds more than {max_values} values (shared objects count each time they "
-                "occur), over what a document within max_instance_bytes holds",
-            )
+            raise _too_many(max_values)
         dicts = [node for node in level if type(node) is dict]
         if dicts:
             keys = list(chain.from_iterable(dicts))
             try:
                 joined = "".join(keys)
             except TypeError:
-                bad = next(key for key in keys if type(key) is not str)
-                raise DecodeError(
-                    DecodeReason.NOT_JSON, f"object key {bad!r} is a {type(bad).__name__}, not a string"
-                ) from None
+                raise _bad_key(keys) from None
             if not joined.isascii():
                 _strings((joined,))
             children = list(chain.from_iterable(map(dict.values, dicts)))
@@ -108,9 +143,13 @@ def _strings(texts: tuple[str, ...]) -> None:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise DecodeError(
-                DecodeReason.INVALID_UTF8, f"a string holds a lone surrogate, which no UTF-8 document spells: {exc}"
-            ) from None
+            raise _surrogate(exc) from None
+
+
+def _surrogate(exc: UnicodeEncodeError) -> DecodeError:
+    return DecodeError(
+        DecodeReason.INVALID_UTF8, f"a string holds a lone surrogate, which no UTF-8 document spells: {exc}"
+    )
 
 
 def _non_finite() -> DecodeError:

@@ -45,10 +45,14 @@ class PlainReader:
     ``type`` is what the typed decode produces and ``convert`` (``None``: nothing to do) turns it
     into plain values, for callers that decode it inside a larger document."""
 
-    __slots__ = ("convert", "decode", "depth", "type")
+    __slots__ = ("convert", "decode", "depth", "type", "typed")
 
-    def __init__(self, decode: Reader, depth: int | None, kind: Any, convert: Callable[[Any], Any] | None) -> None:
+    def __init__(
+        self, decode: Reader, typed: Reader, depth: int | None, kind: Any, convert: Callable[[Any], Any] | None
+    ) -> None:
         self.decode = decode
+        self.typed = typed
+        """The typed decode alone (``convert`` turns its value into plain values)."""
         self.depth = depth
         self.type = kind
         self.convert = convert
@@ -82,7 +86,7 @@ class MsgspecValidator(BackendValidator):
                         def decode(data: bytes | bytearray | memoryview | str) -> Any:
                             return convert(typed(data))
 
-                    reader = self._plain = PlainReader(decode, type_depth(kind), kind, convert)
+                    reader = self._plain = PlainReader(decode, typed, type_depth(kind), kind, convert)
         return reader
 
     def typed_reader(self) -> Reader:
