@@ -103,35 +103,79 @@ def _walk(value: dict[Any, Any] | list[Any], max_depth: int, max_values: int) ->
     while level:
         depth += 1
         if depth > max_depth:
-            raise DecodeError(DecodeReason.TOO_DEEP, f"instance nests more than {max_depth} levels deep")
-        # Counted before the children are gathered: a shared list multiplies at every level.
+            raise _too_deep(max_depth)
         count += sum(map(len, level))
         if count > max_values:
             raise _too_many(max_values)
-        dicts = [node for node in level if type(node) is dict]
-        if dicts:
-            keys = list(chain.from_iterable(dicts))
-            try:
-                joined = "".join(keys)
-            except TypeError:
-                raise _bad_key(keys) from None
-            if not joined.isascii():
-                _strings((joined,))
-            children = list(chain.from_iterable(map(dict.values, dicts)))
-            if len(dicts) != len(level):
-                children.extend(chain.from_iterable(node for node in level if type(node) is not dict))
-        else:
-            children = list(chain.from_iterable(level))
-        kinds = set(map(type, children))
-        if not kinds <= _JSON:
-            raise _not_json(next(iter(kinds - _JSON)))
-        if str in kinds:
-            text = "".join([child for child in children if type(child) is str])
-            if not text.isascii():
-                _strings((text,))
-        if float in kinds and not all(map(isfinite, [child for child in children if type(child) is float])):
-            raise _non_finite()
-        level = list(filter(_is_container_value, children)) if kinds & _CONTAINERS else []
+        if len(level) > 1 and len(set(map(id, level))) != len(level):
+            # The same object more than once: walk each object once, with how often it occurs.
+            _walk_shared(level, depth, count, max_depth, max_values)
+            return
+        level = _children(level)
+
+
+def _walk_shared(level: list[Any], depth: int, count: int, max_depth: int, max_values: int) -> None:
+    """The walk over objects that occur more than once: every distinct object is looked at once
+    and weighed by its occurrences, so `x = [x, x]` forty times costs forty steps, not 2**40."""
+    weights: dict[int, list[Any]] = {}
+    for node in level:
+        _weigh(weights, node, 1)
+    while True:
+        _children([node for node, _ in weights.values()])  # the checks of every key and scalar
+        following: dict[int, list[Any]] = {}
+        for node, weight in weights.values():
+            for child in node.values() if type(node) is dict else node:
+                if _is_container(type(child)):
+                    _weigh(following, child, weight)
+        if not following:
+            return
+        weights = following
+        depth += 1
+        if depth > max_depth:
+            raise _too_deep(max_depth)
+        count += sum(len(node) * weight for node, weight in weights.values())
+        if count > max_values:
+            raise _too_many(max_values)
+
+
+def _weigh(weights: dict[int, list[Any]], node: Any, weight: int) -> None:
+    entry = weights.get(id(node))
+    if entry is None:
+        weights[id(node)] = [node, weight]
+    else:
+        entry[1] += weight
+
+
+def _children(level: list[Any]) -> list[Any]:
+    """Check the keys and scalars one level down from ``level``; return its containers."""
+    dicts = [node for node in level if type(node) is dict]
+    if dicts:
+        keys = list(chain.from_iterable(dicts))
+        try:
+            joined = "".join(keys)
+        except TypeError:
+            raise _bad_key(keys) from None
+        if not joined.isascii():
+            _strings((joined,))
+        children = list(chain.from_iterable(map(dict.values, dicts)))
+        if len(dicts) != len(level):
+            children.extend(chain.from_iterable(node for node in level if type(node) is not dict))
+    else:
+        children = list(chain.from_iterable(level))
+    kinds = set(map(type, children))
+    if not kinds <= _JSON:
+        raise _not_json(next(iter(kinds - _JSON)))
+    if str in kinds:
+        text = "".join([child for child in children if type(child) is str])
+        if not text.isascii():
+            _strings((text,))
+    if float in kinds and not all(map(isfinite, [child for child in children if type(child) is float])):
+        raise _non_finite()
+    return list(filter(_is_container_value, children)) if kinds & _CONTAINERS else []
+
+
+def _too_deep(max_depth: int) -> DecodeError:
+    return DecodeError(DecodeReason.TOO_DEEP, f"instance nests more than {max_depth} levels deep")
 
 
 def _is_container_value(value: Any) -> bool:
