@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-__all__ = ["Convert", "plain_converter", "type_depth"]
+__all__ = ["Convert", "one_pass_reader", "plain_converter", "type_depth"]
 
 Convert = Callable[[Any], Any]
 
@@ -78,6 +78,18 @@ def _struct_converter(struct: type[msgspec.Struct], cache: dict[Any, Convert]) -
     known = cache.get(struct)
     if known is not None:
         return known
+    namespace: dict[str, Any] = {"UNSET": UNSET}
+    lines = ["def convert(s):", *_struct_lines(struct, cache, namespace, "    ")]
+    exec("\n".join(lines), namespace)  # noqa: S102 - generated from field positions only, see above
+    convert = cache[struct] = namespace["convert"]
+    return convert
+
+
+def _struct_lines(
+    struct: type[msgspec.Struct], cache: dict[Any, Convert], namespace: dict[str, Any], pad: str
+) -> list[str]:
+    """Statements turning the Struct in ``s`` into a dict, returned; constants go to ``namespace``.
+    A leading run of required fields is one dict display (cheaper than item by item)."""
     hints = typing.get_type_hints(struct)
     names = struct.__struct_fields__
     keys = struct.__struct_encode_fields__
@@ -85,27 +97,50 @@ def _struct_converter(struct: type[msgspec.Struct], cache: dict[Any, Convert]) -
     defaults = struct.__struct_defaults__
     tail = names[len(names) - len(defaults) :]
     optional = {name for name, default in zip(tail, defaults, strict=True) if default is not msgspec.NODEFAULT}
-    namespace: dict[str, Any] = {"UNSET": UNSET}
-    lines = ["def convert(s):", "    out = {}"]
+    display: list[str] = []
+    lines: list[str] = []
     for index, (attr, key) in enumerate(zip(names, keys, strict=True)):
         if not attr.isidentifier() or not attr.startswith("f"):  # pragma: no cover - the translator names fields
             raise ValueError(f"unexpected field name {attr!r}")
         namespace[f"K{index}"] = key
         convert = plain_converter(hints[attr], cache)
-        value = "v"
         if convert is not None:
             namespace[f"C{index}"] = convert
-            value = f"C{index}(v)"
-        lines.append(f"    v = s.{attr}")
+        if attr not in optional and not lines:
+            display.append(f"K{index}: C{index}(s.{attr})" if convert is not None else f"K{index}: s.{attr}")
+            continue
+        value = f"C{index}(v)" if convert is not None else "v"
+        lines.append(f"{pad}v = s.{attr}")
         if attr in optional:
-            lines.append("    if v is not UNSET:")
-            lines.append(f"        out[K{index}] = {value}")
+            lines.append(f"{pad}if v is not UNSET:")
+            lines.append(f"{pad}    out[K{index}] = {value}")
         else:
-            lines.append(f"    out[K{index}] = {value}")
-    lines.append("    return out")
+            lines.append(f"{pad}out[K{index}] = {value}")
+    return [f"{pad}out = {{{', '.join(display)}}}", *lines, f"{pad}return out"]
+
+
+def one_pass_reader(
+    kind: Any, typed: Callable[[Any], Any], slow: Callable[[Any], Any], max_bytes: int
+) -> Callable[[Any], Any] | None:
+    """For a Struct at the root: one generated function that decodes, converts inline and hands
+    any refusal (or a document over ``max_bytes``) to ``slow``, in a single Python frame (a frame
+    costs 40-110 ns, a quarter of decoding a typical arguments object). ``None`` otherwise."""
+    kind = _strip(kind)
+    if not _is_struct(kind):
+        return None
+    namespace: dict[str, Any] = {"UNSET": UNSET, "TYPED": typed, "SLOW": slow, "MAX": max_bytes}
+    lines = [
+        "def read(data):",
+        "    if len(data) <= MAX:",
+        "        try:",
+        "            s = TYPED(data)",
+        "        except Exception:",
+        "            return SLOW(data)",
+        *_struct_lines(kind, {}, namespace, "        "),
+        "    return SLOW(data)",
+    ]
     exec("\n".join(lines), namespace)  # noqa: S102 - generated from field positions only, see above
-    convert = cache[struct] = namespace["convert"]
-    return convert
+    return namespace["read"]  # type: ignore[no-any-return]
 
 
 def type_depth(kind: Any, seen: frozenset[Any] = frozenset()) -> int | None:
