@@ -16,6 +16,7 @@ from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._guard import GuardReport
 from ._instance import admit, max_values
 from .backends._contract import BackendValidator
+from .backends._jsonschema_rs import JsonschemaRsValidator
 from .backends._msgspec_values import one_pass_reader
 
 _SCALARS = frozenset({int, bool, type(None)})  # nothing to bound: straight to the backend
@@ -78,6 +79,7 @@ class CompiledSchema:
         "_max_bytes",
         "_max_depth",
         "_max_values",
+        "_rs_checks_keys",
         "_typed",
         "_typed_reader",
         "backend",
@@ -143,6 +145,7 @@ class CompiledSchema:
                 return first(instance) or again(instance)
 
         self._check = check
+        self._rs_checks_keys = fallback is None and isinstance(checker, JsonschemaRsValidator)
         self.is_valid = self._bind_is_valid()
         self.checked = self._bind_checked()
         self.decode = self._first_decode
@@ -168,13 +171,17 @@ class CompiledSchema:
     def _admit_object(self) -> Callable[[Any], None]:
         """The bounds of a JSON document for a Python object (see :mod:`engine._instance`), with
         the common case inline: an object of scalars (430 of the 487 argument objects in
-        ``bench_data/``) needs its type test, a key join and one encode pass, no walk."""
+        ``bench_data/``) needs a type test and one encode pass (which stops at a lone surrogate
+        and a key that is neither string nor number), no walk."""
         max_depth = self._max_depth
         limit = self._max_values
         scalars = _SCALARS
         flat = _FLAT.issuperset
         encode = _encode
         count_of = countOf
+        # jsonschema-rs refuses a key that is not a string at the top of an object it is given
+        # (ValueError, answered `not-json`); other checkers get the key join.
+        join_keys = not self._rs_checks_keys
 
         def admit_object(instance: Any) -> None:
             kind = type(instance)
@@ -184,14 +191,15 @@ class CompiledSchema:
                     admit(instance, max_depth, limit)
                     return
                 try:
-                    "".join(instance)  # a key that is not a string stops the join
-                    data = encode(instance)  # a lone surrogate stops the encode
+                    if join_keys:
+                        "".join(instance)
+                    data = encode(instance)
                 except (TypeError, UnicodeEncodeError):
                     admit(instance, max_depth, limit)  # says which, precisely
                     return
                 # NaN and the infinities are written `null`: more of them than `None` values (or
                 # `null` inside a string) sends the object to the exact check.
-                if data.count(b"null") != count_of(values, None):
+                if b"null" in data and data.count(b"null") != count_of(values, None):
                     admit(instance, max_depth, limit)
             elif kind not in scalars:
                 admit(instance, max_depth, limit)
