@@ -22,6 +22,7 @@ from .backends._msgspec_values import one_pass_reader
 _SCALARS = frozenset({int, bool, type(None)})  # nothing to bound: straight to the backend
 _FLAT = frozenset({str, int, float, bool, type(None)})
 _encode = msgspec.json.encode
+_parse = msgspec.json.decode
 
 __all__ = ["EVAL_FRAMES", "EXPLAIN_FRAMES", "CompiledSchema", "HotPath", "depth_bound"]
 
@@ -75,6 +76,7 @@ class CompiledSchema:
         "checked",
         "_explainer",
         "_fallback",
+        "_general_reader",
         "_limits",
         "_max_bytes",
         "_max_depth",
@@ -129,6 +131,7 @@ class CompiledSchema:
         # first use; the general backend checks Python objects, faster than msgspec.convert does.
         self._typed: Any = decoder
         self._typed_reader: Callable[[Any], Any] | None = None
+        self._general_reader: Callable[[Any], Any] | None = None
         self._limits = limits
         self.guard = guard
         """What the guard measured (each limit's value, recursion, fan-out), or ``None``."""
@@ -264,7 +267,7 @@ class CompiledSchema:
     def _build_reader(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         plain = self._plain_reader()
         if plain is None:
-            return self._decode_checked
+            return self._bind_general()
         return self._one_pass(plain.typed, plain.convert, plain.depth, plain.type)
 
     def _one_pass(
@@ -276,7 +279,7 @@ class CompiledSchema:
     ) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         """A reader that decodes in one typed pass and converts, with every refusal judged again
         on the general path. Four variants, so that no call pays a test it does not need."""
-        slow = self._decode_checked
+        slow = self._general_reader = self._general_reader or self._bind_general()
         max_bytes = self._max_bytes
         max_depth = self._max_depth
         if depth is not None and depth <= max_depth:
@@ -324,14 +327,38 @@ class CompiledSchema:
 
     def _decode_checked(self, data: bytes | bytearray | memoryview | str) -> Any:
         """The general path: bounded parse, then the general backend; explains a failure."""
-        value = decode_json(data, max_bytes=self._max_bytes, max_depth=self._max_depth)
-        try:
-            valid = self._check(value)  # the depth was checked while decoding
-        except (ValueError, TypeError, RecursionError) as exc:
-            raise _backend_refusal(exc) from None
-        if not valid:
-            raise self._failure(value)
-        return value
+        read = self._general_reader
+        if read is None:
+            read = self._general_reader = self._bind_general()
+        return read(data)
+
+    def _bind_general(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+        max_bytes = self._max_bytes
+        max_depth = self._max_depth
+        check = self._check
+        failure = self._failure
+        parse = _parse
+
+        def general(data: bytes | bytearray | memoryview | str) -> Any:
+            size = len(data)
+            # Within the size cap and with fewer brackets than the depth bound (a document shorter
+            # than the bound cannot have more), the bounded parse needs no walk: parse directly.
+            if size <= max_bytes and (size <= max_depth or brackets(data) <= max_depth):
+                try:
+                    value = parse(data)
+                except Exception:  # noqa: BLE001 - the bounded parse below names the reason
+                    value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
+            else:
+                value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
+            try:
+                valid = check(value)
+            except (ValueError, TypeError, RecursionError) as exc:
+                raise _backend_refusal(exc) from None
+            if not valid:
+                raise failure(value)
+            return value
+
+        return general
 
     def decode_typed(self, data: bytes | bytearray | memoryview | str) -> Any:
         """Parse and validate JSON ``data`` like ``decode``, returning the *typed* value where the

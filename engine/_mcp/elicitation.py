@@ -110,7 +110,9 @@ class ElicitationForm:
         max_bytes = self._max_bytes
         max_depth = self._max_depth
         checked = self._checked
-        has_formats = self._has_formats
+        # Decoded content is JSON within bounds already: the general backend's own check, and the
+        # full explanation only for a "no".
+        formats_check = self.compiled.hot_path().check if self._has_formats else None
         validate_content = self._validate_content
         general = self._general
         decode_wire: Callable[[Any], Any] = _no_typed_path
@@ -154,8 +156,8 @@ class ElicitationForm:
             if content is UNSET or content is None:
                 return checked({"action": "accept", "content": {}})
             values: dict[str, Any] = convert(content) if convert is not None else content
-            if has_formats:
-                validate_content(values)
+            if formats_check is not None and not formats_check(values):
+                validate_content(values)  # raises, explained
             return ElicitResult(action="accept", content=values)
 
         return read
