@@ -268,7 +268,7 @@ class CompiledSchema:
         plain = self._plain_reader()
         if plain is None:
             return self._bind_general()
-        return self._one_pass(plain.typed, plain.convert, plain.depth, plain.type)
+        return self._one_pass(plain.typed, plain.convert, plain.depth, plain.type, plain.converters)
 
     def _one_pass(
         self,
@@ -276,6 +276,7 @@ class CompiledSchema:
         convert: Callable[[Any], Any] | None,
         depth: int | None,
         kind: Any = None,
+        converters: dict[Any, Any] | None = None,
     ) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         """A reader that decodes in one typed pass and converts, with every refusal judged again
         on the general path. Four variants, so that no call pays a test it does not need."""
@@ -285,7 +286,7 @@ class CompiledSchema:
         if depth is not None and depth <= max_depth:
             # The type nests no deeper than the bound: whatever it accepts is within it, so no
             # scan of the bytes (300-530 ns on documents over 256 bytes) is needed.
-            generated = one_pass_reader(kind, typed, slow, max_bytes) if kind is not None else None
+            generated = one_pass_reader(kind, typed, slow, max_bytes, converters) if kind is not None else None
             if generated is not None:
                 return generated
             if convert is None:

@@ -40,22 +40,33 @@ Reader = Callable[[bytes | bytearray | memoryview | str], Any]
 
 
 class PlainReader:
-    """The plain-value one-pass path of one schema, built: ``decode`` raises on anything the typed
-    decode refuses; ``depth`` bounds how deeply an accepted document nests (``None``: unbounded);
-    ``type`` is what the typed decode produces and ``convert`` (``None``: nothing to do) turns it
-    into plain values, for callers that decode it inside a larger document."""
+    """The plain-value one-pass path of one schema, built: ``typed`` is the typed decode (raises on
+    anything it refuses), ``type`` what it produces, ``convert`` (``None``: nothing to do) turns
+    that into plain values and ``decode`` does both; ``depth`` bounds how deeply an accepted
+    document nests (``None``: unbounded). The converters are generated on first use: a reader
+    generated for a Struct-rooted schema (:func:`one_pass_reader`) needs only the nested ones."""
 
-    __slots__ = ("convert", "decode", "depth", "type", "typed")
+    __slots__ = ("_convert", "converters", "depth", "type", "typed")
 
-    def __init__(
-        self, decode: Reader, typed: Reader, depth: int | None, kind: Any, convert: Callable[[Any], Any] | None
-    ) -> None:
-        self.decode = decode
+    def __init__(self, typed: Reader, depth: int | None, kind: Any) -> None:
         self.typed = typed
-        """The typed decode alone (``convert`` turns its value into plain values)."""
         self.depth = depth
         self.type = kind
-        self.convert = convert
+        self.converters: dict[Any, Any] = {}
+        """The converter of every Struct type inside, by type (shared with generated readers)."""
+        self._convert: Any = self  # not built yet
+
+    @property
+    def convert(self) -> Callable[[Any], Any] | None:
+        convert = self._convert
+        if convert is self:
+            convert = self._convert = plain_converter(self.type, self.converters)
+        return convert  # type: ignore[no-any-return]
+
+    def decode(self, data: bytes | bytearray | memoryview | str) -> Any:
+        convert = self.convert
+        value = self.typed(data)
+        return value if convert is None else convert(value)
 
 
 class MsgspecValidator(BackendValidator):
@@ -78,15 +89,7 @@ class MsgspecValidator(BackendValidator):
                 if reader is None:
                     kind = self.translation.build(True)
                     typed = msgspec.json.Decoder(kind).decode
-                    convert = plain_converter(kind)
-                    if convert is None:
-                        decode: Reader = typed  # lists, maps and scalars are plain already
-                    else:
-
-                        def decode(data: bytes | bytearray | memoryview | str) -> Any:
-                            return convert(typed(data))
-
-                    reader = self._plain = PlainReader(decode, typed, type_depth(kind), kind, convert)
+                    reader = self._plain = PlainReader(typed, type_depth(kind), kind)
         return reader
 
     def typed_reader(self) -> Reader:

@@ -28,6 +28,11 @@ def _is_struct(kind: Any) -> bool:
     return isinstance(kind, type) and issubclass(kind, msgspec.Struct)
 
 
+def _hints(struct: Any) -> dict[str, Any]:
+    # `defstruct` stores the field types themselves (not strings): no evaluation needed.
+    return dict(struct.__annotations__)
+
+
 def _strip(kind: Any) -> Any:
     while typing.get_origin(kind) is typing.Annotated:
         kind = typing.get_args(kind)[0]
@@ -90,7 +95,7 @@ def _struct_lines(
 ) -> list[str]:
     """Statements turning the Struct in ``s`` into a dict, returned; constants go to ``namespace``.
     A leading run of required fields is one dict display (cheaper than item by item)."""
-    hints = typing.get_type_hints(struct)
+    hints = _hints(struct)
     names = struct.__struct_fields__
     keys = struct.__struct_encode_fields__
     # Defaults are aligned with the last fields; a kw_only Struct marks required ones NODEFAULT.
@@ -120,7 +125,11 @@ def _struct_lines(
 
 
 def one_pass_reader(
-    kind: Any, typed: Callable[[Any], Any], slow: Callable[[Any], Any], max_bytes: int
+    kind: Any,
+    typed: Callable[[Any], Any],
+    slow: Callable[[Any], Any],
+    max_bytes: int,
+    cache: dict[Any, Convert] | None = None,
 ) -> Callable[[Any], Any] | None:
     """For a Struct at the root: one generated function that decodes, converts inline and hands
     any refusal (or a document over ``max_bytes``) to ``slow``, in a single Python frame (a frame
@@ -136,7 +145,7 @@ def one_pass_reader(
         "            s = TYPED(data)",
         "        except Exception:",
         "            return SLOW(data)",
-        *_struct_lines(kind, {}, namespace, "        "),
+        *_struct_lines(kind, {} if cache is None else cache, namespace, "        "),
         "    return SLOW(data)",
     ]
     exec("\n".join(lines), namespace)  # noqa: S102 - generated from field positions only, see above
@@ -153,7 +162,7 @@ def type_depth(kind: Any, seen: frozenset[Any] = frozenset()) -> int | None:
         if kind in seen:  # pragma: no cover - recursive references are refused by the translator
             return None
         deepest = 0
-        for hint in typing.get_type_hints(kind).values():
+        for hint in _hints(kind).values():
             depth = type_depth(hint, seen | {kind})
             if depth is None:
                 return None
