@@ -20,7 +20,8 @@ from ._errors import EngineError
 
 __all__ = ["BackendName", "ConfigError", "DialectName", "EngineConfig", "FetchConfig", "Limits"]
 
-BackendName = Literal["auto", "jsonschema-rs", "msgspec", "fastjsonschema", "jsonschema"]
+BackendName = str
+"""``auto`` or the name of a registered backend (``engine.backends.BACKENDS``), checked on load."""
 DialectName = Literal["2020-12", "2019-09", "draft7", "draft6", "draft4"]
 
 ENV_PREFIX = "ENGINE_"
@@ -94,6 +95,13 @@ class EngineConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     def __post_init__(self) -> None:
         if self.cache_size < 0:
             raise ValueError("cache_size must be >= 0")
+        from .backends import backend_names  # the registry imports this module: read it late
+
+        if self.backend not in backend_names():
+            raise ConfigError(
+                f"invalid engine configuration: backend must be one of {', '.join(backend_names())}, "
+                f"not {self.backend!r}"
+            )
 
     @property
     def assert_formats(self) -> bool:
@@ -129,6 +137,8 @@ class EngineConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
 def _build(data: Mapping[str, Any]) -> EngineConfig:
     try:
         return msgspec.convert(dict(data), EngineConfig, strict=False)
+    except ConfigError:
+        raise
     except (msgspec.ValidationError, ValueError) as exc:
         raise ConfigError(f"invalid engine configuration: {exc}") from None
 

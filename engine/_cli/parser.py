@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..backends import backend_names
 from .bench import run_bench
 from .check import run_check
 from .validate import run_validate
@@ -29,7 +30,7 @@ environment variables, then the options given here (highest precedence).
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", metavar="TOML", help="read the engine configuration from this TOML file")
-    common.add_argument("--backend", choices=["auto", "jsonschema-rs", "msgspec", "fastjsonschema", "jsonschema"],
+    common.add_argument("--backend", choices=backend_names(),
                         help="compile with this backend (default: auto, the fastest exact one)")
     common.add_argument("--dialect", dest="default_dialect",
                         choices=["2020-12", "2019-09", "draft7", "draft6", "draft4"],

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import engine
-from engine.backends import AUTO_ORDER, BACKENDS, BackendRefused
+from engine.backends import BACKENDS, BackendRefused, auto_order
 from tests.backends.corpus import corpus
 
 PYTHON_BACKENDS = {"fastjsonschema": "fastjsonschema", "jsonschema": "jsonschema"}
@@ -47,7 +47,7 @@ def test_missing_package_names_the_package_and_the_extra(
 
 
 def test_auto_prefers_the_first_exact_backend_and_explains_the_others() -> None:
-    assert AUTO_ORDER == ("msgspec", "jsonschema-rs", "fastjsonschema", "jsonschema")
+    assert auto_order() == ("msgspec", "jsonschema-rs", "fastjsonschema", "jsonschema")
     eng = engine.Engine(backend="auto")
     simple = eng.compile({"type": "string"})
     assert simple.backend == "msgspec" and simple.notes == {}
@@ -57,10 +57,11 @@ def test_auto_prefers_the_first_exact_backend_and_explains_the_others() -> None:
 
 
 def test_refusal_is_explained_and_auto_moves_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    import engine._engine as pipeline
+    import engine.backends as registry
 
     # With the Python backends first, a schema fastjsonschema cannot honour goes to the next one.
-    monkeypatch.setattr(pipeline, "AUTO_ORDER", ("fastjsonschema", "jsonschema", "jsonschema-rs"))
+    reordered = {name: BACKENDS[name] for name in ("fastjsonschema", "jsonschema", "jsonschema-rs", "msgspec")}
+    monkeypatch.setattr(registry, "BACKENDS", reordered)
     eng = engine.Engine(backend="auto")
     cs = eng.compile({"type": "object", "unevaluatedProperties": False, "properties": {"a": {}}})
     assert cs.backend == "jsonschema"
