@@ -6,13 +6,15 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from . import _guard as guard
 from . import _metrics
 from ._cache import CacheStats, CompileCache
 from ._compiled import CompiledSchema
 from ._config import EngineConfig
 from ._dialect import Dialect, check_meta_schema, detect_dialect, normalise_schema_uri
-from ._intake import DocumentSize, fingerprint, load_schema
+from ._intake import DocumentSize, Snapshot, encode, fingerprint, load_schema
 from ._plan import candidates, plan
 from .backends import SchemaSource
 
@@ -50,14 +52,39 @@ class Engine:
         ``registry`` maps URIs to schema resources that ``$ref`` may reach; nothing else outside
         the document is ever resolved. Raises :class:`~engine.SchemaRejected` with a reason.
         """
-        limits = self.config.limits
-        schema, size = load_schema(schema, limits)
+        cache = self._cache
+        fast = cache.enabled and not registry  # the registry is part of what the fingerprint keys
+        text: bytes | None = None
+        if fast:
+            kind = type(schema)
+            if kind is dict:
+                found = cache.find_object(schema)
+                if found is not None:
+                    return found
+            elif kind is bytes or kind is str:
+                text = schema.encode() if kind is str else schema
+                found = cache.find_text(text)
+                if found is not None:
+                    return found
+        schema, size, containers = load_schema(schema, self.config.limits)
+        if fast and text is None:
+            try:
+                text = encode(schema)
+            except (TypeError, ValueError, RecursionError, msgspec.EncodeError):
+                text = None  # not JSON: the fingerprint refuses it with the reason
+            else:
+                found = cache.find_text(text)
+                if found is not None:
+                    return found
         resources: Mapping[str, Any] = dict(registry) if registry else {}
         key = fingerprint(schema, resources)
         compile = lambda: self._compile(schema, resources, key, size)  # noqa: E731
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
             compile = _metrics.observed_compile(compile)
-        return self._cache.get_or_compile(key, compile)
+        compiled = cache.get_or_compile(key, compile)
+        if fast:
+            cache.remember(compiled, text, schema, None if containers is None else Snapshot(*containers))
+        return compiled
 
     def _compile(self, schema: Any, resources: Mapping[str, Any], key: bytes, size: DocumentSize) -> CompiledSchema:
         config = self.config
