@@ -103,15 +103,16 @@ def plan(source: SchemaSource, backends: Candidates) -> Plan:
         if backend is general:
             chosen, checker = general, general_validator
             break
-        try:
-            refusal = backend.refusal(source)
-            if refusal is not None:
-                raise refusal
-            checker = backend.compile(source)
-        except BackendRefused as exc:
+        refusal = backend.refusal(source)
+        if refusal is None:
+            try:
+                checker = backend.compile(source)
+            except BackendRefused as exc:
+                refusal = exc
+        if refusal is not None:
             if not backends.choose:
-                raise
-            refused[backend.name] = exc.why
+                raise refusal
+            refused[backend.name] = refusal.why
             continue
         chosen = backend
         break
