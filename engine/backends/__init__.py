@@ -34,7 +34,7 @@ AUTO = "auto"
 
 class Entry(NamedTuple):
     module: str
-    """The module that defines the backend: a name under ``engine.backends``, or a dotted path."""
+    """The module that defines the backend: relative to this package (``._msgspec``) or absolute."""
     cls: str
     package: str
     """The distribution to install when the import fails."""
@@ -44,10 +44,10 @@ class Entry(NamedTuple):
 
 # In ``auto``'s order of preference: the first backend that compiles a schema exactly is used.
 BACKENDS: dict[str, Entry] = {
-    "msgspec": Entry("_msgspec", "MsgspecBackend", "msgspec", None),
-    "jsonschema-rs": Entry("_jsonschema_rs", "JsonschemaRsBackend", "jsonschema-rs", None),
-    "fastjsonschema": Entry("_fastjsonschema", "FastjsonschemaBackend", "fastjsonschema", "fastjsonschema"),
-    "jsonschema": Entry("_jsonschema", "JsonschemaBackend", "jsonschema", "jsonschema"),
+    "msgspec": Entry("._msgspec", "MsgspecBackend", "msgspec", None),
+    "jsonschema-rs": Entry("._jsonschema_rs", "JsonschemaRsBackend", "jsonschema-rs", None),
+    "fastjsonschema": Entry("._fastjsonschema", "FastjsonschemaBackend", "fastjsonschema", "fastjsonschema"),
+    "jsonschema": Entry("._jsonschema", "JsonschemaBackend", "jsonschema", "jsonschema"),
 }
 
 
@@ -68,8 +68,7 @@ def load_backend(name: str) -> type[Backend]:
     except KeyError:
         raise BackendUnavailable(f"unknown backend {name!r}; choose one of: {', '.join(backend_names())}") from None
     try:
-        # A bare name is a module of this package; a dotted one is imported as written.
-        module = importlib.import_module(entry.module if "." in entry.module else f"{__name__}.{entry.module}")
+        module = importlib.import_module(entry.module, __name__)
     except ImportError as exc:
         hint = f" (pip install 'engine[{entry.extra}]')" if entry.extra else ""
         raise BackendUnavailable(

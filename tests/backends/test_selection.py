@@ -3,6 +3,7 @@ error shape whichever backend ran."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import sys
 
@@ -35,7 +36,7 @@ def test_missing_package_names_the_package_and_the_extra(
 ) -> None:
     entry = BACKENDS[backend]
     monkeypatch.setitem(sys.modules, module, None)  # `import module` now raises ImportError
-    monkeypatch.delitem(sys.modules, f"engine.backends.{entry.module}", raising=False)
+    monkeypatch.delitem(sys.modules, importlib.util.resolve_name(entry.module, "engine.backends"), raising=False)
     with pytest.raises(engine.BackendUnavailable) as missing:
         engine.Engine(backend=backend)
     assert f"'{entry.package}'" in missing.value.message
