@@ -30,7 +30,7 @@ __all__ = ["Tree", "walk_tree"]
 _NEEDS_GRAPH = frozenset(
     {"$id", "id", "$ref", "$dynamicRef", "$recursiveRef", "unevaluatedProperties", "unevaluatedItems"} | ANCHORS
 )
-_MEASURED = frozenset({"enum", "pattern"})
+_SPECIAL = _NEEDS_GRAPH | {"enum", "pattern"}
 
 # A frame: (value, parent frame or None, pointer token from the parent, depth, in-place chain).
 Frame = tuple[Any, Any, str, int, int]
@@ -60,7 +60,7 @@ def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
     """Measure ``schema`` if it is a plain tree; ``None`` if it needs the graph's walk."""
     table = _APPLICATORS[dialect]
     applicator_keys = table.keys()
-    needs_graph, measured = _NEEDS_GRAPH, _MEASURED
+    needs_graph, special = _NEEDS_GRAPH, _SPECIAL
     in_place, hold = Applies.IN_PLACE, Applies.HOLD
     one, many, one_or_many, legacy_map = Shape.ONE, Shape.LIST, Shape.ONE_OR_LIST, Shape.MAP_OF_SCHEMA_OR_LIST
     combinators = COMBINATORS
@@ -84,7 +84,7 @@ def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
             longest = chain
         if type(value) is not dict and not isinstance(value, Mapping):
             continue
-        if not measured.isdisjoint(value) or not needs_graph.isdisjoint(value):
+        if not special.isdisjoint(value):
             if not needs_graph.isdisjoint(value):
                 return None
             enum = value.get("enum")
@@ -99,11 +99,9 @@ def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
             continue  # a leaf
         child_depth = depth + 1
         in_chain = chain + 1
-        for keyword, sub in value.items():
-            entry = table.get(keyword)
-            if entry is None:
-                continue
-            shape, how = entry
+        for keyword in filter(applicator_keys.__contains__, value):  # in the document's order
+            sub = value[keyword]
+            shape, how = table[keyword]
             if shape is one_or_many:
                 shape = many if isinstance(sub, list) else one
             c = in_chain if how is in_place else 1
