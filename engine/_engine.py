@@ -116,6 +116,7 @@ class Engine:
             notes=dict(chosen.refused),
             decoder=chosen.decoder,
             guard=report,
+            typed=chosen.typed,
         )
 
 _default_engine: Engine | None = None

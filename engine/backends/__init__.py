@@ -12,7 +12,7 @@ import importlib
 from typing import NamedTuple
 
 from .._errors import BackendUnavailable
-from ._contract import Backend, BackendRefused, BackendValidator, SchemaSource, refuse
+from ._contract import Backend, BackendRefused, BackendValidator, SchemaSource, TypedDecode, refuse
 
 __all__ = [
     "AUTO",
@@ -22,6 +22,7 @@ __all__ = [
     "BackendRefused",
     "BackendValidator",
     "SchemaSource",
+    "TypedDecode",
     "auto_order",
     "backend_names",
     "load_backend",

@@ -10,13 +10,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from .._config import EngineConfig
 from .._dialect import Dialect
 from .._errors import Issue, RejectReason, SchemaRejected
 
-__all__ = ["Backend", "BackendRefused", "BackendValidator", "SchemaSource", "refuse"]
+__all__ = ["Backend", "BackendRefused", "BackendValidator", "SchemaSource", "TypedDecode", "refuse"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +52,15 @@ def refuse(backend: str, why: str, *, location: str | None = None) -> BackendRef
     return BackendRefused(backend, why, location=location)
 
 
+class TypedDecode(NamedTuple):
+    """The msgspec type a one-pass ``decode`` parses into, for a caller that embeds it in a larger
+    typed document (the MCP layer decodes a whole ``CallToolResult`` in one pass with it)."""
+
+    type: Any
+    to_builtins: bool
+    """Its values hold Structs, which ``msgspec.to_builtins`` turns into plain JSON values."""
+
+
 class BackendValidator(ABC):
     """A schema compiled by one backend."""
 
@@ -59,6 +68,8 @@ class BackendValidator(ABC):
     """Optional: parse *and* validate bytes in one pass, raising on anything invalid. A backend
     that sets this may be stricter than the schema (the pipeline re-checks a refusal on the
     general path) but never laxer."""
+    typed: TypedDecode | None = None
+    """Optional, with ``decode``: the msgspec type it decodes into."""
 
     @abstractmethod
     def is_valid(self, instance: Any) -> bool:

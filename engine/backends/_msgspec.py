@@ -23,7 +23,7 @@ import msgspec
 
 from .._dialect import Dialect
 from .._errors import Issue
-from ._contract import Backend, BackendRefused, BackendValidator, SchemaSource, refuse
+from ._contract import Backend, BackendRefused, BackendValidator, SchemaSource, TypedDecode, refuse
 from ._msgspec_translation import NAME, Translation, translate
 
 __all__ = ["MsgspecBackend", "MsgspecValidator"]
@@ -47,6 +47,7 @@ class MsgspecValidator(BackendValidator):
 
         self.is_valid = is_valid  # type: ignore[method-assign]
         self.decode = self._decoder(translation)
+        self.typed = TypedDecode(translation.type, translation.has_structs)
 
     def _decoder(self, translation: Translation) -> Callable[[bytes | str], Any]:
         typed = self._typed.decode
