@@ -28,6 +28,7 @@ from .backends import (
     TypedDecode,
     auto_order,
     load_backend,
+    refuse,
 )
 
 __all__ = ["Candidates", "Plan", "candidates", "plan"]
@@ -114,16 +115,19 @@ def plan(source: SchemaSource, backends: Candidates) -> Plan:
         if backend is general:
             chosen, checker = general, general_validator
             break
-        refusal = backend.refusal(source)
-        if refusal is None:
+        early = backend.refusal(source)
+        if early is None:
             try:
                 checker = backend.compile(source)
             except BackendRefused as exc:
-                refusal = exc
-        if refusal is not None:
+                if not backends.choose:
+                    raise
+                refused[backend.name] = exc.why
+                continue
+        else:
             if not backends.choose:
-                raise refusal
-            refused[backend.name] = refusal.why
+                raise refuse(backend.name, early.why, location=early.location)
+            refused[backend.name] = early.why
             continue
         chosen = backend
         break

@@ -12,7 +12,7 @@ import importlib
 from typing import NamedTuple
 
 from .._errors import BackendUnavailable
-from ._contract import Backend, BackendRefused, BackendValidator, SchemaSource, TypedDecode, refuse
+from ._contract import Backend, BackendRefused, BackendValidator, Refusal, SchemaSource, TypedDecode, refuse
 
 __all__ = [
     "AUTO",
@@ -21,6 +21,7 @@ __all__ = [
     "Backend",
     "BackendRefused",
     "BackendValidator",
+    "Refusal",
     "SchemaSource",
     "TypedDecode",
     "auto_order",

@@ -16,7 +16,7 @@ from .._config import EngineConfig
 from .._dialect import Dialect
 from .._errors import Issue, RejectReason, SchemaRejected
 
-__all__ = ["Backend", "BackendRefused", "BackendValidator", "SchemaSource", "TypedDecode", "refuse"]
+__all__ = ["Backend", "BackendRefused", "BackendValidator", "Refusal", "SchemaSource", "TypedDecode", "refuse"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +46,13 @@ class BackendRefused(SchemaRejected):
         )
         self.backend = backend
         self.why = why
+
+
+class Refusal(NamedTuple):
+    """Why a backend will not take a schema (see :meth:`Backend.refusal`)."""
+
+    why: str
+    location: str | None = None
 
 
 def refuse(backend: str, why: str, *, location: str | None = None) -> BackendRefused:
@@ -106,14 +113,15 @@ class Backend(ABC):
     def compile(self, source: SchemaSource) -> BackendValidator:
         """Compile ``source`` or raise :class:`BackendRefused` (via :func:`refuse`)."""
 
-    def refusal(self, source: SchemaSource) -> BackendRefused | None:
+    def refusal(self, source: SchemaSource) -> Refusal | None:
         """Why this backend will not take ``source``, decided before anything is built, or
         ``None`` (then :meth:`compile` may still refuse). Must be cheap next to :meth:`compile`:
-        the plan asks every candidate before compiling one."""
+        the plan asks every candidate before compiling one, and under ``auto`` keeps only the
+        reason (no exception is made for it)."""
         if source.dialect not in self.dialects:
-            return refuse(self.name, f"it does not support the {source.dialect.value} dialect")
+            return Refusal(f"it does not support the {source.dialect.value} dialect")
         if self.backtracking and source.facts is not None and source.facts.exponential:
-            return refuse(self.name, f"{source.facts.exponential}; a backend that backtracks cannot bound it")
+            return Refusal(f"{source.facts.exponential}; a backend that backtracks cannot bound it")
         return None
 
     def check_dialect(self, source: SchemaSource) -> None:
