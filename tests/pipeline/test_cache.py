@@ -97,6 +97,7 @@ def test_threads_compile_each_schema_once() -> None:
 
 
 def test_the_same_object_again_is_a_hit_until_it_changes() -> None:
+    # Found by its serialisation: a change anywhere, to any JSON type, is another document.
     eng = engine.Engine()
     schema = {"type": "object", "properties": {"n": {"type": "integer", "enum": [1, 2]}}}
     first = eng.compile(schema)
@@ -145,6 +146,12 @@ def test_a_cached_object_turned_into_a_bomb_is_still_refused() -> None:
     with pytest.raises(engine.SchemaRejected) as refused:
         eng.compile(bomb)
     assert refused.value.details["limit"] == "max_schema_bytes"
+    leaf = {"type": "string"}
+    wide = {"anyOf": [leaf] * 1_000_000}  # one dict shared a million ways
+    for _ in range(2):  # and again: a refusal is not remembered
+        with pytest.raises(engine.SchemaRejected) as refused:
+            eng.compile(wide)
+        assert refused.value.details["limit"] == "max_schema_bytes"
 
 
 def test_a_registry_bypasses_the_text_and_object_lookups() -> None:
