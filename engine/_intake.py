@@ -52,7 +52,7 @@ def measure_document(document: Any, limits: Limits, known_bytes: int | None = No
                     size += 2 + 4 * len(value) + sum(map(len, value))
                 except TypeError:  # a key that is not a string: the fingerprint refuses it
                     size += 2 + 4 * len(value)
-                children = value.values()
+                children = value.values()  # type: ignore[union-attr]  # not an array: a mapping
             for child in children:
                 kind = type(child)
                 if kind is str:
