@@ -9,7 +9,7 @@ import pytest
 
 import engine
 from engine.backends import BackendRefused
-from tests.backends.corpus import CorpusSchema, corpus
+from tests.corpus import CorpusSchema, corpus
 
 CORPUS = list(corpus())
 BACKENDS = ("jsonschema-rs", "msgspec", "fastjsonschema", "jsonschema")

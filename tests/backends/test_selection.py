@@ -10,7 +10,7 @@ import pytest
 
 import engine
 from engine.backends import AUTO_ORDER, BACKENDS, BackendRefused
-from tests.backends.corpus import corpus
+from tests.corpus import corpus
 
 PYTHON_BACKENDS = {"fastjsonschema": "fastjsonschema", "jsonschema": "jsonschema"}
 

@@ -8,7 +8,7 @@ from functools import cache
 import pytest
 
 import engine
-from tests.suite import DIALECTS, SUITE, SuiteTest, iter_tests, remotes
+from tests.conformance.suite import DIALECTS, SUITE, SuiteTest, iter_tests, remotes
 
 REQUIRED = [t for folder in DIALECTS for t in iter_tests(folder)]
 

@@ -16,8 +16,8 @@ import msgspec
 import pytest
 
 import engine
-from tests.msgspec.helpers import msgspec_validator
-from tests.suite import DIALECTS, SuiteTest, iter_tests, remotes
+from tests.backends.msgspec_helpers import msgspec_validator
+from tests.conformance.suite import DIALECTS, SuiteTest, iter_tests, remotes
 
 REQUIRED = [t for folder in DIALECTS for t in iter_tests(folder)]
 

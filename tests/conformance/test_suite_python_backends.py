@@ -12,7 +12,7 @@ import pytest
 
 import engine
 from engine.backends import BackendRefused
-from tests.suite import DIALECTS, SUITE, SuiteTest, iter_tests, remotes
+from tests.conformance.suite import DIALECTS, SUITE, SuiteTest, iter_tests, remotes
 
 BACKENDS = ("fastjsonschema", "jsonschema")
 REQUIRED = [t for folder in DIALECTS for t in iter_tests(folder)]
@@ -65,7 +65,7 @@ def test_optional_format_with_assertion(backend: str) -> None:
     assert not wrong, f"{len(wrong)} wrong answers from {backend}:\n" + "\n".join(wrong[:40])
 
 
-# As in tests/conformance: cross-draft.json mixes drafts in one registry, format-assertion.json
+# As in test_suite_jsonschema_rs.py: cross-draft.json mixes drafts in one registry, format-assertion.json
 # relies on a vocabulary declaration the engine does not read.
 OPTIONAL = [
     t
