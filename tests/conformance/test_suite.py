@@ -28,7 +28,7 @@ from engine.backends import BACKENDS, Backend, BackendValidator, SchemaSource, l
 from tests.conformance.suite import DIALECTS, SUITE, SuiteTest, iter_tests, remotes
 from tests.conftest import EngineFor
 
-# Optional files left out, and why (also in docs/backends.md):
+# Optional files left out, and why (also in docs/conformance.md):
 # - cross-draft.json: its remotes mix drafts in one registry, which the suite's own layout serves
 #   per draft folder here;
 # - format-assertion.json: a custom meta-schema requiring the format-assertion vocabulary is honoured
