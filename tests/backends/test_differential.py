@@ -3,26 +3,20 @@ refusal at compile time with a reason."""
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 
 import engine
-from engine.backends import BackendRefused
-from tests.corpus import CorpusSchema, corpus
+from engine.backends import BACKENDS, BackendRefused
+from tests.conftest import EngineFor
+from tests.corpus import CorpusSchema
 
-CORPUS = list(corpus())
-BACKENDS = ("jsonschema-rs", "msgspec", "fastjsonschema", "jsonschema")
-
-
-@cache
-def engine_for(backend: str, formats: str) -> engine.Engine:
-    return engine.Engine(engine.EngineConfig(backend=backend, formats=formats))
+REFERENCE = "jsonschema-rs"
+OTHERS = [name for name in BACKENDS if name != REFERENCE]
 
 
-def answers(backend: str, formats: str, item: CorpusSchema) -> list[bool] | str:
+def answers(engine_for: EngineFor, backend: str, formats: str, item: CorpusSchema) -> list[bool] | str:
     try:
-        cs = engine_for(backend, formats).compile(item.schema)
+        cs = engine_for(backend, formats=formats).compile(item.schema)
     except BackendRefused as refusal:
         return f"refused: {refusal.why}"
     except engine.SchemaRejected as rejected:
@@ -32,12 +26,14 @@ def answers(backend: str, formats: str, item: CorpusSchema) -> list[bool] | str:
 
 
 @pytest.mark.parametrize("formats", ["annotate", "assert"])
-def test_backends_agree_on_the_corpus(formats: str) -> None:
+def test_backends_agree_on_the_corpus(
+    engine_for: EngineFor, corpus_schemas: list[CorpusSchema], formats: str
+) -> None:
     disagreements = []
-    for item in CORPUS:
-        reference = answers("jsonschema-rs", formats, item)
-        for backend in BACKENDS[1:]:
-            got = answers(backend, formats, item)
+    for item in corpus_schemas:
+        reference = answers(engine_for, REFERENCE, formats, item)
+        for backend in OTHERS:
+            got = answers(engine_for, backend, formats, item)
             if isinstance(got, str) and got.startswith("refused"):
                 continue
             if isinstance(reference, str) or isinstance(got, str):
@@ -50,19 +46,19 @@ def test_backends_agree_on_the_corpus(formats: str) -> None:
     assert not disagreements, "\n".join(map(repr, disagreements[:30]))
 
 
-def test_recorded_results_conform() -> None:
+def test_recorded_results_conform(engine_for: EngineFor, corpus_schemas: list[CorpusSchema]) -> None:
     # The recorded structuredContent of real servers is valid under every backend that accepts
     # the schema (a sanity check that the comparison above is not comparing only "no"s).
     checked = 0
-    for item in CORPUS:
+    for item in corpus_schemas:
         if not item.id.startswith("structured/") or not item.instances:
             continue
         for backend in BACKENDS:
             try:
-                cs = engine_for(backend, "annotate").compile(item.schema)
+                cs = engine_for(backend).compile(item.schema)
             except BackendRefused:
                 continue
             answer = cs.is_valid(item.instances[0])
-            assert answer is engine_for("jsonschema-rs", "annotate").compile(item.schema).is_valid(item.instances[0])
+            assert answer is engine_for(REFERENCE).compile(item.schema).is_valid(item.instances[0])
             checked += 1
     assert checked > 0
