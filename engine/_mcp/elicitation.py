@@ -34,8 +34,7 @@ from .._decode import decode_json
 from .._engine import Engine, default_engine
 from .._errors import DecodeError, DecodeReason, Issue, RejectReason, SchemaRejected, ValidationFailed
 from .._pointer import escape
-from ..backends._contract import SchemaSource
-from ..backends._msgspec_translation import translate
+from ..backends import SchemaSource, msgspec_translation
 
 __all__ = ["ElicitResult", "ElicitationForm", "compile_elicitation"]
 
@@ -196,7 +195,7 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
         config=engine.config.replace(formats="annotate"),  # formats are checked on `compiled`
     )
     try:
-        content_type: Any = translate(source).type
+        content_type: Any = msgspec_translation(source).type
     except SchemaRejected:
         # Only property names msgspec cannot rename to (quotes, backslashes, control characters)
         # get here: such a form is read on the general path alone.
