@@ -83,7 +83,7 @@ class CompiledSchema:
         limits: Limits,
         fingerprint: bytes,
         notes: dict[str, str] | None = None,
-        decoder: Callable[[bytes | str], Any] | None = None,
+        decoder: Callable[[bytes | bytearray | memoryview | str], Any] | None = None,
         guard: GuardReport | None = None,
     ) -> None:
         self.schema = schema

@@ -35,7 +35,7 @@ def measure_document(document: Any, limits: Limits, known_bytes: int | None = No
     max_bytes, max_depth = limits.max_schema_bytes, limits.max_document_depth
     size = 0
     depth = 0
-    level = [document] if isinstance(document, (Mapping, list)) else []
+    level: list[Any] = [document] if isinstance(document, (Mapping, list)) else []
     while level:  # level by level: the depth is the number of levels
         depth += 1
         if depth > max_depth:

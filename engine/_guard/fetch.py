@@ -217,7 +217,8 @@ def _resolve_in_thread(host: str, port: int, timeout: float) -> list[Any]:
         raise TimeoutError(f"no answer within {timeout:.1f} s")
     if isinstance(outcome[0], BaseException):
         raise outcome[0]
-    return outcome[0]
+    addresses: list[Any] = outcome[0]
+    return addresses
 
 
 def _host_allowed(host: str, allow: tuple[str, ...]) -> bool:

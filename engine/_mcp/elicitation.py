@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import msgspec
@@ -93,7 +93,9 @@ class ElicitationForm:
             ],
             rename={"meta": "_meta"},
         )
-        self._decode_wire = msgspec.json.Decoder(wire).decode if content_type is not None else _no_typed_path
+        self._decode_wire: Callable[[bytes | bytearray | memoryview | str], Any] = (
+            msgspec.json.Decoder(wire).decode if content_type is not None else _no_typed_path
+        )
 
     def __repr__(self) -> str:
         return f"<ElicitationForm fields={list(self.fields)!r}>"

@@ -107,7 +107,7 @@ class Lowering:
                 raise refuse(NAME, f"the referenced resource {uri!r} is written in another dialect")
         try:
             registry = build_registry(source)
-            resource = referencing.Resource(contents=root, specification=self.spec)
+            resource = self.spec.create_resource(root)
             base = self.spec.id_of(root) or "urn:engine:root" if isinstance(root, Mapping) else "urn:engine:root"
             registry = registry.with_resource(base, resource).crawl()
             resolver = registry.resolver(base_uri=base)

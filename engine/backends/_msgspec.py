@@ -48,13 +48,13 @@ class MsgspecValidator(BackendValidator):
         self.is_valid = is_valid  # type: ignore[method-assign]
         self.decode = self._decoder(translation)
 
-    def _decoder(self, translation: Translation) -> Callable[[bytes | str], Any]:
+    def _decoder(self, translation: Translation) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         typed = self._typed.decode
         if not translation.has_structs:
             return typed  # lists, maps and scalars are builtins already
         to_builtins = msgspec.to_builtins
 
-        def decode(data: bytes | str) -> Any:
+        def decode(data: bytes | bytearray | memoryview | str) -> Any:
             return to_builtins(typed(data))
 
         return decode
