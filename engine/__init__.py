@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ._cache import CacheStats
@@ -67,8 +68,9 @@ __all__ = [
 ]
 
 
-def compile(schema: Any, **kwargs: Any) -> CompiledSchema:
-    """Compile ``schema`` on the default engine (configured from the environment and defaults)."""
-    return default_engine().compile(schema, **kwargs)
+def compile(schema: Any, *, registry: Mapping[str, Any] | None = None) -> CompiledSchema:
+    """Compile ``schema`` on the default engine (configured from the environment and defaults);
+    see :meth:`Engine.compile`."""
+    return default_engine().compile(schema, registry=registry)
 
 

@@ -12,13 +12,13 @@ import tomllib
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 import msgspec
 
 from ._errors import EngineError
 
-__all__ = ["BackendName", "ConfigError", "DialectName", "EngineConfig", "FetchConfig", "Limits"]
+__all__ = ["BackendName", "ConfigError", "ConfigOverrides", "DialectName", "EngineConfig", "FetchConfig", "Limits"]
 
 BackendName = Literal["auto", "jsonschema-rs", "msgspec", "fastjsonschema", "jsonschema"]
 DialectName = Literal["2020-12", "2019-09", "draft7", "draft6", "draft4"]
@@ -99,7 +99,7 @@ class EngineConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     def assert_formats(self) -> bool:
         return self.formats == "assert"
 
-    def replace(self, **changes: Any) -> EngineConfig:
+    def replace(self, **changes: Unpack[ConfigOverrides]) -> EngineConfig:
         """A copy with ``changes`` applied (validated like any other source)."""
         return _build(_merge(msgspec.to_builtins(self), changes))
 
@@ -109,7 +109,7 @@ class EngineConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
         toml: str | os.PathLike[str] | None = None,
         *,
         env: Mapping[str, str] | None = None,
-        **overrides: Any,
+        **overrides: Unpack[ConfigOverrides],
     ) -> EngineConfig:
         """Build a configuration from TOML, then environment variables, then ``overrides``.
 
@@ -124,6 +124,21 @@ class EngineConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
         data = _merge(data, _from_env(os.environ if env is None else env))
         data = _merge(data, overrides)
         return _build(data)
+
+
+class ConfigOverrides(TypedDict, total=False):
+    """The keyword arguments that override :class:`EngineConfig` fields, each with its type
+    (``limits`` and ``fetch`` also as a mapping of the fields to change)."""
+
+    backend: BackendName
+    default_dialect: DialectName
+    formats: Literal["annotate", "assert"]
+    cache_size: int
+    regex: Literal["linear", "backtracking"]
+    backtrack_limit: int
+    allow_empty_input_schema: bool
+    limits: Limits | Mapping[str, Any]
+    fetch: FetchConfig | Mapping[str, Any]
 
 
 def _build(data: Mapping[str, Any]) -> EngineConfig:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Unpack
 
 from . import _guard as guard
 from . import _metrics
 from ._cache import CacheStats, CompileCache
 from ._compiled import CompiledSchema
-from ._config import EngineConfig
+from ._config import ConfigOverrides, EngineConfig
 from ._dialect import Dialect, check_meta_schema, detect_dialect, normalise_schema_uri
 from ._errors import BackendUnavailable
 from ._intake import DocumentSize, fingerprint, load_schema
@@ -31,7 +31,7 @@ class Engine:
     Thread-safe: share one engine across threads; each schema is compiled once.
     """
 
-    def __init__(self, config: EngineConfig | None = None, **overrides: Any) -> None:
+    def __init__(self, config: EngineConfig | None = None, **overrides: Unpack[ConfigOverrides]) -> None:
         config = config or EngineConfig()
         if overrides:
             config = config.replace(**overrides)
