@@ -7,7 +7,9 @@
 
 A module imports only from its own layer or the ones below, wherever the import sits (module
 level, inside a function, or under ``TYPE_CHECKING``: the core does not know the MCP layer
-exists, not even for typing). And no module imports another module's private names: no
+exists, not even for typing). Nothing in the package imports the developer tools kept beside it
+(benchmarks/, tests/), so they stay out of the wheel. And no module imports another module's
+private names: no
 ``from m import _name`` across modules, no ``m._name`` on an imported module, and a private
 submodule of a package (``engine.backends._contract``) is imported only from inside that package;
 everyone else goes through the package itself.
@@ -116,10 +118,17 @@ class Modules:
         return {name: module for name, module in aliases.items() if module in self.sources}
 
 
+# Developer tools (limit measurement, the hostile-case catalog, the benchmark runner) live outside
+# the package, so outside the wheel; the package never imports them.
+DEVELOPER_TOOLS = {"benchmarks", "tests", "bench_data"}
+
+
 def layering_violations(modules: Modules) -> list[str]:
     found = []
     for importer in modules.sources:
         for item in modules.imports(importer):
+            if item.module.split(".")[0] in DEVELOPER_TOOLS:
+                found.append(f"{importer} imports the developer tool {item.module}, line {item.line}")
             if item.module.split(".")[0] != "engine":
                 continue
             if layer(item.module) > layer(importer):
@@ -203,6 +212,7 @@ def made_up(sources: dict[str, str]) -> Modules:
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ._mcp.tools import ToolSet\n",
         "def later():\n    from engine import ToolSet\n",
         "from .adapters import mcp_sdk\n",
+        "from benchmarks.limits import measure\n",
     ],
 )
 def test_the_core_importing_upwards_is_caught(source: str) -> None:
