@@ -146,7 +146,8 @@ def test_bad_configuration_is_a_sentence(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
     path.write_text("{}")
     code, _, err = run("check", str(path), "--config", str(config))
-    assert code == 2 and "invalid engine configuration" in err
+    names = "auto, jsonschema-rs, msgspec, fastjsonschema, jsonschema"
+    assert code == 2 and err == f"engine check: {config} backend: 'nope' is not one of {names}\n"
 
 
 def engine_cli(*args: str) -> subprocess.CompletedProcess[str]:
