@@ -453,10 +453,13 @@ class _Axis:
         lo, hi = min(values), max(values)
         self.log = (hi / lo > 30 or hi > 30) if log is None else log
         self.start, self.length = start, length
+        self.lo: float
+        self.hi: float
         if self.log:
-            self.lo = math.floor(math.log10(lo))
-            self.hi = max(math.ceil(math.log10(hi)), self.lo + 1)
-            self.ticks = [10.0**e for e in range(self.lo, self.hi + 1)]
+            low = math.floor(math.log10(lo))
+            high = max(math.ceil(math.log10(hi)), low + 1)
+            self.lo, self.hi = float(low), float(high)
+            self.ticks = [10.0**e for e in range(low, high + 1)]
         else:
             step = _nice_step(hi / 5)
             top = step * math.ceil(hi / step)
@@ -472,7 +475,7 @@ class _Axis:
     @property
     def caption(self) -> str:
         if self.log:
-            return f"log scale: the ratios span {self.hi - self.lo} decades"
+            return f"log scale: the ratios span {self.hi - self.lo:.0f} decades"
         return "linear scale"
 
 
@@ -573,7 +576,8 @@ def _line_chart(title: str, rows: list[Row], names: list[str], colours: dict[str
                 parts.append(_el("circle", tip, cx=px(s), cy=py(v), r=2.5, fill=colours[name]))
                 parts.append(_el("text", _ratio(v), x=px(s) + 4, y=py(v) - 3, font_size=8, fill=colours[name]))
         last_s, last_v = pts[-1]
-        parts.append(_el("text", label, x=px(last_s) + 4, y=py(last_v) + 8, font_size=8, fill=colours[name]))
+        if last_s and last_v:
+            parts.append(_el("text", label, x=px(last_s) + 4, y=py(last_v) + 8, font_size=8, fill=colours[name]))
     for i, line in enumerate(missing):
         parts.append(_el("text", html.escape(line), x=4, y=plot_bottom + 44 + 13 * i, font_size=9, fill="#555"))
     return _svg(w + 120, h, parts, 10)
@@ -639,11 +643,10 @@ def render_html(report: Report) -> str:
             + "".join(f"<th>{html.escape(BASELINES[n])}</th>" for n in baselines)
             + "</tr>"
         )
-        for line in lines:
-            cells = "".join(f"<td>{html.escape(_headline_cell(line.baselines[n]))}</td>" for n in baselines)
-            body.append(
-                f"<tr><td>{html.escape(_headline_case(line))}</td><td>{html.escape(_us(line.engine_us))}</td>{cells}</tr>"
-            )
+        for entry in lines:
+            quoted = "".join(f"<td>{html.escape(_headline_cell(entry.baselines[n]))}</td>" for n in baselines)
+            case, engine_us = html.escape(_headline_case(entry)), html.escape(_us(entry.engine_us))
+            body.append(f"<tr><td>{case}</td><td>{engine_us}</td>{quoted}</tr>")
         body.append("</table>")
         body.append(f"<p><small>{html.escape(HEADLINE_NOTE)}</small></p>")
     imports = _import_line(meta)
@@ -684,7 +687,7 @@ def render_html(report: Report) -> str:
             detail = f"<br><small>{html.escape(row.detail)}</small>" if row.detail else ""
             body.append(f"<tr><td>{html.escape(row.case)}{detail}</td>{''.join(cells)}</tr>")
         body.append("</table>")
-        for line in work.summary:
-            body.append(f"<p><small>{html.escape(line)}</small></p>")
+        for sentence in work.summary:
+            body.append(f"<p><small>{html.escape(sentence)}</small></p>")
     body.append("</body></html>")
     return "\n".join(body)

@@ -359,7 +359,7 @@ def _assemble(layers: list[_Layer]) -> tuple[EngineConfig, dict[str, str]]:
     sources: dict[str, str] = {}
     for layer in layers:
         for section, name, value in _leaves(layer):
-            owner: type = _SECTIONS[section] if section else EngineConfig
+            owner: type[msgspec.Struct] = _SECTIONS[section] if section else EngineConfig
             dotted = f"{section}.{name}" if section else name
             where = layer.names.get(dotted) or (f"{layer.label} {dotted}" if layer.label != "keyword" else dotted)
             if name not in owner.__struct_fields__ or (not section and name in _SECTIONS):
@@ -381,8 +381,9 @@ def _assemble(layers: list[_Layer]) -> tuple[EngineConfig, dict[str, str]]:
                 ) from None
             values[section][name] = checked
             sources[dotted] = layer.names.get(dotted) or layer.label
-    top = values.pop("")
-    config = EngineConfig(**top, **{s: _SECTIONS[s](**v) for s, v in values.items()})
+    top: dict[str, Any] = values.pop("")
+    sections: dict[str, Any] = {s: _SECTIONS[s](**v) for s, v in values.items()}
+    config = EngineConfig(**top, **sections)
     for section, struct in _SECTIONS.items():
         for name in struct.__struct_fields__:
             sources.setdefault(f"{section}.{name}", "default")

@@ -46,7 +46,7 @@ def guard_facts(cs: CompiledSchema) -> dict[str, Any]:
     report = getattr(cs, "guard", None)
     if report is None:
         return {}
-    facts = msgspec.to_builtins(report)
+    facts: dict[str, Any] = msgspec.to_builtins(report)
     for key in ("measured", "locations"):
         facts.pop(key, None)
     return facts

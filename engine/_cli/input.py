@@ -171,6 +171,6 @@ def _tools(items: Sequence[Any]) -> list[Target]:
                 if name is None or name == ""
                 else f"tool #{index} has a name that is {type(name).__name__}, not a string: MCP requires a string"
             )
-        label = name if named else f"#{index} (no name)"
+        label = name if isinstance(name, str) and named else f"#{index} (no name)"
         found.append(Target(name=label, schemas=schemas, tool=dict(item), index=index, problem=problem))
     return found
