@@ -253,8 +253,7 @@ class EngineConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
 
     def replace(self, **changes: Any) -> EngineConfig:
         """A copy with ``changes`` applied (validated like any other source)."""
-        layers = [_Layer("current", msgspec.to_builtins(self)), _Layer("keyword", _plain(changes))]
-        return _assemble(layers)[0]
+        return _replaced(self, changes)
 
     @classmethod
     def load(
@@ -353,33 +352,34 @@ def _plain(values: Mapping[str, Any]) -> dict[str, Any]:
 _SECTIONS: dict[str, type[msgspec.Struct]] = {"limits": Limits, "fetch": FetchConfig}
 
 
+def _checked(layer: _Layer, section: str, name: str, value: Any) -> Any:
+    """``value`` as the field holds it, or :class:`ConfigError` naming it as ``layer`` spells it."""
+    owner: type[msgspec.Struct] = _SECTIONS[section] if section else EngineConfig
+    dotted = f"{section}.{name}" if section else name
+    where = layer.names.get(dotted) or (f"{layer.label} {dotted}" if layer.label != "keyword" else dotted)
+    if name not in owner.__struct_fields__ or (not section and name in _SECTIONS):
+        known = ", ".join(n for n in owner.__struct_fields__ if section or n not in _SECTIONS)
+        raise ConfigError(
+            f"{where}: unknown setting; the {section or 'top-level'} settings are {known}",
+            field=dotted,
+            source=layer.label,
+            allowed=known,
+        )
+    try:
+        return _check(owner, name, _hints(owner)[name], value, from_text=layer.from_text)
+    except _Problem as problem:
+        text, allowed = problem.text, problem.allowed
+        raise ConfigError(f"{where}: {text}", field=dotted, source=layer.label, allowed=allowed) from None
+
+
 def _assemble(layers: list[_Layer]) -> tuple[EngineConfig, dict[str, str]]:
     """Check every value of every layer against its field, then build the configuration."""
     values: dict[str, dict[str, Any]] = {"": {}, **{section: {} for section in _SECTIONS}}
     sources: dict[str, str] = {}
     for layer in layers:
         for section, name, value in _leaves(layer):
-            owner: type[msgspec.Struct] = _SECTIONS[section] if section else EngineConfig
+            values[section][name] = _checked(layer, section, name, value)
             dotted = f"{section}.{name}" if section else name
-            where = layer.names.get(dotted) or (f"{layer.label} {dotted}" if layer.label != "keyword" else dotted)
-            if name not in owner.__struct_fields__ or (not section and name in _SECTIONS):
-                known = ", ".join(n for n in owner.__struct_fields__ if section or n not in _SECTIONS)
-                raise ConfigError(
-                    f"{where}: unknown setting; the {section or 'top-level'} settings are {known}",
-                    field=dotted,
-                    source=layer.label,
-                    allowed=known,
-                )
-            try:
-                checked = _check(owner, name, _hints(owner)[name], value, from_text=layer.from_text)
-            except _Problem as problem:
-                raise ConfigError(
-                    f"{where}: {problem.text}",
-                    field=dotted,
-                    source=layer.label,
-                    allowed=problem.allowed,
-                ) from None
-            values[section][name] = checked
             sources[dotted] = layer.names.get(dotted) or layer.label
     top: dict[str, Any] = values.pop("")
     sections: dict[str, Any] = {s: _SECTIONS[s](**v) for s, v in values.items()}
@@ -391,6 +391,23 @@ def _assemble(layers: list[_Layer]) -> tuple[EngineConfig, dict[str, str]]:
         if name not in _SECTIONS:
             sources.setdefault(name, "default")
     return config, sources
+
+
+def _replaced(config: EngineConfig, changes: Mapping[str, Any]) -> EngineConfig:
+    """``config`` with ``changes`` (keyword values) applied; only the changed values are checked
+    here (the constructors check the rest), so a copy costs microseconds, not a full load."""
+    layer = _Layer("keyword", _plain(changes))
+    top: dict[str, Any] = {name: getattr(config, name) for name in EngineConfig.__struct_fields__}
+    nested: dict[str, dict[str, Any]] = {}
+    for section, name, value in _leaves(layer):
+        checked = _checked(layer, section, name, value)
+        if section:
+            nested.setdefault(section, {})[name] = checked
+        else:
+            top[name] = checked
+    for section, fields in nested.items():
+        top[section] = msgspec.structs.replace(top[section], **fields)
+    return EngineConfig(**top)
 
 
 def _leaves(layer: _Layer) -> list[tuple[str, str, Any]]:

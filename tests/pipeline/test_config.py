@@ -187,3 +187,13 @@ def test_resolve_says_where_each_value_came_from(tmp_path: Path) -> None:
     assert resolved.config.limits.max_issues == 7 and resolved.config.cache_size == 3
     nothing = resolve(env={}, cwd="/")
     assert nothing.file is None and set(nothing.sources.values()) == {"default"}
+
+
+def test_replace_checks_only_what_changes_and_merges_sections() -> None:
+    base = EngineConfig(limits=engine.Limits(max_issues=5))
+    copy = base.replace(formats="assert", limits={"max_schema_depth": 9})
+    assert (copy.formats, copy.limits.max_schema_depth, copy.limits.max_issues) == ("assert", 9, 5)
+    with pytest.raises(ConfigError, match=r"^limits.max_issues: -1 is not an integer >= 0$"):
+        base.replace(limits={"max_issues": -1})
+    with pytest.raises(ConfigError, match=r"^regex: 'fast' is not one of linear, backtracking$"):
+        base.replace(regex="fast")
