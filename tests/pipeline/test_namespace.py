@@ -48,6 +48,6 @@ def test_import_loads_the_core_only() -> None:
     assert "engine._engine" in loaded and "engine._compiled" in loaded
     eager = {m for m in loaded if m.startswith(("engine._mcp", "engine.adapters", "engine._cli", "mcp", "fastmcp"))}
     assert not eager
-    assert not {"jsonschema_specifications", "referencing", "tomllib", "hashlib"} & loaded
+    assert not {"jsonschema_specifications", "referencing", "tomllib", "hashlib", "logging"} & loaded
     after_use = _modules_after("import engine\nengine.compile_tools([])\nengine.compile({'type': 'string'})")
     assert "engine._mcp.tools" in after_use and "jsonschema_specifications" in after_use
