@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -116,7 +115,10 @@ def _too_deep(depth: int, limits: Limits) -> SchemaRejected:
 def fingerprint(schema: Any, registry: Mapping[str, Any] | None) -> bytes:
     """A digest of the schema's content and its registry's: equal for equal JSON, whatever the
     key order or the object identity."""
-    digest = hashlib.blake2b(digest_size=20)
+    # Imported on first use: loading OpenSSL's hashlib is a tenth of `import engine` otherwise.
+    from hashlib import blake2b
+
+    digest = blake2b(digest_size=20)
     try:
         digest.update(_encode_sorted(schema))
         if registry:
