@@ -1,11 +1,11 @@
 """Opt-in retrieval of remote ``$ref`` targets, at compile time only (off by default).
 
 Every step is checked: the scheme (``https`` unless ``allow_http``), the host (an explicit
-allowlist), every address the name resolves to (loopback, link-local, private, unique-local,
-IPv4-mapped, multicast, reserved and unspecified addresses are refused unless allowed), and the
-connection is made to the checked address itself, so a second DNS answer cannot redirect it
-(no rebinding). Each redirect hop is checked again. Connect and total timeouts, a body size cap,
-a log line per URI (logger ``engine.fetch``), and results cached per engine.
+allowlist), every address the name resolves to (only globally routable unicast passes; see
+:func:`address_refusal`), and the connection is made to the checked address itself, so a second
+DNS answer cannot redirect it (no rebinding). Each redirect hop is checked again. Connect and
+total timeouts, a body size cap, a log line per URI (logger ``engine.fetch``), and results
+cached per engine.
 """
 
 from __future__ import annotations
@@ -33,23 +33,72 @@ log = logging.getLogger("engine.fetch")
 _REDIRECTS = {301, 302, 303, 307, 308}
 
 
+# The only address space ``allow_private`` opens: RFC 1918 IPv4 and unique-local IPv6.
+_PRIVATE = tuple(
+    ipaddress.ip_network(net) for net in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
+)
+# Cloud instance-metadata endpoints, refused whatever the configuration (the IPv4 ones are
+# link-local or shared address space as well; AWS's IPv6 endpoint sits inside fc00::/7).
+_METADATA = frozenset(
+    ipaddress.ip_address(a) for a in ("169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254")
+)
+# IPv6 forms that carry an IPv4 address: a connection to one reaches (or is translated to) that
+# IPv4 host, so its check would be the IPv4 check; none is needed for a schema host, all are refused.
+_EMBEDDING: tuple[tuple[ipaddress.IPv6Network, str], ...] = tuple(
+    (ipaddress.IPv6Network(net), what)
+    for net, what in (
+        ("::ffff:0:0/96", "an IPv4-mapped IPv6 address"),
+        ("::ffff:0:0:0/96", "an IPv4-translated IPv6 address"),
+        ("::/96", "an IPv4-compatible IPv6 address"),
+        ("64:ff9b::/96", "a NAT64 address"),
+        ("64:ff9b:1::/48", "a local-use NAT64 address"),
+        ("2002::/16", "a 6to4 address"),
+        ("2001::/32", "a Teredo address"),
+    )
+)
+_GLOBAL_UNICAST_V6 = ipaddress.IPv6Network("2000::/3")
+# Inside 2000::/3 but not globally routable, beyond what this Python's ``is_global`` knows
+# (3.11.7 calls 3fff::1 global): documentation prefixes.
+_NOT_GLOBAL_V6 = tuple(ipaddress.IPv6Network(net) for net in ("2001:db8::/32", "3fff::/20"))
+
+
 def address_refusal(address: str, config: FetchConfig) -> str | None:
-    """Why a connection to ``address`` is refused under ``config``, or ``None``."""
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        return "an IPv4-mapped IPv6 address"
+    """Why a connection to ``address`` is refused under ``config``, or ``None``.
+
+    Only globally routable unicast addresses pass. ``allow_loopback`` opens 127/8 and ``::1``;
+    ``allow_private`` opens RFC 1918 and fc00::/7 and nothing else: link-local, metadata,
+    shared (100.64/10), site-local, reserved and every IPv6 form embedding an IPv4 address stay
+    refused under every configuration.
+    """
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return "not an IP address"
+    if isinstance(ip, ipaddress.IPv6Address) and int(ip) > 1:  # `::` and `::1` are not embeddings
+        # First: a later Python may call ::ffff:127.0.0.1 loopback, which allow_loopback opens.
+        for net, what in _EMBEDDING:
+            if ip in net:
+                return f"{what} (it embeds an IPv4 address)"
     if ip.is_loopback:
         return None if config.allow_loopback else "a loopback address"
+    if ip.is_unspecified:
+        return "the unspecified address"
+    if ip in _METADATA:
+        return "a cloud instance-metadata address"
     if ip.is_link_local:
         return "a link-local address"
     if ip.is_multicast:
         return "a multicast address"
-    if ip.is_unspecified:
-        return "the unspecified address"
+    if isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local:
+        return "a site-local address"
+    if any(ip in net for net in _PRIVATE):
+        return None if config.allow_private else "a private or unique-local address"
     if ip.is_reserved:
         return "a reserved address"
-    if ip.is_private:
-        return None if config.allow_private else "a private or unique-local address"
+    if isinstance(ip, ipaddress.IPv6Address) and (
+        ip not in _GLOBAL_UNICAST_V6 or any(ip in net for net in _NOT_GLOBAL_V6)
+    ):
+        return "an address that is not globally routable"
     if not ip.is_global:
         return "an address that is not globally routable"
     return None
