@@ -176,13 +176,13 @@ def test_body_size_cap(server: Server) -> None:
     assert "size cap" in refused.value.message
 
 
+@pytest.mark.timeout(2.5)  # the 0.3 s deadline, enforced while the call runs (the server waits 5 s)
 def test_total_timeout(server: Server) -> None:
-    server.serve("/slow.json", INTEGER, delay=1.0)
-    started = time.monotonic()
+    server.serve("/slow.json", INTEGER, delay=5.0)
     with pytest.raises(engine.SchemaRejected) as refused:
         fetching(total_timeout=0.3).compile({"$ref": server.url("/slow.json")})
-    assert time.monotonic() - started < 1.5
     assert refused.value.reason == "remote-ref"
+    assert refused.value.details["limit"] == "total_timeout"
 
 
 def test_http_error_and_non_schema_bodies(server: Server) -> None:
@@ -249,14 +249,13 @@ def test_name_resolved_once_and_connection_pinned_to_the_checked_address(
     assert server.hosts == [f"schemas.test:{server.port}"]
 
 
+@pytest.mark.timeout(1.5)  # DNS answers after 20 s; the 0.2 s connect timeout must cut it
 def test_slow_dns_is_cut_by_the_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     def slow_getaddrinfo(*args: object, **kwargs: object) -> list:
-        time.sleep(2)
+        time.sleep(20)
         return []
 
     monkeypatch.setattr("socket.getaddrinfo", slow_getaddrinfo)
-    started = time.monotonic()
     with pytest.raises(engine.SchemaRejected) as refused:
         fetching(allow_hosts=["slow.test"], connect_timeout=0.2).compile({"$ref": "http://slow.test/x.json"})
-    assert time.monotonic() - started < 1.5
     assert "does not resolve" in refused.value.message
