@@ -94,7 +94,8 @@ def isolated(
         code = process.exitcode
         if code is not None and code < 0:
             what = signal.Signals(-code).name
-            pytest.fail(f"{name}: the process died of {what} (a native crash: stack overflow, abort)", pytrace=False)
+            why = "a native crash: stack overflow, failed allocation"
+            pytest.fail(f"{name}: the process died of {what} ({why})", pytrace=False)
         pytest.fail(f"{name}: the process exited with code {code} without an answer", pytrace=False)
     status, payload = message
     if status == "memory":

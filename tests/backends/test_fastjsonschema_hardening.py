@@ -20,6 +20,9 @@ from engine.backends._fastjsonschema import FastjsonschemaBackend
 from engine.backends._fastjsonschema_audit import UnsafeGeneratedCode, check_generated_code
 from engine.backends._jsonschema_rs import JsonschemaRsBackend
 
+# Hostile schema text and generated code; a hang fails the test by name.
+pytestmark = pytest.mark.timeout(120)
+
 pytest.importorskip("fastjsonschema")
 
 ENGINE = engine.Engine(backend="fastjsonschema")

@@ -14,6 +14,9 @@ from tests._isolate import isolated
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench_data" / "pathological"))
 from catalog import Case, cases  # noqa: E402
 
+# A backstop: each case is killed at its own bound in its child process.
+pytestmark = pytest.mark.timeout(120)
+
 CASES = cases()
 
 

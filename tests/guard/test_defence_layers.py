@@ -22,6 +22,9 @@ from engine import _guard
 from engine._dialect import Dialect
 from engine.backends import BackendRefused, SchemaSource
 
+# Each layer refuses in milliseconds; a hang fails the test by name.
+pytestmark = pytest.mark.timeout(60)
+
 BACKTRACKING = ["(?=a)", "(?!a)", "(?<=a)b", "(?<!a)b", "(a)\\1", "(?<n>a)\\k<n>"]
 
 

@@ -15,6 +15,9 @@ import engine
 from engine._config import FetchConfig
 from engine._guard.fetch import address_refusal
 
+# Local servers only; the slow ones carry tighter marks of their own.
+pytestmark = pytest.mark.timeout(30)
+
 INTEGER = {"type": "integer"}
 
 
