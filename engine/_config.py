@@ -216,7 +216,8 @@ class FetchConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     allow_http: bool = False
     """Allow plain ``http://`` (``https://`` only otherwise)."""
     allow_private: bool = False
-    """Allow private and unique-local addresses (10/8, 192.168/16, fc00::/7...)."""
+    """Allow RFC 1918 IPv4 (10/8, 172.16/12, 192.168/16) and unique-local IPv6 (fc00::/7), and
+    nothing else: link-local, metadata and other non-global addresses stay refused."""
     allow_loopback: bool = False
     """Allow loopback addresses (for tests against a local server)."""
     connect_timeout: float = 3.0

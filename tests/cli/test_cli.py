@@ -45,7 +45,7 @@ def test_check_reports_each_refusal_with_reason_and_location(tools_file: Path) -
     assert "JSON-RPC response (tools/list result), 4 tools" in out
     assert "ok      ok_tool" in out
     assert "REFUSED remote" in out
-    assert "(remote-ref) at '/properties/x/$ref'" in out or "(remote-ref)" in out
+    assert "inputSchema: refused (remote-ref) at '/properties/x/$ref'" in out
     assert "https://evil.example/s.json" in out
     assert "(unsupported-dialect)" in out and "https://example.com/my-dialect" in out
     assert "no inputSchema" in out
