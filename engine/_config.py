@@ -71,9 +71,9 @@ class ConfigError(EngineError):
 
 def backend_names() -> tuple[str, ...]:
     """Every value ``backend`` accepts: ``auto`` and the names in the backend registry."""
-    from .backends import BACKENDS  # the registry imports this module: read it on first use
+    from .backends import backend_names as registered  # the registry imports this module: read it late
 
-    return ("auto", *BACKENDS)
+    return registered()
 
 
 # ------------------------------------------------------------------------------ field checks

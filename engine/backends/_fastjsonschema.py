@@ -65,6 +65,7 @@ class FastjsonschemaBackend(Backend):
     name: ClassVar[str] = NAME
     dialects: ClassVar[frozenset[Dialect]] = frozenset(Dialect)
     explains: ClassVar[bool] = False
+    backtracking: ClassVar[bool] = True  # branch by branch, in Python
 
     def compile(self, source: SchemaSource) -> FastjsonschemaValidator:
         self.check_dialect(source)
