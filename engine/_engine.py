@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshal
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Unpack
 
 import msgspec
 
@@ -13,7 +13,7 @@ from . import _guard as guard
 from . import _metrics
 from ._cache import CacheStats, CompileCache
 from ._compiled import CompiledSchema
-from ._config import EngineConfig
+from ._config import ConfigOverrides, EngineConfig
 from ._dialect import Dialect, check_meta_schema, detect_dialect, normalise_schema_uri
 from ._intake import DocumentSize, encode, fingerprint, load_schema
 from ._plan import candidates, plan
@@ -30,7 +30,7 @@ class Engine:
     Thread-safe: share one engine across threads; each schema is compiled once.
     """
 
-    def __init__(self, config: EngineConfig | None = None, **overrides: Any) -> None:
+    def __init__(self, config: EngineConfig | None = None, **overrides: Unpack[ConfigOverrides]) -> None:
         config = config or EngineConfig()
         if overrides:
             config = config.replace(**overrides)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -37,7 +36,7 @@ def measure_document(document: Any, limits: Limits, known_bytes: int | None = No
     max_bytes, max_depth = limits.max_schema_bytes, limits.max_document_depth
     size = 0
     depth = 0
-    level = [document] if isinstance(document, (Mapping, list)) else []
+    level: list[Any] = [document] if isinstance(document, (Mapping, list)) else []
     while level:  # level by level: the depth is the number of levels
         depth += 1
         if depth > max_depth:
@@ -52,7 +51,7 @@ def measure_document(document: Any, limits: Limits, known_bytes: int | None = No
                     size += 2 + 4 * len(value) + sum(map(len, value))
                 except TypeError:  # a key that is not a string: the fingerprint refuses it
                     size += 2 + 4 * len(value)
-                children = value.values()  # type: ignore[union-attr]  # not an array: a mapping
+                children = value.values()
             for child in children:
                 kind = type(child)
                 if kind is str:
@@ -169,7 +168,10 @@ def _too_deep(depth: int, limits: Limits) -> SchemaRejected:
 def fingerprint(schema: Any, registry: Mapping[str, Any] | None) -> bytes:
     """A digest of the schema's content and its registry's: equal for equal JSON, whatever the
     key order or the object identity."""
-    digest = hashlib.blake2b(digest_size=20)
+    # Imported on first use: loading OpenSSL's hashlib is a tenth of `import engine` otherwise.
+    from hashlib import blake2b
+
+    digest = blake2b(digest_size=20)
     try:
         digest.update(_encode_sorted(schema))
         if registry:

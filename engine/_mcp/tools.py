@@ -105,7 +105,8 @@ class ToolSet:
                 valid = False  # not JSON: `validate` below says so, typed
             if not valid:
                 schema.validate(arguments)  # raises, with every issue
-            return arguments
+            validated: dict[str, Any] = arguments
+            return validated
         if arguments is None:
             arguments = {}
         if kind is bytes or isinstance(arguments, (bytes, bytearray, memoryview, str)):

@@ -9,10 +9,13 @@ package is missing costs nothing until it is asked for. Adding a backend is one 
 from __future__ import annotations
 
 import importlib
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .._errors import BackendUnavailable
 from ._contract import Backend, BackendRefused, BackendValidator, Refusal, SchemaSource, TypedDecode, refuse
+
+if TYPE_CHECKING:
+    from ._msgspec_translation import Translation
 
 __all__ = [
     "AUTO",
@@ -27,6 +30,7 @@ __all__ = [
     "auto_order",
     "backend_names",
     "load_backend",
+    "msgspec_translation",
     "refuse",
 ]
 
@@ -78,3 +82,12 @@ def load_backend(name: str) -> type[Backend]:
         ) from None
     backend: type[Backend] = getattr(module, entry.cls)
     return backend
+
+
+def msgspec_translation(source: SchemaSource) -> Translation:
+    """The msgspec type that means exactly ``source.schema`` (what the ``msgspec`` backend decodes
+    into), for callers that build larger typed messages around a schema; :class:`BackendRefused`
+    when there is none."""
+    from ._msgspec_translation import translate
+
+    return translate(source)

@@ -71,7 +71,7 @@ class TypedDecode(NamedTuple):
 class BackendValidator(ABC):
     """A schema compiled by one backend."""
 
-    decode: Callable[[bytes | str], Any] | None = None
+    decode: Callable[[bytes | bytearray | memoryview | str], Any] | None = None
     """Optional: parse *and* validate bytes in one pass, raising on anything invalid. A backend
     that sets this may be stricter than the schema (the pipeline re-checks a refusal on the
     general path) but never laxer."""

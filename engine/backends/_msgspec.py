@@ -49,13 +49,13 @@ class MsgspecValidator(BackendValidator):
         self.decode = self._decoder(translation)
         self.typed = TypedDecode(translation.type, translation.has_structs)
 
-    def _decoder(self, translation: Translation) -> Callable[[bytes | str], Any]:
+    def _decoder(self, translation: Translation) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         typed = self._typed.decode
         if not translation.has_structs:
             return typed  # lists, maps and scalars are builtins already
         to_builtins = msgspec.to_builtins
 
-        def decode(data: bytes | str) -> Any:
+        def decode(data: bytes | bytearray | memoryview | str) -> Any:
             return to_builtins(typed(data))
 
         return decode

@@ -11,7 +11,7 @@ import pytest
 
 import engine
 from engine.backends import BACKENDS, BackendRefused, auto_order
-from tests.backends.corpus import corpus
+from tests.corpus import corpus
 
 PYTHON_BACKENDS = {"fastjsonschema": "fastjsonschema", "jsonschema": "jsonschema"}
 
