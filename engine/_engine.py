@@ -37,6 +37,7 @@ class Engine:
         self.config = config
         self._default_dialect = Dialect(config.default_dialect)
         self._cache: CompileCache[CompiledSchema] = CompileCache(config.cache_size)
+        self._lookups = config.cache_size > 0
         self._backends = candidates(config.backend)
         self.unavailable: dict[str, str] = dict(self._backends.unavailable)
         """Backends ``auto`` skips because their package is missing, with the install hint."""
@@ -54,7 +55,7 @@ class Engine:
         the document is ever resolved. Raises :class:`~engine.SchemaRejected` with a reason.
         """
         cache = self._cache
-        fast = cache.enabled and not registry  # the registry is part of what the fingerprint keys
+        fast = self._lookups and not registry  # the registry is part of what the fingerprint keys
         text: bytes | None = None
         packed: bytes | None = None
         if fast:
