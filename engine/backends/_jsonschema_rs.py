@@ -96,6 +96,8 @@ class JsonschemaRsBackend(Backend):
             raise translate_compile_error(exc, source) from None
         except jsonschema_rs.ReferencingError as exc:
             raise _ref_refusal(exc.message, "") from None
+        except (ValueError, TypeError) as exc:  # a Python value no JSON document holds (a set, bytes)
+            raise SchemaRejected(RejectReason.INVALID_SCHEMA, f"schema is not a JSON document: {exc}") from None
         return JsonschemaRsValidator(validator)
 
 

@@ -160,3 +160,18 @@ def test_a_registry_bypasses_the_text_and_object_lookups() -> None:
     a = eng.compile(schema, registry={"https://example.com/x": {"type": "integer"}})
     b = eng.compile(schema, registry={"https://example.com/x": {"type": "string"}})
     assert a.is_valid(1) and b.is_valid("1") and a is not b
+
+
+def test_an_equal_copy_serialised_differently_is_found_by_its_text() -> None:
+    eng = engine.Engine()
+    first = eng.compile({"type": "object", "properties": {"a": {"type": "string"}}})
+    inner = {"type": "string"}  # also held here: marshal marks it as shared, so the bytes differ
+    copy = {"type": "object", "properties": {"a": inner}}
+    assert eng.compile(copy) is first
+    assert eng.compile(copy) is first  # its own serialisation is remembered now
+    assert eng.cache_stats().hits == 2
+    # Python values that are not JSON never reach a lookup table: they are refused as before.
+    with pytest.raises(engine.SchemaRejected):
+        eng.compile({"enum": [{1, 2}]})
+    with pytest.raises(engine.SchemaRejected):
+        eng.compile({"enum": [b"bytes"]})
