@@ -310,12 +310,18 @@ class Fetcher:
         raise self._refuse(uri, f"more than {config.max_redirects} redirects", url=url)
 
     def _resolve(self, uri: str, url: str, host: str, port: int, deadline: _Deadline) -> list[Any]:
+        stage = f"resolving {host!r}"
         try:
-            timeout = min(self.config.connect_timeout, deadline.left())
+            left = deadline.left()
         except DeadlineExceeded:
-            raise self._timed_out(uri, url, f"resolving {host!r}", deadline) from None
+            raise self._timed_out(uri, url, stage, deadline) from None
         try:
-            return _resolve_in_thread(host, port, timeout)
+            return _resolve_in_thread(host, port, min(self.config.connect_timeout, left))
+        except TimeoutError:
+            if left < self.config.connect_timeout:  # the deadline, not the connect timeout, ran out
+                raise self._timed_out(uri, url, stage, deadline) from None
+            why = f"host {host!r} does not resolve (no answer within the connect timeout)"
+            raise self._refuse(uri, why, url=url) from None
         except (OSError, UnicodeError) as exc:
             raise self._refuse(uri, f"host {host!r} does not resolve ({exc})", url=url) from None
 
