@@ -208,10 +208,11 @@ class _PinnedHTTPConnection(http.client.HTTPConnection):
     ) -> None:
         super().__init__(host, port, timeout=connect_timeout)
         self._target = target
+        self._connect_timeout = connect_timeout
         self._deadline = deadline
 
     def connect(self) -> None:
-        timeout = min(self.timeout, self._deadline.left())  # type: ignore[type-var]
+        timeout = min(self._connect_timeout, self._deadline.left())
         self.sock = _DeadlineSocket(_connect(*self._target, timeout), self._deadline)  # type: ignore[assignment]
 
 
@@ -219,8 +220,7 @@ class _PinnedHTTPSConnection(_PinnedHTTPConnection):
     default_port = http.client.HTTPS_PORT
 
     def connect(self) -> None:
-        timeout = min(self.timeout, self._deadline.left())  # type: ignore[type-var]
-        sock = _connect(*self._target, timeout)
+        sock = _connect(*self._target, min(self._connect_timeout, self._deadline.left()))
         try:
             # The handshake is one call: its timeout bounds all of it.
             sock.settimeout(self._deadline.left())

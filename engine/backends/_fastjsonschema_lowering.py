@@ -275,7 +275,7 @@ class Lowering:
         return f"#/definitions/{name}"
 
 
-def _base_uri(resolver: referencing.Resolver[Any]) -> str:
+def _base_uri(resolver: Any) -> str:
     """The base URI ``resolver`` resolves against. ``referencing`` keeps it in a private attrs
     field; an installation without it makes the lowering refuse (``AttributeError`` is a
     refusal in the backend), never name two targets alike."""
