@@ -78,6 +78,7 @@ def resolve_refs(
         elif keyword == "$recursiveRef" and target_obj.get("$recursiveAnchor") is True:
             graph.in_place[node].pop()
             later_recursive.append(node)
+    _check_unambiguous(graph, registry)
     # Every anchor is known only now: a dynamic reference may reach any of its namesakes.
     # One hub per anchor name links to every namesake, so the edges stay linear in the schema's size.
     hubs: dict[str | None, int] = {}
@@ -135,6 +136,41 @@ def _lookup(
     if fragment.startswith("/"):
         return _follow_pointer(graph, places, root, unquote(fragment))
     return graph.anchors.get((resource, fragment))
+
+
+def _check_unambiguous(graph: Graph, registry: Mapping[str, Any]) -> None:
+    """Refuse a URI that two different schemas declare (two embedded resources with one ``$id``,
+    an anchor named twice in one resource, an embedded ``$id`` that the registry also holds).
+
+    The guard reads the first declaration; a backend may take another, and then what is
+    analysed is not what is evaluated (a benign first resource, an exponential second one).
+    The same schema declared twice (one shared dict, or equal copies) means one thing: allowed.
+    """
+    conflicts: list[tuple[str, int, Any]] = []
+    for uri, node in graph.redeclared:
+        resource, _, anchor = uri.partition("#")
+        first = graph.anchors[(resource, anchor)] if anchor else graph.resources[resource]
+        conflicts.append((uri, first, graph.obj[node]))
+    for uri, document in registry.items():
+        node = graph.resources.get(uri)
+        if node is not None and graph.doc[node] != uri:  # declared in the schema, not read from the registry
+            conflicts.append((uri, node, document))
+    for uri, first, other in conflicts:
+        if not _same(graph.obj[first], other):
+            raise SchemaRejected(
+                RejectReason.INVALID_SCHEMA,
+                f"two different schemas declare {uri!r} (one at {graph.pointer(first) or 'the root'}): "
+                "a reference to it would be ambiguous",
+                location=graph.pointer(first),
+                details={"uri": uri},
+            )
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return a is b or bool(a == b)
+    except RecursionError:  # nested deeper than comparison goes: not shown to be the same
+        return False
 
 
 class _Places:

@@ -499,6 +499,20 @@ CASES["shared-object-hidden-expansion"] = shared_under_two_bases(
     "max_ref_expansion",
 )
 
+CASES["duplicate-id-hidden-expansion"] = {
+    "threat": "shared-object",
+    "description": "two resources declare one $id, a 2^30 anyOf expansion and a benign one (which the "
+    "walk meets first): the guard would analyse one and a backend evaluate the other, so it is refused",
+    "schema": {
+        "$defs": {
+            "a": {"$id": "http://x.example/", **bomb(30)},
+            "b": {"$id": "http://x.example/", "$defs": {f"a{i}": {"minimum": 0} for i in range(31)}},
+        },
+        "properties": {"p": {"$ref": "http://x.example/#/$defs/a0"}},
+    },
+    "expect": "invalid-schema",
+}
+
 
 def unevaluated_nesting(depth: int) -> dict:
     schema: dict = {"unevaluatedProperties": False}

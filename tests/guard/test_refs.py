@@ -255,3 +255,45 @@ def test_places_reached_through_different_roots_are_one_node() -> None:
     compiled = compile(schema)
     assert compiled.is_valid({"x": 1, "y": 2}) and not compiled.is_valid({"y": "2"})
     assert compiled.guard is not None and compiled.guard.measured["max_ref_expansion"] < 10
+
+
+# -- one URI declared by two different schemas ----------------------------------------------------
+
+
+@pytest.mark.parametrize("bomb_first", [True, False])
+def test_two_resources_with_one_id_are_refused(bomb_first: bool) -> None:
+    # The guard reads one of them and a backend may take the other: with a benign one analysed
+    # (expansion 3, measured) fastjsonschema and python-jsonschema ran the 2^26 one for good.
+    benign = {"$id": "http://x.example/", "$defs": {f"x{i}": {"minimum": 0} for i in range(27)}}
+    hostile = {"$id": "http://x.example/", **bomb(26)}
+    first, second = (hostile, benign) if bomb_first else (benign, hostile)
+    schema = {"$defs": {"a": first, "b": second}, "properties": {"p": {"$ref": "http://x.example/#/$defs/x0"}}}
+    error = refused(schema)
+    assert error.reason == "invalid-schema" and error.details["uri"] == "http://x.example/"
+    assert "ambiguous" in error.message
+
+
+def test_one_anchor_named_twice_in_a_resource_is_refused() -> None:
+    schema = {
+        "$defs": {"a": {"$anchor": "n", "type": "integer"}, "b": {"$anchor": "n", "type": "string"}},
+        "$ref": "#n",
+    }
+    error = refused(schema)
+    assert error.reason == "invalid-schema" and error.details["uri"].endswith("#n")
+
+
+def test_an_embedded_id_the_registry_holds_differently_is_refused() -> None:
+    registry = {"http://x.example/s.json": {"type": "string"}}
+    schema = {"$defs": {"s": {"$id": "http://x.example/s.json", "type": "integer"}}, "$ref": "http://x.example/s.json"}
+    assert refused(schema, registry=registry).reason == "invalid-schema"
+
+
+def test_the_same_schema_declared_twice_is_one_meaning() -> None:
+    shared = {"$id": "http://x.example/", "$defs": {"n": {"type": "integer"}}}
+    copies = [shared, {"$id": "http://x.example/", "$defs": {"n": {"type": "integer"}}}]
+    for second in copies:  # the same dict at two places, then an equal copy
+        schema = {"$defs": {"a": shared, "b": second}, "properties": {"p": {"$ref": "http://x.example/#/$defs/n"}}}
+        compiled = compile(schema)
+        assert compiled.is_valid({"p": 1}) and not compiled.is_valid({"p": "1"})
+    registry = {"http://x.example/": {"$id": "http://x.example/", "$defs": {"n": {"type": "integer"}}}}
+    assert not compile({"$defs": {"a": shared}, "$ref": "http://x.example/#/$defs/n"}, registry=registry).is_valid("1")
