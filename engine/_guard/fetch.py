@@ -208,19 +208,21 @@ class _PinnedHTTPConnection(http.client.HTTPConnection):
     ) -> None:
         super().__init__(host, port, timeout=connect_timeout)
         self._target = target
-        self._connect_timeout = connect_timeout
         self._deadline = deadline
 
+    def _connect_timeout(self) -> float:
+        left = self._deadline.left()
+        return left if self.timeout is None else min(self.timeout, left)
+
     def connect(self) -> None:
-        timeout = min(self._connect_timeout, self._deadline.left())
-        self.sock = _DeadlineSocket(_connect(*self._target, timeout), self._deadline)  # type: ignore[assignment]
+        self.sock = _DeadlineSocket(_connect(*self._target, self._connect_timeout()), self._deadline)
 
 
 class _PinnedHTTPSConnection(_PinnedHTTPConnection):
     default_port = http.client.HTTPS_PORT
 
     def connect(self) -> None:
-        sock = _connect(*self._target, min(self._connect_timeout, self._deadline.left()))
+        sock = _connect(*self._target, self._connect_timeout())
         try:
             # The handshake is one call: its timeout bounds all of it.
             sock.settimeout(self._deadline.left())
@@ -229,7 +231,7 @@ class _PinnedHTTPSConnection(_PinnedHTTPConnection):
         except BaseException:
             sock.close()
             raise
-        self.sock = _DeadlineSocket(tls, self._deadline)  # type: ignore[assignment]
+        self.sock = _DeadlineSocket(tls, self._deadline)
 
 
 class _Retrieval:
@@ -410,7 +412,8 @@ def _resolve_in_thread(host: str, port: int, timeout: float) -> list[Any]:
         raise TimeoutError(f"no answer within {timeout:.1f} s")
     if isinstance(outcome[0], BaseException):
         raise outcome[0]
-    return outcome[0]
+    addresses: list[Any] = outcome[0]
+    return addresses
 
 
 def _host_allowed(host: str, allow: tuple[str, ...]) -> bool:

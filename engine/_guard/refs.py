@@ -152,9 +152,9 @@ def _check_unambiguous(graph: Graph, registry: Mapping[str, Any]) -> None:
         first = graph.anchors[(resource, anchor)] if anchor else graph.resources[resource]
         conflicts.append((uri, first, graph.obj[node]))
     for uri, document in registry.items():
-        node = graph.resources.get(uri)
-        if node is not None and graph.doc[node] != uri:  # declared in the schema, not read from the registry
-            conflicts.append((uri, node, document))
+        declared = graph.resources.get(uri)
+        if declared is not None and graph.doc[declared] != uri:  # declared in the schema, not read from the registry
+            conflicts.append((uri, declared, document))
     for uri, first, other in conflicts:
         if not _same(graph.obj[first], other):
             raise SchemaRejected(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-from functools import cache
 from typing import Any
 
 import pytest
@@ -13,21 +12,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine.backends import BackendRefused
-from tests.backends.corpus import BENCH_DATA, CorpusSchema, corpus
+from engine.backends import BACKENDS, BackendRefused
+from tests.conftest import EngineFor
+from tests.corpus import BENCH_DATA, CorpusSchema
 
-CORPUS = list(corpus())
-BACKENDS = ("jsonschema-rs", "msgspec", "fastjsonschema", "jsonschema")
-
-
-@cache
-def engine_for(backend: str, formats: str) -> engine.Engine:
-    return engine.Engine(engine.EngineConfig(backend=backend, formats=formats))
+REFERENCE = "jsonschema-rs"
+OTHERS = [name for name in BACKENDS if name != REFERENCE]
 
 
-def answers(backend: str, formats: str, item: CorpusSchema) -> list[bool] | str:
+def answers(engine_for: EngineFor, backend: str, formats: str, item: CorpusSchema) -> list[bool] | str:
     try:
-        cs = engine_for(backend, formats).compile(item.schema)
+        cs = engine_for(backend, formats=formats).compile(item.schema)
     except BackendRefused as refusal:
         return f"refused: {refusal.why}"
     except engine.SchemaRejected as rejected:
@@ -37,12 +32,14 @@ def answers(backend: str, formats: str, item: CorpusSchema) -> list[bool] | str:
 
 
 @pytest.mark.parametrize("formats", ["annotate", "assert"])
-def test_backends_agree_on_the_corpus(formats: str) -> None:
+def test_backends_agree_on_the_corpus(
+    engine_for: EngineFor, corpus_schemas: list[CorpusSchema], formats: str
+) -> None:
     disagreements = []
-    for item in CORPUS:
-        reference = answers("jsonschema-rs", formats, item)
-        for backend in BACKENDS[1:]:
-            got = answers(backend, formats, item)
+    for item in corpus_schemas:
+        reference = answers(engine_for, REFERENCE, formats, item)
+        for backend in OTHERS:
+            got = answers(engine_for, backend, formats, item)
             if isinstance(got, str) and got.startswith("refused"):
                 continue
             if isinstance(reference, str) or isinstance(got, str):
@@ -66,7 +63,7 @@ def recorded_results() -> list[tuple[str, Any, Any]]:
     return out
 
 
-def test_recorded_results_conform() -> None:
+def test_recorded_results_conform(engine_for: EngineFor) -> None:
     # The recorded structuredContent of real servers is what each server returned for its own
     # schema: valid under every backend that accepts the schema (so the comparison above is not
     # only comparing "no"s).
@@ -76,7 +73,7 @@ def test_recorded_results_conform() -> None:
         checked = 0
         for record_id, schema, content in recorded:
             try:
-                cs = engine_for(backend, "annotate").compile(schema)
+                cs = engine_for(backend, formats="annotate").compile(schema)
             except BackendRefused:
                 continue
             assert cs.is_valid(content) is True, (record_id, backend)

@@ -262,7 +262,7 @@ def test_lowered_schemas_are_valid_in_their_target_dialect() -> None:
     import jsonschema_rs
 
     from engine.backends._fastjsonschema_lowering import Lowering
-    from tests.suite import DIALECTS, iter_tests, remotes
+    from tests.conformance.suite import DIALECTS, iter_tests, remotes
 
     checked = answered = 0
     for folder, dialect in DIALECTS.items():
