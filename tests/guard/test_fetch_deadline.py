@@ -13,6 +13,7 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -170,7 +171,7 @@ def test_a_body_without_length_sent_a_byte_at_a_time(serve: Callable[[Behaviour]
 
 @pytest.mark.timeout(BOUND)
 def test_a_server_that_never_answers(serve: Callable[[Behaviour], SlowServer]) -> None:
-    server = serve(lambda conn, path, stop: stop.wait(60))
+    server = serve(lambda conn, path, stop: None if stop.wait(60) else None)
     refused_at_the_deadline(fetching(), {"$ref": server.url("/s.json")}, "response headers")
 
 
@@ -252,7 +253,7 @@ def test_name_resolution_counts_against_the_deadline(monkeypatch: pytest.MonkeyP
     # deadline even when the connect timeout alone would allow 10 s.
     release = threading.Event()
 
-    def slow_getaddrinfo(*args: object, **kwargs: object) -> list:
+    def slow_getaddrinfo(*args: object, **kwargs: object) -> list[Any]:
         release.wait(30)
         return []
 
