@@ -19,7 +19,7 @@ import ssl
 import threading
 import time
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 import cachetools
 
@@ -32,6 +32,8 @@ __all__ = ["DeadlineExceeded", "Fetcher", "address_refusal"]
 log = logging.getLogger("engine.fetch")
 
 _REDIRECTS = {301, 302, 303, 307, 308}
+# RFC 3986 reserved and unreserved characters, and "%": left as they are in a request target.
+_URI_CHARACTERS = "!#$%&'()*+,/:;=?@[]-._~"
 
 
 # The only address space ``allow_private`` opens: RFC 1918 IPv4 and unique-local IPv6.
@@ -350,7 +352,9 @@ class Fetcher:
         target = (infos[0][0], infos[0][4])  # resolved once; the connection goes to this checked address
         cls = _PinnedHTTPSConnection if scheme == "https" else _PinnedHTTPConnection
         conn = cls(host, port, target, config.connect_timeout, deadline)
-        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        # An IRI's non-ASCII characters go on the wire percent-encoded as UTF-8 (the request line
+        # is ASCII); what is already encoded stays as it is.
+        path = quote((parts.path or "/") + (f"?{parts.query}" if parts.query else ""), safe=_URI_CHARACTERS)
         stage = f"connecting to {target[1][0]}"
         try:
             conn.connect()
@@ -380,7 +384,7 @@ class Fetcher:
                     uri, f"no connection within the connect timeout of {config.connect_timeout} s", url=url
                 ) from None
             raise self._timed_out(uri, url, stage, deadline) from None
-        except (OSError, http.client.HTTPException) as exc:
+        except (OSError, http.client.HTTPException, ValueError) as exc:  # ValueError: a header http.client refuses
             why = f"the request failed while {stage} ({type(exc).__name__}: {exc})"
             raise self._refuse(uri, why, url=url) from None
         finally:
