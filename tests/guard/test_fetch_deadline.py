@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import engine
 
@@ -282,3 +285,44 @@ def test_a_flood_of_interim_responses_at_full_speed(serve: Callable[[Behaviour],
 
     server = serve(flood)
     refused_at_the_deadline(fetching(), {"$ref": server.url("/s.json")}, "response headers")
+
+
+FULL_RESPONSE = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nX-Pad: "
+    + b"p" * 40
+    + b"\r\n\r\n"
+    + b"8\r\n{\"type\":\r\n"
+    + b"b\r\n \"integer\"}\r\n"
+    + b"0\r\n\r\n"
+)
+SHORT_DEADLINE = 0.3
+
+
+@pytest.mark.timeout(40)  # 20 examples, each cut at its 0.3 s deadline (or answered sooner)
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(cut=st.integers(0, len(FULL_RESPONSE) - 1), interval=st.sampled_from([0.02, 0.05, 0.1]))
+def test_a_response_slowed_anywhere_ends_by_the_deadline(cut: int, interval: float) -> None:
+    # The first `cut` bytes at once, then the rest one byte per `interval`: the response needs
+    # between 0 and 10 s; it is either whole within the deadline (a document) or refused at it.
+    def respond(conn: socket.socket, path: str, stop: threading.Event) -> None:
+        conn.sendall(FULL_RESPONSE[:cut])
+        for i in range(cut, len(FULL_RESPONSE)):
+            if stop.wait(interval):
+                return
+            conn.sendall(FULL_RESPONSE[i : i + 1])
+
+    server = SlowServer(respond)
+    try:
+        eng = fetching(total_timeout=SHORT_DEADLINE, connect_timeout=SHORT_DEADLINE)
+        started = time.monotonic()
+        try:
+            compiled = eng.compile({"$ref": server.url("/s.json")})
+        except engine.SchemaRejected as refused:
+            assert refused.reason == "remote-ref", refused.message
+            assert refused.details.get("limit") == "total_timeout", refused.message
+        else:
+            assert compiled.is_valid(3) and not compiled.is_valid("3")
+            assert (len(FULL_RESPONSE) - cut) * interval < SHORT_DEADLINE + 1.0  # it could finish in time
+        assert time.monotonic() - started < SHORT_DEADLINE + 1.0
+    finally:
+        server.close()
