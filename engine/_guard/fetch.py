@@ -82,6 +82,10 @@ def address_refusal(address: str, config: FetchConfig) -> str | None:
         for net, what in _EMBEDDING:
             if ip in net:
                 return f"{what} (it embeds an IPv4 address)"
+        # ISATAP (RFC 5214): any /64 prefix, an interface identifier of 0:5efe (the u/g bits
+        # aside) and the IPv4 address of the host behind the ISATAP router.
+        if (int(ip) >> 32) & 0xFCFF_FFFF == 0x0000_5EFE:
+            return "an ISATAP address (it embeds an IPv4 address)"
     if ip.is_loopback:
         return None if config.allow_loopback else "a loopback address"
     if ip.is_unspecified:

@@ -44,6 +44,8 @@ CLASSES = [
     ("::ffff:169.254.169.254", "IPv4-mapped"),
     ("::ffff:8.8.8.8", "IPv4-mapped"),
     ("::ffff:0:7f00:1", "IPv4-translated"),
+    ("2001:4860::5efe:7f00:1", "ISATAP"),  # a global prefix, 127.0.0.1 behind it
+    ("2a00:1450::200:5efe:a9fe:a9fe", "ISATAP"),  # u/g bit set, 169.254.169.254
     ("fec0::1", "site-local"),
     ("feff:ffff::1", "site-local"),
     ("fe80::1", "link-local"),
@@ -115,6 +117,10 @@ def embeddings(v4: int, tail: int) -> list[str]:
         # Teredo: 2001:0::/32, server, flags, port, and the client IPv4 obfuscated (xor all ones).
         (0x20010000 << 96) | ((tail & (2**64 - 1)) << 32) | (v4 ^ 0xFFFFFFFF),
     ]
+    # ISATAP: any prefix (here from `tail`, kept inside 2000::/3), 0:5efe or 200:5efe, the IPv4.
+    prefix = (0x2000 << 48) | (tail & (2**61 - 1))
+    forms.append((prefix << 64) | (0x5EFE << 32) | v4)
+    forms.append((prefix << 64) | (0x0200_5EFE << 32) | v4)
     if v4 > 1:
         forms.append(v4)  # ::a.b.c.d  IPv4-compatible (:: and ::1 are not)
     return [str(ipaddress.IPv6Address(f)) for f in forms]
