@@ -160,10 +160,10 @@ def test_explanation_is_bounded_and_says_so() -> None:
 
 def explanation_is_bounded() -> None:
     compiled = engine.compile(RECURSIVE_ANYOF)
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(engine.ValidationFailed) as failure:
         compiled.validate(nested(20, "x"))
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0  # CPU time: the machine may be loaded
     assert failure.value.truncated
     assert "max_explain_work" in failure.value.issues[0].message
     assert compiled.is_valid(nested(20, "x")) is False
