@@ -18,7 +18,7 @@ import socket
 import ssl
 import threading
 import time
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urljoin, urlsplit
 
 import cachetools
@@ -211,15 +211,15 @@ class _PinnedHTTPConnection(http.client.HTTPConnection):
         self._deadline = deadline
 
     def connect(self) -> None:
-        timeout = min(self.timeout, self._deadline.left())  # type: ignore[type-var]
-        self.sock = _DeadlineSocket(_connect(*self._target, timeout), self._deadline)  # type: ignore[assignment]
+        timeout = min(cast(float, self.timeout), self._deadline.left())  # set from connect_timeout
+        self.sock = _DeadlineSocket(_connect(*self._target, timeout), self._deadline)
 
 
 class _PinnedHTTPSConnection(_PinnedHTTPConnection):
     default_port = http.client.HTTPS_PORT
 
     def connect(self) -> None:
-        timeout = min(self.timeout, self._deadline.left())  # type: ignore[type-var]
+        timeout = min(cast(float, self.timeout), self._deadline.left())  # set from connect_timeout
         sock = _connect(*self._target, timeout)
         try:
             # The handshake is one call: its timeout bounds all of it.
@@ -229,7 +229,7 @@ class _PinnedHTTPSConnection(_PinnedHTTPConnection):
         except BaseException:
             sock.close()
             raise
-        self.sock = _DeadlineSocket(tls, self._deadline)  # type: ignore[assignment]
+        self.sock = _DeadlineSocket(tls, self._deadline)
 
 
 class _Retrieval:

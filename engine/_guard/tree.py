@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from .._dialect import Dialect
 from .._keywords import ANCHORS, Applies, Shape
 from .._pointer import escape
-from .walk import _APPLICATORS, COMBINATORS
+from .walk import APPLICATORS, COMBINATORS
 
 __all__ = ["Tree", "walk_tree"]
 
@@ -58,7 +58,7 @@ def pointer(frame: Frame | None) -> str:
 
 def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
     """Measure ``schema`` if it is a plain tree; ``None`` if it needs the graph's walk."""
-    table = _APPLICATORS[dialect]
+    table = APPLICATORS[dialect]
     applicator_keys = table.keys()
     needs_graph, measured = _NEEDS_GRAPH, _MEASURED
     in_place, hold = Applies.IN_PLACE, Applies.HOLD

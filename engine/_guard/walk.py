@@ -49,7 +49,7 @@ _SPECIAL = frozenset(
 )  # fmt: skip
 _MAPPING_SHAPES = (Shape.MAP, Shape.MAP_OF_SCHEMA_OR_LIST)
 # Plain dicts: a lookup per keyword of every schema object, cheaper than the read-only views.
-_APPLICATORS: dict[Dialect, dict[str, tuple[Shape, Applies]]] = {d: dict(KEYWORDS[d].applicators) for d in Dialect}
+APPLICATORS: dict[Dialect, dict[str, tuple[Shape, Applies]]] = {d: dict(KEYWORDS[d].applicators) for d in Dialect}
 
 
 class Graph:
@@ -160,7 +160,7 @@ class Graph:
         first = -1
         # The applicator table is looked up again only when the dialect changes (an Enum's hash
         # is a Python call: once per node it was a tenth of the walk on the real tool schemas).
-        table_dialect, table = dialect, _APPLICATORS[dialect]
+        table_dialect, table = dialect, APPLICATORS[dialect]
         while stack:
             value, base, dialect, parent, token, applies, depth, uneval, chain = stack.pop()
             is_map = type(value) is dict or isinstance(value, Mapping)
@@ -216,7 +216,7 @@ class Graph:
             dialects.append(dialect)
 
             if dialect is not table_dialect:
-                table_dialect, table = dialect, _APPLICATORS[dialect]
+                table_dialect, table = dialect, APPLICATORS[dialect]
             if table.keys().isdisjoint(value):
                 continue  # a leaf (most subschemas of a tool schema): no keyword to look up one by one
             per_child = 0

@@ -12,7 +12,7 @@ import engine
 from engine import _guard as guard
 from engine._guard import tree as tree_module
 from engine._guard.tree import walk_tree
-from tests.backends.corpus import corpus
+from tests.corpus import corpus
 
 CONFIG = engine.EngineConfig()
 DIALECTS = list(engine.Dialect)
