@@ -146,7 +146,7 @@ def test_bad_configuration_is_a_sentence(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
     path.write_text("{}")
     code, _, err = run("check", str(path), "--config", str(config))
-    names = "auto, jsonschema-rs, msgspec, fastjsonschema, jsonschema"
+    names = "auto, msgspec, jsonschema-rs, fastjsonschema, jsonschema"
     assert code == 2 and err == f"engine check: {config} backend: 'nope' is not one of {names}\n"
 
 
