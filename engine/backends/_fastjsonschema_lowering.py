@@ -46,6 +46,9 @@ from .._pointer import escape
 from ._contract import SchemaSource, refuse
 from ._resources import SPECIFICATIONS, build_registry
 
+if TYPE_CHECKING:
+    from referencing._core import Resolver  # what Registry.resolver() returns; not re-exported
+
 __all__ = ["NAME", "Lowering"]
 
 NAME = "fastjsonschema"
