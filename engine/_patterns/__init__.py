@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from .analysis import backtracking_construct, star_height
-from .translate import PatternRefused, compile_pattern, translate
+from .parse import PatternRefused
+from .translate import compile_pattern, translate
 
 __all__ = ["PatternRefused", "backtracking_construct", "compile_pattern", "star_height", "translate"]
