@@ -34,8 +34,10 @@ def issue_from_rs(error: jsonschema_rs.ValidationError) -> Issue:
 
 class JsonschemaRsValidator(BackendValidator):
 
-    def __init__(self, validator: jsonschema_rs.Validator) -> None:
+    def __init__(self, validator: jsonschema_rs.Validator, source: SchemaSource | None = None) -> None:
         self._validator = validator
+        self.source = source
+        """What it was compiled from: explanation validates single locations of it."""
         # Bound method straight from the Rust object: no Python frame on the hot path.
         self.is_valid = validator.is_valid  # type: ignore[method-assign]
 
@@ -90,7 +92,7 @@ class JsonschemaRsBackend(Backend):
             raise translate_compile_error(exc, source) from None
         except jsonschema_rs.ReferencingError as exc:
             raise _ref_refusal(exc.message, "") from None
-        return JsonschemaRsValidator(validator)
+        return JsonschemaRsValidator(validator, source)
 
 
 def lazy_validator(source: SchemaSource) -> Callable[[], JsonschemaRsValidator]:
