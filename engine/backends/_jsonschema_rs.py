@@ -15,8 +15,9 @@ import jsonschema_rs
 
 from .._dialect import Dialect
 from .._errors import Issue, RejectReason, SchemaRejected
+from .._patterns import schema_patterns, word_boundary
 from .._pointer import pointer
-from ._contract import Backend, BackendValidator, SchemaSource
+from ._contract import Backend, BackendValidator, SchemaSource, refuse
 
 __all__ = ["JsonschemaRsBackend", "JsonschemaRsValidator", "issue_from_rs", "lazy_validator"]
 
@@ -80,12 +81,16 @@ def _deny(uri: str) -> Any:
     raise LookupError(f"retrieval of {uri!r} is disabled")
 
 
+NAME = "jsonschema-rs"
+
+
 class JsonschemaRsBackend(Backend):
-    name: ClassVar[str] = "jsonschema-rs"
+    name: ClassVar[str] = NAME
     dialects: ClassVar[frozenset[Dialect]] = frozenset(Dialect)
 
     def compile(self, source: SchemaSource) -> JsonschemaRsValidator:
         self.check_dialect(source)
+        _refuse_inexact_patterns(source)
         try:
             validator = source.dialect.rs_validator_class(source.schema, **rs_options(source))
         except jsonschema_rs.ValidationError as exc:
@@ -93,6 +98,22 @@ class JsonschemaRsBackend(Backend):
         except jsonschema_rs.ReferencingError as exc:
             raise _ref_refusal(exc.message, "") from None
         return JsonschemaRsValidator(validator, source)
+
+
+def _refuse_inexact_patterns(source: SchemaSource) -> None:
+    """jsonschema-rs answers every ECMA-262 class as specified except the word boundary (checked
+    against regress, an ECMA-262 engine, on 30,000 generated patterns: every disagreement had a
+    \\b or \\B). It compiles every schema, so such a pattern is refused for all backends."""
+    for document in (source.schema, *source.resources.values()):
+        for location, pattern in schema_patterns(document):
+            construct = word_boundary(pattern)
+            if construct is not None:
+                raise refuse(
+                    NAME,
+                    f"pattern {pattern!r} uses {construct}: ECMA-262's word boundary is ASCII-only and "
+                    "jsonschema-rs's is Unicode, so their answers differ on non-ASCII letters",
+                    location=location,
+                )
 
 
 def lazy_validator(source: SchemaSource) -> Callable[[], JsonschemaRsValidator]:
