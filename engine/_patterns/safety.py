@@ -15,10 +15,11 @@ from .parse import LONG_RUN, Assertion, Atom, Group, Node, Parser, Repeat
 
 __all__ = ["check", "restart_guard"]
 
-_MAX_PENDING = 16
+_MAX_PENDING = 4
 """Runs kept apart one by one; beyond this many still pending, the rest are merged into one set
 (which can only refuse more, never less: the merged set stays pending while any of its runs
-would). No pattern of the corpus has more than 3 pending runs."""
+would). No pattern of the corpus has more than 3 pending runs; each kept run costs one set
+comparison per later run (16 made a 1,000-run pattern's check 3 times slower than 4)."""
 
 
 def overlap(a: Ranges, b: Ranges) -> bool:
@@ -87,7 +88,10 @@ def _check_sequence(parser: Parser, sequence: list[Node]) -> None:
             # A run that must start with a character no earlier run can consume is kept apart
             # from them by that character.
             start = (node.node.first if isinstance(node, Repeat) else node.first) or node.all
-            if any(overlap(earlier, start) for earlier in pending) or (merged is not None and merged.overlaps(start)):
+            for earlier in pending:
+                if overlap(earlier, start):
+                    raise parser.refuse("overlapping quantifiers: two repetitions can match the same characters")
+            if merged is not None and merged.overlaps(start):
                 raise parser.refuse("overlapping quantifiers: two repetitions can match the same characters")
             if len(pending) < _MAX_PENDING:
                 pending.append(node.all)
