@@ -227,7 +227,7 @@ def all_contenders(backends: list[str] | None = None, baselines: list[str] | Non
 
 def mcp_available() -> str | None:
     """``None`` when the MCP layer is present, else why the workloads that need it are skipped."""
-    missing = [n for n in ("compile_tools", "compile_elicitation") if not hasattr(engine.Engine, n)]
+    missing = [n for n in ("compile_tools", "compile_elicitation") if not hasattr(engine, n)]
     if missing:
-        return f"skipped: not available (engine.Engine has no {', '.join(missing)} yet)"
+        return f"skipped: not available (engine has no {', '.join(missing)} yet)"
     return None

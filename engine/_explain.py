@@ -71,6 +71,7 @@ Pointer = tuple[str | int, ...]
 
 # The pieces of each general validator, built on its first piece-by-piece explanation.
 _BUILT: weakref.WeakKeyDictionary[JsonschemaRsValidator, _Pieces | bool] = weakref.WeakKeyDictionary()
+"""False where a schema's locations cannot be validated alone."""
 
 
 def explain(
@@ -98,7 +99,7 @@ def explain(
             budget.spend(whole)
             out.run(explainer.iter_issues(instance), budget, "", ())
     else:
-        pieces.explain(instance, budget, out)
+        pieces.explain(instance, budget, out, guard.eval_depth if guard is not None else 1)
     return out.failure()
 
 
@@ -183,10 +184,10 @@ class _Issues:
 def _too_costly(path: str, location: str, cost: int) -> str:
     where = f" at {path!r}" if path else ""
     against = f" against {location!r}" if location else ""
-    estimate = f"{cost}" if cost < _INFINITE else "an unbounded number of"
+    estimate = f"an estimated {cost} evaluations" if cost < _INFINITE else "work the budget cannot bound"
     return (
-        f"instance is invalid{where}{against}; explaining it further would take an estimated {estimate} "
-        "evaluations, over what is left of max_explain_work / max_explain_seconds (explanation truncated)"
+        f"instance is invalid{where}{against}; explaining it further would take {estimate}, over what "
+        "is left of max_explain_work / max_explain_seconds (explanation truncated)"
     )
 
 
@@ -198,28 +199,53 @@ def _general(explainer: BackendValidator) -> JsonschemaRsValidator | None:
 
 
 def _whole_cost(guard: GuardReport | None, instance: Any, depth: int, allowance: int) -> int:
-    """Evaluations the whole explanation may take: the schema's cost per instance value times the
-    instance's size (counted only as far as needed to pass ``allowance``)."""
+    """Evaluations the whole explanation may take, counted only as far as needed to pass
+    ``allowance``. ``depth`` is the instance's depth where the schema's depth bound applies (0
+    elsewhere)."""
     if guard is None:
         return 0
+    if depth * guard.eval_depth > EXPLAIN_FRAMES:
+        return _INFINITE  # the native stack, not the work, is the bound
     if guard.recursive:
-        if depth * guard.eval_depth > EXPLAIN_FRAMES:
-            return _INFINITE  # the native stack, not the work, is the bound
         per_value = max(guard.in_place_width, 1)
         for _ in range(depth):
             per_value *= max(guard.fan_out, 1)
             if per_value > allowance:
                 return _INFINITE
-    else:
-        if guard.max_chain > EXPLAIN_FRAMES:
-            return _INFINITE
-        per_value = max(guard.measured.get("max_ref_expansion", 1), 1)
-    return per_value * size(instance, allowance // per_value + 1)
+        return per_value * size(instance, allowance // per_value + 1)
+    # Without recursion, each inlined subschema descends a fixed number of levels, so it meets the
+    # values of one level of the instance only: the widest level bounds the values each meets.
+    per_value = max(guard.measured.get("max_ref_expansion", 1), 1)
+    return per_value * shape(instance, allowance // per_value + 1)[0]
+
+
+def shape(instance: Any, limit: int) -> tuple[int, int]:
+    """(the most values on one level of ``instance``, its depth), level by level; a long string
+    counts once per 64 characters (every error message quotes it), an object's keys count with its
+    values. Counting stops once a level passes ``limit``."""
+    level, widest, depth = [instance], 0, -1
+    while level:
+        depth += 1
+        width, below = 0, list[Any]()
+        for value in level:
+            width += 1
+            if isinstance(value, str):
+                width += len(value) >> 6
+            elif isinstance(value, Mapping):
+                width += len(value)
+                below.extend(value.values())
+            elif isinstance(value, list):
+                below.extend(value)
+        widest = max(widest, width)
+        if widest > limit:
+            break
+        level = below
+    return widest, depth
 
 
 def size(instance: Any, limit: int) -> int:
-    """How many values ``instance`` holds, a long string counting once per 64 characters (every
-    error message quotes it); counting stops past ``limit``."""
+    """How many values ``instance`` holds, counted as :func:`shape` counts them; counting stops
+    past ``limit``."""
     total = 0
     stack = [instance]
     while stack:
@@ -305,6 +331,8 @@ class _Pieces:
         self._by_pointer: dict[Pointer, Any] = {}
         self._local: dict[Pointer, Any] = {}
         self._cost: dict[Pointer, tuple[int, int]] = {}
+        self.eval_depth = 1
+        self.nodes = sum(_count_objects(doc) for doc in (self.root, *source.resources.values()))
 
     @classmethod
     def of(cls, general: JsonschemaRsValidator) -> _Pieces | None:
@@ -324,7 +352,7 @@ class _Pieces:
                 except (ValueError, jsonschema_rs.ReferencingError):
                     cached = False
             _BUILT[general] = cached
-        return cached or None
+        return cached if isinstance(cached, _Pieces) else None
 
     # -- validators for one location ---------------------------------------------------------------
 
@@ -337,7 +365,8 @@ class _Pieces:
     def validator(self, at: Pointer, budget: _Budget) -> Any:
         validator = self._by_pointer.get(at)
         if validator is None:
-            budget.spend(10)  # a compile: charged, and bounded by the schema's size
+            # A compile visits each subschema it can reach once: charged as that many evaluations.
+            budget.spend(min(self.cost(at)[0], self.nodes))
             schema = {"$ref": _DOCUMENT + "#" + pointer(at)}
             validator = self._by_pointer[at] = self.dialect.rs_validator_class(schema, **self.options)
         return validator
@@ -432,12 +461,13 @@ class _Pieces:
         for token in fragment.split("/")[1:] if fragment else []:
             name = unescape(token)
             if isinstance(node, list) and name.isdigit() and int(name) < len(node):
-                node, step = node[int(name)], int(name)
+                node = node[int(name)]
+                target.append(int(name))
             elif isinstance(node, Mapping) and name in node:
-                node, step = node[name], name
+                node = node[name]
+                target.append(name)
             else:
                 return None
-            target.append(step)
         return tuple(target)
 
     def _resource_of(self, at: Pointer) -> Pointer:
@@ -453,7 +483,10 @@ class _Pieces:
 
     # -- the walk ---------------------------------------------------------------------------------
 
-    def explain(self, instance: Any, budget: _Budget, out: _Issues) -> None:
+    def explain(self, instance: Any, budget: _Budget, out: _Issues, eval_depth: int = 1) -> None:
+        """``eval_depth``: the longest chain of subschemas applied to one instance location (the
+        guard's measure), which bounds the native frames each level of the instance needs."""
+        self.eval_depth = max(eval_depth, 1)
         self.walk((), instance, (), (), budget, out, 0)
 
     def walk(
@@ -477,9 +510,12 @@ class _Pieces:
             return
         work, nesting = self.cost(at)
         allowance = budget.allowance()
-        if nesting <= EXPLAIN_FRAMES and work < _INFINITE:
-            whole = work * size(instance, allowance // work + 1)
-            if whole <= allowance:
+        if work < _INFINITE:
+            widest, depth = shape(instance, allowance // work + 1)
+            whole = work * widest
+            # The native frames a piece needs: its schema's nesting, or what the instance lets it reach.
+            frames = min(nesting, (depth + 1) * self.eval_depth)
+            if frames <= EXPLAIN_FRAMES and whole <= allowance:
                 budget.spend(whole)
                 out.run(_piece_issues(self.validator(at, budget), instance), budget, pointer(path), location)
                 return
@@ -676,6 +712,18 @@ def _piece_issues(validator: Any, instance: Any, *, through_ref: bool = True) ->
                 message=issue.message,
             )
         yield issue
+
+
+def _count_objects(document: Any) -> int:
+    count, stack = 0, [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            count += 1
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return count
 
 
 def _has_dynamic(document: Any) -> bool:

@@ -187,7 +187,7 @@ class Parser:
         lazy = self.peek() == "?"
         if lazy:
             self.take()
-        if self.peek() is not None and self.peek() in "*+?{":
+        if self.peek() in ("*", "+", "?", "{"):
             raise self.refuse("a quantifier cannot follow a quantifier")
         return Repeat(node, low, high, lazy)
 
