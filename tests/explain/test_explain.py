@@ -18,7 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine import _explain
+from engine._explain import budget as explain_budget
+from engine._explain import pieces as explain_pieces
+from engine.backends import locations
 
 
 def tower(levels: int, combinator: str) -> dict[str, Any]:
@@ -88,7 +90,8 @@ def test_the_combinator_tower_is_explained_in_bounded_time_and_memory(items: int
     report = json.loads(result.stdout)
     assert report["seconds"] < 2.0, report
     assert report["peak_mib"] < 400, report
-    assert report["issues"] == 100  # max_issues, each a real issue of a failing item
+    # Real issues of failing items, up to max_issues (100) or until the work budget is spent.
+    assert report["issues"] >= 50 and (report["truncated"] or report["issues"] == 100), report
     assert "longer than 1 character" in report["first"] or "anyOf" in report["first"], report
 
 
@@ -205,16 +208,18 @@ def test_piece_by_piece_finds_the_issues_of_the_whole_explanation(schema: Any, i
     # Messages compared on their first 60 characters: a quoted value is cut at 80 piece by piece.
     whole = {(i.instance_path, i.keyword_location, i.keyword, i.message[:60]) for i in compiled.issues(instance)}
     # Every location split: nothing is ever run whole except the schema's own assertions.
-    pieces = _explain._Pieces.of(_explain._general(compiled._explainer))  # type: ignore[arg-type]
-    assert pieces is not None
-    split = _explain._Pieces.cost
+    found_locations = locations(compiled._explainer)
+    assert found_locations is not None
+    pieces = explain_pieces.Pieces.of(found_locations)
+    split = explain_pieces.Pieces.cost
     try:
-        _explain._Pieces.cost = lambda self, at: (_explain._INFINITE, _explain._INFINITE)  # type: ignore[method-assign]
-        budget = _explain._Budget(eng.config.limits)
-        out = _explain._Issues(eng.config.limits.max_issues)
+        unbounded = (explain_budget.INFINITE, explain_budget.INFINITE)
+        explain_pieces.Pieces.cost = lambda self, at: unbounded  # type: ignore[method-assign]
+        budget = explain_budget.Budget(eng.config.limits)
+        out = explain_budget.Issues(eng.config.limits.max_issues)
         pieces.explain(instance, budget, out)
     finally:
-        _explain._Pieces.cost = split  # type: ignore[method-assign]
+        explain_pieces.Pieces.cost = split  # type: ignore[method-assign]
     found = {(i.instance_path, i.keyword_location, i.keyword, i.message[:60]) for i in out.issues}
     assert found, (schema, instance)
     if not out.truncated:
