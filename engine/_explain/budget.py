@@ -4,6 +4,7 @@ multiply by."""
 
 from __future__ import annotations
 
+import heapq
 import json
 import time
 from collections.abc import Iterator, Mapping
@@ -187,7 +188,8 @@ def short(instance: Any, limit: int = 80) -> str:
             text = "{"
             entries: list[Any] = [Text("}")]
             # Keys sorted, as jsonschema-rs writes them.
-            for n, (key, value) in enumerate(reversed(sorted(item.items())[:limit])):
+            keys = heapq.nsmallest(limit, item)  # the first keys in order, without sorting them all
+            for n, (key, value) in enumerate(reversed([(k, item[k]) for k in keys])):
                 entries.append(value)
                 entries.append(Text(json.dumps(str(key), ensure_ascii=False) + ":"))
                 if n < min(len(item), limit) - 1:

@@ -224,3 +224,37 @@ def test_piece_by_piece_finds_the_issues_of_the_whole_explanation(schema: Any, i
     assert found, (schema, instance)
     if not out.truncated:
         assert found == whole, (schema, instance)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "keyword",
+    [{"unevaluatedProperties": False}, {"patternProperties": {"^p": {"$ref": "#/$defs/tower"}}}],
+    ids=["unevaluatedProperties", "patternProperties"],
+)
+def test_what_cannot_be_split_is_reported_as_cut(keyword: dict[str, Any]) -> None:
+    # Annotations flow between these keywords and their siblings, so the part is not split; over
+    # budget, it is one issue that says where the explanation stopped.
+    array = tower(11, "anyOf")
+    defs = {**array.pop("$defs"), "tower": array}
+    schema = {"$defs": defs, "properties": {"q": {"$ref": "#/$defs/tower"}}, **keyword}
+    instance = {f"p{i}": ["ab"] * 50 for i in range(40)} | {"q": ["ab"] * 50}
+    compiled = engine.compile(schema)
+    assert compiled.is_valid(instance) is False
+    started = time.perf_counter()
+    with pytest.raises(engine.ValidationFailed) as failure:
+        compiled.validate(instance)
+    assert time.perf_counter() - started < 2.0
+    assert failure.value.truncated
+    assert any("explanation truncated" in issue.message for issue in failure.value.issues)
+
+
+def test_a_huge_value_is_quoted_in_bounded_time() -> None:
+    wide = {f"k{i:07d}": i for i in range(200_000)}
+    deep: Any = "x"
+    for _ in range(50_000):
+        deep = [deep]
+    started = time.perf_counter()
+    assert explain_budget.short(wide).startswith('{"k0000000":0,"k0000001":1')
+    assert explain_budget.short(deep).endswith("...")
+    assert time.perf_counter() - started < 1.0
