@@ -270,12 +270,13 @@ class Pieces:
                 into(target, instance, path, (*location, "$ref"))
             if self.legacy:
                 return
-        if any(k in node for k in ("unevaluatedProperties", "unevaluatedItems", "patternProperties")):
-            # Annotations flow between these keywords and their siblings: not split.
-            out.cut(self._cut(path, location, INFINITE))
-            return
+        # The schema's own assertions depend on nothing else: always explained.
         budget.spend(1 + size(instance, budget.work))
         out.run(self.own_issues(at, node, instance), budget, pointer(path), location)
+        if any(k in node for k in ("unevaluatedProperties", "unevaluatedItems", "patternProperties")):
+            # Annotations flow between these keywords and their siblings: the rest is not split.
+            out.cut(self._cut(path, location, INFINITE))
+            return
         for i, _ in enumerate(node.get("allOf", ())):
             if out.full:
                 return

@@ -54,7 +54,11 @@ class LocationValidators:
         validator = self._by_pointer.get(at)
         if validator is None:
             schema = {"$ref": _DOCUMENT + "#" + pointer(at)}
-            validator = self._by_pointer[at] = self.dialect.rs_validator_class(schema, **self._options)
+            try:
+                validator = self.dialect.rs_validator_class(schema, **self._options)
+            except jsonschema_rs.ReferencingError as exc:  # the caller ends the explanation there
+                raise ValueError(f"the location {pointer(at)!r} cannot be validated alone: {exc}") from None
+            self._by_pointer[at] = validator
         return validator
 
     def is_valid(self, at: Pointer, instance: Any) -> bool:
