@@ -16,8 +16,9 @@ from typing import Any
 from .contenders import RAW, all_contenders, engine_backends
 from .corpus import load_corpus
 from .pathological import pathological_workload
-from .report import render_html, render_markdown, rich_tables
+from .report import TERMINAL_WIDTH, headline, render_html, render_markdown, rich_header, rich_tables
 from .results import Report
+from .startup import import_times
 from .timing import Budget
 from .workloads import WORKLOADS, Context
 
@@ -57,6 +58,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=None,
         metavar="LIST",
         help=f"raw libraries to run next to the engine ({', '.join(RAW)}; 'none' for none; default: all)",
+    )
+    parser.add_argument(
+        "--no-import-time",
+        dest="import_time",
+        action="store_false",
+        help="do not time `import engine` against `import jsonschema_rs, msgspec, cachetools`",
     )
     parser.add_argument("--out", type=Path, default=Path("results"), help="folder for bench.json, bench.md, bench.html")
     parser.add_argument("--json", action="store_true", help="print the JSON report on stdout instead of the table")
@@ -112,10 +119,22 @@ def _git_commit() -> str | None:
     return proc.stdout.strip() or None
 
 
+def _cpu() -> str | None:
+    """The processor's model name, where the system says it (Linux)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        return None
+    return None
+
+
 def _machine() -> str:
     load = ""
     if hasattr(os, "getloadavg"):
-        load = f", load {os.getloadavg()[0]:.1f}"
+        load = f", load {os.getloadavg()[0]:.1f} (1-minute average at the start)"
     python = f"{platform.python_implementation()} {platform.python_version()}"
     return f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs{load}, {python}"
 
@@ -136,6 +155,7 @@ def run(args: argparse.Namespace) -> Report:
     meta: dict[str, Any] = {
         "command": "python -m benchmarks " + " ".join(sys.argv[1:] if args.argv is None else args.argv),
         "machine": _machine(),
+        "cpu": _cpu(),
         "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(started)),
         "quick": quick,
         "versions": _versions(),
@@ -176,6 +196,11 @@ def run(args: argparse.Namespace) -> Report:
             workload.seconds = round(time.perf_counter() - began, 2)
             report.workloads.append(workload)
             progress.advance(task)
+        if args.import_time:
+            progress.update(task, description="import time")
+            # A fresh interpreter per import; 5 runs (quick) or 21 keep the median steady on a busy machine.
+            meta["import_time"] = import_times(runs=5 if quick else 21)
+    report.headline = headline(report)
     meta["duration_s"] = round(time.time() - started, 1)
     return report
 
@@ -202,7 +227,7 @@ def update_readme(path: Path, report: Report) -> None:
     block = (
         f"{README_START}\n"
         f"`{meta['command']}` — {meta['machine']} (shared with other work: expect noise), "
-        f"{meta['started']}, {meta['duration_s']:.0f} s.\n\n{render_markdown(report)}\n"
+        f"{meta['started']}, {meta['duration_s']:.0f} s.\n\n{render_markdown(report, header=False)}\n"
     )
     path.write_text(text[:start] + block + text[end:], encoding="utf-8")
 
@@ -220,11 +245,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     from rich.console import Console
 
     console = Console()
-    if not console.is_terminal:  # a log file or a pipe: do not squeeze the table into 80 columns
-        console = Console(width=240)
-    console.print(f"[bold]engine benchmarks[/] — {report.meta['machine']} — {report.meta['duration_s']} s")
-    console.print("Ratios to the floor (msgspec.json.decode alone on the same bytes); lower is better.")
-    for table in rich_tables(report):
+    if not console.is_terminal:  # a log file or a pipe: the width every table is made to fit
+        console = Console(width=TERMINAL_WIDTH)
+    width = min(console.width, TERMINAL_WIDTH)
+    console.print("[bold]engine benchmarks[/]")
+    for part in rich_header(report):
+        console.print(part)
+    console.print()
+    console.print("[bold]Every workload[/]: ratios to the floor (msgspec.json.decode alone on the same bytes); "
+                  "lower is better.")
+    for table in rich_tables(report, width=width):
         console.print(table)
     console.print("Written: " + ", ".join(str(p) for p in paths.values()))
     return 0

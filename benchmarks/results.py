@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["Cell", "Report", "Row", "Workload"]
+__all__ = ["Cell", "Headline", "HeadlineCell", "Report", "Row", "Workload"]
 
 
 class Cell(msgspec.Struct, omit_defaults=True, kw_only=True):
@@ -41,6 +41,8 @@ class Row(msgspec.Struct, omit_defaults=True, kw_only=True):
 
 
 class Workload(msgspec.Struct, omit_defaults=True, kw_only=True):
+    """One workload's rows; its first row is the one the headline quotes."""
+
     name: str
     title: str
     unit: str
@@ -55,10 +57,32 @@ class Workload(msgspec.Struct, omit_defaults=True, kw_only=True):
     largest size it ran (1.0 grows linearly; the floor's own ``k`` is the yardstick)."""
 
 
+class HeadlineCell(msgspec.Struct, omit_defaults=True, kw_only=True):
+    status: str
+    us: float | None = None
+    """Microseconds per call (per item: one argument set, one result, one schema compiled)."""
+    ratio: float | None = None
+    """This library's time over the engine's: above 1 the engine is faster."""
+
+
+class Headline(msgspec.Struct, omit_defaults=True, kw_only=True):
+    """One line of the headline: a workload's first row, per call, engine next to the baselines."""
+
+    workload: str
+    case: str
+    detail: str = ""
+    items: int | None = None
+    engine: str
+    """The engine contender quoted (``engine[auto]`` when it ran)."""
+    engine_us: float | None = None
+    baselines: dict[str, HeadlineCell] = {}
+
+
 class Report(msgspec.Struct, omit_defaults=True, kw_only=True):
     meta: dict[str, Any]
     contenders: list[str]
     workloads: list[Workload] = []
+    headline: list[Headline] = []
 
     def to_json(self) -> bytes:
         return msgspec.json.format(msgspec.json.encode(self), indent=2)

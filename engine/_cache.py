@@ -2,6 +2,22 @@
 
 Bounded (LRU), thread-safe, and single-flight: when several threads ask for the same schema at
 once, one compiles and the others wait for its result, so a schema is compiled once.
+
+Two lookups come before the fingerprint, so that asking again costs a small fraction of a
+compile (the fingerprint and the intake measure that must precede it cost about half of what
+jsonschema-rs needs to compile a real tool schema from scratch):
+
+- the *same or an equal* dict, by its ``marshal`` serialisation, taken before anything else
+  looks at it. ``marshal`` is native, runs no code of the caller's, refuses anything but builtin
+  types, and writes an object referenced from several places once: a shared-object bomb costs
+  what its distinct objects cost, not what it expands to. Equal bytes are an equal document with
+  the same types (``True`` is not ``1``, ``1.0`` is not ``1``), so a hit is a document already
+  measured and accepted, and a schema changed in place since is not one. Which objects it marks
+  as shared depends on reference counts, so an equal copy may serialise differently: it is then
+  found by the next lookup, and its serialisation remembered;
+- an *equal document*, by its exact JSON text (the schema encoded in its own key order, after
+  the intake measure, or the bytes it was given as): the same text is the same document. Equal
+  documents in another key order fall through to the fingerprint, which is order-blind.
 """
 
 from __future__ import annotations
@@ -43,6 +59,50 @@ class CompileCache(Generic[T]):
         self._inflight: dict[bytes, threading.Lock] = {}
         self._hits = 0
         self._misses = 0
+        # The lookups before the fingerprint: plain dicts, read without the lock (a dict read is
+        # atomic) and bounded like the cache, oldest entry out first.
+        self._by_text: dict[bytes, T] = {}
+        self._by_value: dict[bytes, T] = {}
+
+    @property
+    def enabled(self) -> bool:
+        return self._entries is not None
+
+    def find_text(self, text: bytes) -> T | None:
+        """The value remembered for this exact JSON text."""
+        value = self._by_text.get(text)
+        if value is not None:
+            self._hit()
+        return value
+
+    def find_value(self, packed: bytes) -> T | None:
+        """The value remembered for a document that serialises to these exact ``marshal`` bytes."""
+        value = self._by_value.get(packed)
+        if value is not None:
+            self._hit()
+        return value
+
+    def remember(
+        self,
+        value: T,
+        *,
+        text: bytes | None = None,
+        packed: bytes | None = None,
+    ) -> None:
+        """Find ``value`` again by ``text`` and by ``packed``."""
+        if self._entries is None:
+            return
+        with self._lock:
+            if text is not None:
+                _bounded_put(self._by_text, text, value, self._maxsize)
+            if packed is not None:
+                _bounded_put(self._by_value, packed, value, self._maxsize)
+
+    def _hit(self) -> None:
+        with self._lock:
+            self._hits += 1
+        if _metrics.hooks:
+            _metrics.emit(_metrics.CacheEvent("hit"))
 
     def get_or_compile(self, key: bytes, compile: Callable[[], T]) -> T:
         """The cached value for ``key``, or ``compile()``'s result, stored. Exceptions are not stored."""
@@ -88,3 +148,16 @@ class CompileCache(Generic[T]):
         with self._lock:
             if self._entries is not None:
                 self._entries.clear()
+            self._by_text.clear()
+            self._by_value.clear()
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _bounded_put(table: dict[K, V], key: K, value: V, maxsize: int) -> None:
+    table.pop(key, None)  # re-inserted last: the newest
+    table[key] = value
+    while len(table) > maxsize:
+        del table[next(iter(table))]

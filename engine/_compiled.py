@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from operator import countOf
 from typing import Any, NamedTuple
@@ -10,14 +9,13 @@ from typing import Any, NamedTuple
 import msgspec
 
 from ._config import Limits
-from ._decode import brackets, decode_json, nesting
+from ._decode import brackets, decode_json
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
+from ._explain import EXPLAIN_FRAMES, explain
 from ._guard import GuardReport
 from ._instance import admit, max_values
-from .backends._contract import BackendValidator
-from .backends._jsonschema_rs import JsonschemaRsValidator
-from .backends._msgspec_values import one_pass_reader
+from .backends import BackendValidator, TypedDecode
 
 _SCALARS = frozenset({int, bool, type(None)})  # nothing to bound: straight to the backend
 _FLAT = frozenset({str, int, float, bool, type(None)})
@@ -29,10 +27,9 @@ __all__ = ["EVAL_FRAMES", "EXPLAIN_FRAMES", "CompiledSchema", "HotPath", "depth_
 # How many schema applications jsonschema-rs may nest (instance depth x the schema's evaluation
 # depth) before its native stack is at risk, measured on a 1 MiB thread stack (the main thread
 # has 8 MiB) with plain and anyOf-nested recursion: `is_valid` first crashed at 8192 frames, the
-# error path (`iter_errors`, which builds nested error contexts) at 1024. Each bound keeps a factor
-# of two below.
+# error path (`iter_errors`, which builds nested error contexts) at 1024 (``EXPLAIN_FRAMES``, kept
+# with the explanation in ``_explain``). Each bound keeps a factor of two below.
 EVAL_FRAMES = 4096
-EXPLAIN_FRAMES = 512
 
 
 class HotPath(NamedTuple):
@@ -81,7 +78,7 @@ class CompiledSchema:
         "_max_bytes",
         "_max_depth",
         "_max_values",
-        "_rs_checks_keys",
+        "_other_decoder",
         "_typed",
         "_typed_reader",
         "backend",
@@ -92,6 +89,7 @@ class CompiledSchema:
         "is_valid",
         "notes",
         "schema",
+        "typed",
     )
 
     is_valid: Callable[[Any], bool]
@@ -114,8 +112,9 @@ class CompiledSchema:
         limits: Limits,
         fingerprint: bytes,
         notes: dict[str, str] | None = None,
-        decoder: Any = None,
+        decoder: Callable[[bytes | bytearray | memoryview | str], Any] | None = None,
         guard: GuardReport | None = None,
+        typed: TypedDecode | None = None,
     ) -> None:
         self.schema = schema
         self.dialect = dialect
@@ -127,9 +126,14 @@ class CompiledSchema:
         # A checker that may reject valid instances has a general fallback that gets the last word
         # on every "no".
         self._fallback = fallback
-        # The msgspec translation of the schema (a `MsgspecValidator`), whose readers are built on
-        # first use; the general backend checks Python objects, faster than msgspec.convert does.
-        self._typed: Any = decoder
+        # The one-pass decoder the plan gave (msgspec's, whose readers are built on first use; the
+        # general backend checks Python objects, faster than msgspec.convert does): its validator
+        # builds the plain and typed readers. Another backend's decoder is used as it is.
+        owner = getattr(decoder, "__self__", None)
+        self._typed: Any = owner if hasattr(owner, "plain_reader") else None
+        self._other_decoder = decoder if self._typed is None else None
+        self.typed = typed
+        """The msgspec type the one-pass decoder parses into (see the plan), or ``None``."""
         self._typed_reader: Callable[[Any], Any] | None = None
         self._general_reader: Callable[[Any], Any] | None = None
         self._limits = limits
@@ -148,7 +152,6 @@ class CompiledSchema:
                 return first(instance) or again(instance)
 
         self._check = check
-        self._rs_checks_keys = fallback is None and isinstance(checker, JsonschemaRsValidator)
         self.is_valid = self._bind_is_valid()
         self.checked = self._bind_checked()
         self.decode = self._first_decode
@@ -174,17 +177,14 @@ class CompiledSchema:
     def _admit_object(self) -> Callable[[Any], None]:
         """The bounds of a JSON document for a Python object (see :mod:`engine._instance`), with
         the common case inline: an object of scalars (430 of the 487 argument objects in
-        ``bench_data/``) needs a type test and one encode pass (which stops at a lone surrogate
-        and a key that is neither string nor number), no walk."""
+        ``bench_data/``) needs a type test, a key join (which stops at a key that is not a string)
+        and one encode pass (which stops at a lone surrogate), no walk."""
         max_depth = self._max_depth
         limit = self._max_values
         scalars = _SCALARS
         flat = _FLAT.issuperset
         encode = _encode
         count_of = countOf
-        # jsonschema-rs refuses a key that is not a string at the top of an object it is given
-        # (ValueError, answered `not-json`); other checkers get the key join.
-        join_keys = not self._rs_checks_keys
 
         def admit_object(instance: Any) -> None:
             kind = type(instance)
@@ -194,8 +194,7 @@ class CompiledSchema:
                     admit(instance, max_depth, limit)
                     return
                 try:
-                    if join_keys:
-                        "".join(instance)
+                    "".join(instance)  # a key that is not a string stops the join
                     data = encode(instance)
                 except (TypeError, UnicodeEncodeError):
                     admit(instance, max_depth, limit)  # says which, precisely
@@ -267,16 +266,17 @@ class CompiledSchema:
     def _build_reader(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         plain = self._plain_reader()
         if plain is None:
+            if self._other_decoder is not None:
+                return self._one_pass(self._other_decoder, None, None)
             return self._bind_general()
-        return self._one_pass(plain.typed, plain.convert, plain.depth, plain.type, plain.converters)
+        return self._one_pass(plain.typed, plain.convert, plain.depth, plain)
 
     def _one_pass(
         self,
         typed: Callable[[Any], Any],
         convert: Callable[[Any], Any] | None,
         depth: int | None,
-        kind: Any = None,
-        converters: dict[Any, Any] | None = None,
+        plain: Any = None,
     ) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         """A reader that decodes in one typed pass and converts, with every refusal judged again
         on the general path. Four variants, so that no call pays a test it does not need."""
@@ -286,7 +286,7 @@ class CompiledSchema:
         if depth is not None and depth <= max_depth:
             # The type nests no deeper than the bound: whatever it accepts is within it, so no
             # scan of the bytes (300-530 ns on documents over 256 bytes) is needed.
-            generated = one_pass_reader(kind, typed, slow, max_bytes, converters) if kind is not None else None
+            generated = plain.generated(slow, max_bytes) if plain is not None else None
             if generated is not None:
                 return generated
             if convert is None:
@@ -385,68 +385,11 @@ class CompiledSchema:
             return []
         return self._failure(instance).issues
 
-    def _unexplainable(self, instance: Any) -> str | None:
-        """Why the full explanation of ``instance`` must not be started, or ``None``.
-
-        One step of the explainer runs in native code and cannot be interrupted, so its work is
-        estimated before it starts: the schema's inlined size, or, where references recurse, the
-        stack it needs (``depth * eval_depth``) and, with a fan-out of two or more,
-        ``in_place_width * fan_out ** depth``."""
-        report = self.guard
-        if report is None:
-            return None
-        budget = self._limits.max_explain_work
-        if not report.recursive:
-            cost = report.measured.get("max_ref_expansion", 0)
-            if cost > budget:
-                return f"an estimated {cost} evaluations, over max_explain_work ({budget})"
-        if self._depth_bound is None:
-            return None
-        depth = nesting(instance, self._depth_bound)
-        if depth * report.eval_depth > EXPLAIN_FRAMES:
-            return (
-                f"{depth} levels of instance through {report.eval_depth} chained subschemas each, over the "
-                f"{EXPLAIN_FRAMES} nested evaluations the explainer runs safely"
-            )
-        if not report.recursive or report.fan_out < 2:
-            return None
-        cost = report.in_place_width
-        for _ in range(depth):
-            cost *= report.fan_out
-            if cost > budget:
-                return f"an estimated {cost}+ evaluations, over max_explain_work ({budget})"
-        return None
-
     def _failure(self, instance: Any) -> ValidationFailed:
-        why = self._unexplainable(instance)
-        if why is not None:
-            # Rather than start work no budget could stop, say so. The instance is invalid all the same.
-            issue = Issue(
-                instance_path="",
-                keyword_location="",
-                keyword="",
-                message=f"instance is invalid; explaining every issue would take {why}",
-            )
-            return ValidationFailed([issue], truncated=True)
-        cap = self._limits.max_issues
-        deadline = time.monotonic() + self._limits.max_explain_seconds
-        issues: list[Issue] = []
-        truncated = False
-        message = "instance is invalid"
-        try:
-            for issue in self._explainer.iter_issues(instance):
-                if len(issues) >= cap or time.monotonic() > deadline:
-                    truncated = True
-                    break
-                issues.append(issue)
-        except (ValueError, RecursionError) as exc:
-            # jsonschema-rs refuses to describe a failing value that nests 256 levels or more.
-            truncated = True
-            message = f"instance is invalid; the explanation stopped: {exc}"
-        if not issues:
-            # The fast path said no but the explainer found nothing to say: never report valid.
-            issues.append(Issue(instance_path="", keyword_location="", keyword="", message=message))
-        return ValidationFailed(issues, truncated=truncated)
+        # Explanation, bounded in time and memory, lives in one module.
+        return explain(
+            instance, explainer=self._explainer, guard=self.guard, limits=self._limits, depth_bound=self._depth_bound
+        )
 
 
 def _backend_refusal(exc: BaseException) -> DecodeError:

@@ -1,35 +1,180 @@
-"""The engine's configuration: one typed, immutable object.
+"""The engine's configuration: one typed, immutable object that checks itself.
 
 Sources, highest precedence first: keyword arguments, environment variables (``ENGINE_BACKEND``,
-``ENGINE_LIMITS_MAX_SCHEMA_DEPTH``, ...), then a TOML file (a ``[tool.engine]`` table in
-``pyproject.toml`` or a file of its own whose top level is the configuration).
+``ENGINE_LIMITS_MAX_SCHEMA_DEPTH``, ...), then a TOML file: the one named, or else the nearest
+``pyproject.toml`` with a ``[tool.engine]`` table, from the working directory upward (as ruff,
+pytest and mypy find theirs). Every field is checked whichever way the object is built; a wrong
+value raises :class:`ConfigError` naming where it came from and what is allowed.
 """
 
 from __future__ import annotations
 
+import math
 import os
-import tomllib
 import warnings
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack, get_args, get_origin, get_type_hints
 
 import msgspec
 
 from ._errors import EngineError
 
-__all__ = ["BackendName", "ConfigError", "DialectName", "EngineConfig", "FetchConfig", "Limits"]
+if TYPE_CHECKING:
+    from pathlib import Path
 
-BackendName = Literal["auto", "jsonschema-rs", "msgspec", "fastjsonschema", "jsonschema"]
+__all__ = [
+    "ConfigError",
+    "ConfigOverrides",
+    "DialectName",
+    "EngineConfig",
+    "FetchConfig",
+    "Limits",
+    "ResolvedConfig",
+    "backend_names",
+    "find_pyproject",
+    "resolve",
+]
+
 DialectName = Literal["2020-12", "2019-09", "draft7", "draft6", "draft4"]
 
 ENV_PREFIX = "ENGINE_"
+PYPROJECT = "pyproject.toml"
 
 
 class ConfigError(EngineError):
-    """The configuration itself is wrong (unknown field, wrong type, unreadable file)."""
+    """The configuration itself is wrong: a value out of range, an unknown field, an unreadable file.
+
+    ``field`` is the setting's dotted name (``limits.max_schema_depth``) where one is at fault,
+    ``source`` where the value came from (``ENGINE_FORMATS``, ``pyproject.toml [tool.engine]``,
+    ``keyword``), ``allowed`` the accepted values or range in words.
+    """
 
     reason = "invalid-config"
+
+    def __init__(
+        self, message: str, *, field: str | None = None, source: str | None = None, allowed: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.field = field
+        self.source = source
+        self.allowed = allowed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "reason": self.reason,
+            "message": self.message,
+            "field": self.field,
+            "source": self.source,
+            "allowed": self.allowed,
+        }
+
+
+def backend_names() -> tuple[str, ...]:
+    """Every value ``backend`` accepts: ``auto`` and the names in the backend registry."""
+    from .backends import backend_names as registered  # the registry imports this module: read it late
+
+    return registered()
+
+
+# ------------------------------------------------------------------------------ field checks
+
+
+class _Problem(Exception):
+    """A value a field does not accept; ``allowed`` says in words what would do."""
+
+    def __init__(self, value: Any, allowed: str) -> None:
+        super().__init__(allowed)
+        self.text = f"{value!r} is not {allowed}"
+        self.allowed = allowed
+
+
+# The smallest value each numeric field accepts (0 where zero means "none": no cache, no issue).
+_MINIMUM: dict[str, float] = {"backtrack_limit": 1, "max_bytes": 1}
+
+
+def _choices(owner: type, name: str, hint: Any) -> tuple[str, ...] | None:
+    if name == "backend":  # EngineConfig.backend: the registry is the one list of names
+        return backend_names()
+    if get_origin(hint) is Literal:
+        return tuple(str(v) for v in get_args(hint))
+    return None
+
+
+def _check(owner: type, name: str, hint: Any, value: Any, *, from_text: bool = False) -> Any:
+    """``value`` as field ``name`` holds it, or :class:`_Problem`. ``from_text`` converts the
+    strings of an environment variable (``"true"``, ``"32"``, ``"a.example,b.example"``)."""
+    choices = _choices(owner, name, hint)
+    if choices is not None:
+        if not isinstance(value, str) or value not in choices:
+            raise _Problem(value, "one of " + ", ".join(choices))
+        return value
+    if hint is bool:
+        if from_text and isinstance(value, str) and value.strip().lower() in _BOOLS:
+            return _BOOLS[value.strip().lower()]
+        if not isinstance(value, bool):
+            raise _Problem(value, "true or false")
+        return value
+    if hint is int or hint is float:
+        minimum = _MINIMUM.get(name, 0)
+        allowed = f"an integer >= {minimum:g}" if hint is int else f"a number > {minimum:g}"
+        original = value
+        if from_text and isinstance(value, str):
+            try:
+                value = int(value) if hint is int else float(value)
+            except ValueError:
+                raise _Problem(original, allowed) from None
+        if isinstance(value, bool) or not isinstance(value, (int, float) if hint is float else int):
+            raise _Problem(original, allowed)
+        if hint is float and not (math.isfinite(value) and value > minimum):
+            raise _Problem(original, allowed)
+        if hint is int and value < minimum:
+            raise _Problem(original, allowed)
+        return float(value) if hint is float else value
+    if get_origin(hint) is tuple:  # tuple[str, ...]
+        if from_text and isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)) or not all(
+            isinstance(v, str) for v in value
+        ):
+            raise _Problem(value, "a list of strings")
+        return tuple(value)
+    section = _SECTIONS.get(name)
+    if section is not None:
+        if not isinstance(value, section):
+            raise _Problem(value, f"a {section.__name__} (or a table of its fields)")
+        return value
+    raise AssertionError(f"no check for {owner.__name__}.{name}: {hint!r}")  # pragma: no cover
+
+
+_BOOLS = {"true": True, "1": True, "yes": True, "on": True, "false": False, "0": False, "no": False, "off": False}
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(owner: type) -> dict[str, Any]:
+    hints = _HINTS.get(owner)
+    if hints is None:
+        hints = _HINTS[owner] = get_type_hints(owner)
+    return hints
+
+
+def _validate(struct: msgspec.Struct, prefix: str) -> None:
+    owner = type(struct)
+    for name in struct.__struct_fields__:
+        value = getattr(struct, name)
+        try:
+            checked = _check(owner, name, _hints(owner)[name], value)
+        except _Problem as problem:
+            raise ConfigError(
+                f"{prefix}{name}: {problem.text}",
+                field=prefix + name,
+                source="keyword",
+                allowed=problem.allowed,
+            ) from None
+        if type(checked) is not type(value):  # a list of hosts kept as a tuple, 3 seconds as 3.0
+            msgspec.structs.force_setattr(struct, name, checked)
+
+
+# ------------------------------------------------------------------------------ the objects
 
 
 class Limits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -58,6 +203,9 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     max_explain_seconds: float = 1.0
     max_explain_work: int = 20_000
 
+    def __post_init__(self) -> None:
+        _validate(self, "limits.")
+
 
 class FetchConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Opt-in retrieval of remote ``$ref`` targets at compile time. Off unless ``enabled``."""
@@ -68,7 +216,8 @@ class FetchConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     allow_http: bool = False
     """Allow plain ``http://`` (``https://`` only otherwise)."""
     allow_private: bool = False
-    """Allow private and unique-local addresses (10/8, 192.168/16, fc00::/7...)."""
+    """Allow RFC 1918 IPv4 (10/8, 172.16/12, 192.168/16) and unique-local IPv6 (fc00::/7), and
+    nothing else: link-local, metadata and other non-global addresses stay refused."""
     allow_loopback: bool = False
     """Allow loopback addresses (for tests against a local server)."""
     connect_timeout: float = 3.0
@@ -77,11 +226,17 @@ class FetchConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     max_redirects: int = 3
     cache_size: int = 256
 
+    def __post_init__(self) -> None:
+        _validate(self, "fetch.")
+
 
 class EngineConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Everything that changes how schemas are compiled and instances validated."""
+    """Everything that changes how schemas are compiled and instances validated.
 
-    backend: BackendName = "auto"
+    ``backend`` is ``auto`` or a name in the backend registry (:func:`backend_names`).
+    """
+
+    backend: str = "auto"
     default_dialect: DialectName = "2020-12"
     formats: Literal["annotate", "assert"] = "annotate"
     cache_size: int = 1024
@@ -92,92 +247,248 @@ class EngineConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     fetch: FetchConfig = FetchConfig()
 
     def __post_init__(self) -> None:
-        if self.cache_size < 0:
-            raise ValueError("cache_size must be >= 0")
+        _validate(self, "")
 
     @property
     def assert_formats(self) -> bool:
         return self.formats == "assert"
 
-    def replace(self, **changes: Any) -> EngineConfig:
+    def replace(self, **changes: Unpack[ConfigOverrides]) -> EngineConfig:
         """A copy with ``changes`` applied (validated like any other source)."""
-        return _build(_merge(msgspec.to_builtins(self), changes))
+        return _replaced(self, changes)
 
     @classmethod
     def load(
         cls,
-        toml: str | os.PathLike[str] | None = None,
+        toml: str | os.PathLike[str] | Literal[False] | None = None,
         *,
         env: Mapping[str, str] | None = None,
-        **overrides: Any,
+        **overrides: Unpack[ConfigOverrides],
     ) -> EngineConfig:
         """Build a configuration from TOML, then environment variables, then ``overrides``.
 
         ``toml`` names a file: a ``pyproject.toml`` contributes its ``[tool.engine]`` table, any
-        other file its top level. ``env`` defaults to ``os.environ``; pass ``{}`` to ignore it.
-        Nested fields are reached in the environment with an underscore:
-        ``ENGINE_LIMITS_MAX_SCHEMA_DEPTH=32``, ``ENGINE_FETCH_ALLOW_HOSTS=a.example,b.example``.
+        other file its top level. Without it, the nearest ``pyproject.toml`` with a
+        ``[tool.engine]`` table from the working directory upward is read; ``False`` reads none.
+        ``env`` defaults to ``os.environ``; pass ``{}`` to ignore it. Nested fields are reached in
+        the environment with an underscore: ``ENGINE_LIMITS_MAX_SCHEMA_DEPTH=32``,
+        ``ENGINE_FETCH_ALLOW_HOSTS=a.example,b.example``.
         """
-        data: dict[str, Any] = {}
-        if toml is not None:
-            data = _merge(data, _read_toml(Path(toml)))
-        data = _merge(data, _from_env(os.environ if env is None else env))
-        data = _merge(data, overrides)
-        return _build(data)
+        return resolve(toml, env=env, **overrides).config
 
 
-def _build(data: Mapping[str, Any]) -> EngineConfig:
+class ConfigOverrides(TypedDict, total=False):
+    """The keyword arguments that override :class:`EngineConfig` fields, each with its type
+    (``limits`` and ``fetch`` also as a mapping of the fields to change)."""
+
+    backend: str
+    default_dialect: DialectName
+    formats: Literal["annotate", "assert"]
+    cache_size: int
+    regex: Literal["linear", "backtracking"]
+    backtrack_limit: int
+    allow_empty_input_schema: bool
+    limits: Limits | Mapping[str, Any]
+    fetch: FetchConfig | Mapping[str, Any]
+
+
+
+# ------------------------------------------------------------------------------ loading
+
+
+class _Layer(msgspec.Struct, frozen=True):
+    """One source of settings: its label and a (possibly nested) mapping of values."""
+
+    label: str
+    data: dict[str, Any]
+    from_text: bool = False
+    """Values are strings to convert (the environment)."""
+    names: dict[str, str] = {}
+    """Per dotted field, how the source spells it (``ENGINE_LIMITS_MAX_ISSUES``)."""
+
+
+class ResolvedConfig(msgspec.Struct, frozen=True):
+    """A configuration and where each of its values came from."""
+
+    config: EngineConfig
+    sources: dict[str, str]
+    """Dotted field name -> ``default``, ``keyword``, an environment variable, or ``<file> [table]``."""
+    file: str | None
+    """The TOML file read, if any."""
+    searched_from: str | None
+    """Where discovery started (the working directory), when no file was named."""
+
+
+def find_pyproject(start: str | os.PathLike[str] | None = None) -> Path | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.engine]`` table, from ``start`` (the working
+    directory) up to the filesystem root; ``None`` if there is none. A ``pyproject.toml`` without
+    the table is passed over, as ruff and mypy pass over one without theirs."""
+    from pathlib import Path  # with tomllib, only when a configuration is loaded: not on import
+
+    here = Path(start if start is not None else Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / PYPROJECT
+        if candidate.is_file():
+            doc = _toml_document(candidate)
+            if isinstance(doc.get("tool"), dict) and "engine" in doc["tool"]:
+                return candidate
+    return None
+
+
+def resolve(
+    toml: str | os.PathLike[str] | Literal[False] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    **overrides: Any,
+) -> ResolvedConfig:
+    """Like :meth:`EngineConfig.load`, and also say where each value came from."""
+    from pathlib import Path
+
+    layers: list[_Layer] = []
+    file: Path | None = None
+    searched: str | None = None
+    if toml is None:
+        searched = str(Path(cwd if cwd is not None else Path.cwd()).resolve())
+        file = find_pyproject(searched)
+    elif toml is not False:
+        file = Path(toml)
+    if file is not None:
+        layers.append(_read_toml(file))
+    layers.append(_from_env(os.environ if env is None else env))
+    layers.append(_Layer("keyword", _plain(overrides)))
+    config, sources = _assemble(layers)
+    named = None if file is None else str(file)
+    return ResolvedConfig(config=config, sources=sources, file=named, searched_from=searched)
+
+
+def _plain(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword values with any nested struct (``limits=Limits(...)``) as a mapping of its fields."""
+    return {k: msgspec.to_builtins(v) if isinstance(v, msgspec.Struct) else v for k, v in values.items()}
+
+
+_SECTIONS: dict[str, type[msgspec.Struct]] = {"limits": Limits, "fetch": FetchConfig}
+
+
+def _checked(layer: _Layer, section: str, name: str, value: Any) -> Any:
+    """``value`` as the field holds it, or :class:`ConfigError` naming it as ``layer`` spells it."""
+    owner: type[msgspec.Struct] = _SECTIONS[section] if section else EngineConfig
+    dotted = f"{section}.{name}" if section else name
+    where = layer.names.get(dotted) or (f"{layer.label} {dotted}" if layer.label != "keyword" else dotted)
+    if name not in owner.__struct_fields__ or (not section and name in _SECTIONS):
+        known = ", ".join(n for n in owner.__struct_fields__ if section or n not in _SECTIONS)
+        raise ConfigError(
+            f"{where}: unknown setting; the {section or 'top-level'} settings are {known}",
+            field=dotted,
+            source=layer.label,
+            allowed=known,
+        )
     try:
-        return msgspec.convert(dict(data), EngineConfig, strict=False)
-    except (msgspec.ValidationError, ValueError) as exc:
-        raise ConfigError(f"invalid engine configuration: {exc}") from None
+        return _check(owner, name, _hints(owner)[name], value, from_text=layer.from_text)
+    except _Problem as problem:
+        text, allowed = problem.text, problem.allowed
+        raise ConfigError(f"{where}: {text}", field=dotted, source=layer.label, allowed=allowed) from None
 
 
-def _merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in top.items():
-        if isinstance(value, msgspec.Struct):
-            value = msgspec.to_builtins(value)
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
-            merged[key] = _merge(merged[key], value)
+def _assemble(layers: list[_Layer]) -> tuple[EngineConfig, dict[str, str]]:
+    """Check every value of every layer against its field, then build the configuration."""
+    values: dict[str, dict[str, Any]] = {"": {}, **{section: {} for section in _SECTIONS}}
+    sources: dict[str, str] = {}
+    for layer in layers:
+        for section, name, value in _leaves(layer):
+            values[section][name] = _checked(layer, section, name, value)
+            dotted = f"{section}.{name}" if section else name
+            sources[dotted] = layer.names.get(dotted) or layer.label
+    top: dict[str, Any] = values.pop("")
+    sections: dict[str, Any] = {s: _SECTIONS[s](**v) for s, v in values.items()}
+    config = EngineConfig(**top, **sections)
+    for section, struct in _SECTIONS.items():
+        for name in struct.__struct_fields__:
+            sources.setdefault(f"{section}.{name}", "default")
+    for name in EngineConfig.__struct_fields__:
+        if name not in _SECTIONS:
+            sources.setdefault(name, "default")
+    return config, sources
+
+
+def _replaced(config: EngineConfig, changes: Mapping[str, Any]) -> EngineConfig:
+    """``config`` with ``changes`` (keyword values) applied; only the changed values are checked
+    here (the constructors check the rest), so a copy costs microseconds, not a full load."""
+    layer = _Layer("keyword", _plain(changes))
+    top: dict[str, Any] = {name: getattr(config, name) for name in EngineConfig.__struct_fields__}
+    nested: dict[str, dict[str, Any]] = {}
+    for section, name, value in _leaves(layer):
+        checked = _checked(layer, section, name, value)
+        if section:
+            nested.setdefault(section, {})[name] = checked
         else:
-            merged[key] = value
-    return merged
+            top[name] = checked
+    for section, fields in nested.items():
+        top[section] = msgspec.structs.replace(top[section], **fields)
+    return EngineConfig(**top)
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _leaves(layer: _Layer) -> list[tuple[str, str, Any]]:
+    """(section, field, value) for each value in the layer; ``""`` is the top level."""
+    out: list[tuple[str, str, Any]] = []
+    for key, value in layer.data.items():
+        if key in _SECTIONS:
+            if not isinstance(value, Mapping):
+                where = layer.names.get(key) or (f"{layer.label} {key}" if layer.label != "keyword" else key)
+                struct = _SECTIONS[key]
+                raise ConfigError(
+                    f"{where}: {value!r} is not a table of {struct.__name__} fields",
+                    field=key,
+                    source=layer.label,
+                    allowed=f"a table of {struct.__name__} fields",
+                )
+            out.extend((key, name, v) for name, v in value.items())
+        else:
+            out.append(("", key, value))
+    return out
+
+
+def _toml_document(path: Path) -> dict[str, Any]:
+    import tomllib
+
     try:
         with path.open("rb") as fh:
-            doc = tomllib.load(fh)
+            return tomllib.load(fh)
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read engine configuration from {path}: {exc}") from None
-    if path.name == "pyproject.toml":
-        return dict(doc.get("tool", {}).get("engine", {}))
-    return doc
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"{path}: cannot be read as TOML ({reason})", source=str(path)) from None
 
 
-_NESTED = {"limits": Limits, "fetch": FetchConfig}
+def _read_toml(path: Path) -> _Layer:
+    doc = _toml_document(path)
+    if path.name == PYPROJECT:
+        table = doc.get("tool", {}).get("engine", {})
+        label = f"{path} [tool.engine]"
+        if not isinstance(table, dict):
+            raise ConfigError(f"{label}: must be a table", source=str(path))
+        return _Layer(label, dict(table))
+    return _Layer(str(path), doc)
 
 
-def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
+def _from_env(env: Mapping[str, str]) -> _Layer:
     data: dict[str, Any] = {}
+    names: dict[str, str] = {}
     for key, raw in env.items():
         if not key.startswith(ENV_PREFIX):
             continue
         name = key[len(ENV_PREFIX) :].lower()
-        for section, struct in _NESTED.items():
+        for section, struct in _SECTIONS.items():
             prefix = section + "_"
             if name.startswith(prefix) and name[len(prefix) :] in struct.__struct_fields__:
                 field = name[len(prefix) :]
-                value: Any = raw
-                if field == "allow_hosts":
-                    value = tuple(h.strip() for h in raw.split(",") if h.strip())
-                data.setdefault(section, {})[field] = value
+                data.setdefault(section, {})[field] = raw
+                names[f"{section}.{field}"] = key
                 break
         else:
-            if name in EngineConfig.__struct_fields__ and name not in _NESTED:
+            if name in EngineConfig.__struct_fields__ and name not in _SECTIONS:
                 data[name] = raw
+                names[name] = key
             else:
                 # Another program's ENGINE_* variable must not break start-up; a typo should be seen.
-                warnings.warn(f"ignoring unknown engine setting in the environment: {key}", stacklevel=3)
-    return data
+                warnings.warn(f"ignoring unknown engine setting in the environment: {key}", stacklevel=4)
+    return _Layer("environment", data, from_text=True, names=names)

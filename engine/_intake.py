@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -11,9 +10,11 @@ import msgspec
 from ._config import Limits
 from ._errors import DecodeError, DecodeReason, RejectReason, SchemaRejected
 
-__all__ = ["DocumentSize", "fingerprint", "load_schema", "measure_document"]
+__all__ = ["DocumentSize", "Intake", "encode", "fingerprint", "load_schema", "measure_document", "measure_plain"]
 
 _encode_sorted = msgspec.json.Encoder(order="sorted").encode
+encode = msgspec.json.encode
+"""The schema's JSON text in its own key order: the cache's exact key for an equal document."""
 
 
 # What a JSON encoder writes as an array (a shared container in any of them counts once per place).
@@ -35,7 +36,7 @@ def measure_document(document: Any, limits: Limits, known_bytes: int | None = No
     max_bytes, max_depth = limits.max_schema_bytes, limits.max_document_depth
     size = 0
     depth = 0
-    level = [document] if isinstance(document, (Mapping, list)) else []
+    level: list[Any] = [document] if isinstance(document, (Mapping, list)) else []
     while level:  # level by level: the depth is the number of levels
         depth += 1
         if depth > max_depth:
@@ -65,7 +66,54 @@ def measure_document(document: Any, limits: Limits, known_bytes: int | None = No
     return DocumentSize(known_bytes if known_bytes is not None else size, depth)
 
 
-def load_schema(schema: Any, limits: Limits) -> tuple[Any, DocumentSize]:
+def measure_plain(document: Any, limits: Limits, known_bytes: int | None = None) -> DocumentSize | None:
+    """:func:`measure_document` for a *plain* document, made of ``dict`` s with string keys,
+    ``list`` s, strings, numbers, booleans and ``None`` (anything decoded from JSON); ``None`` for
+    any other document. Same sizes, same refusals: a shared container counts once per place, so a
+    bomb is cut off at the size limit."""
+    max_bytes, max_depth = limits.max_schema_bytes, limits.max_document_depth
+    size = 0
+    depth = 0
+    level = [document]
+    while level:
+        depth += 1
+        if depth > max_depth:
+            raise _too_deep(depth, limits)
+        below: list[Any] = []
+        push = below.append
+        for value in level:
+            if type(value) is dict:
+                try:
+                    size += 2 + 4 * len(value) + sum(map(len, value))
+                except TypeError:  # a key without a length: not JSON, the general path says so
+                    return None
+                children: Any = value.values()
+            else:
+                size += 2 + len(value)
+                children = value
+            for child in children:
+                kind = type(child)
+                if kind is str:
+                    size += len(child) + 2
+                elif kind is dict or kind is list:
+                    push(child)
+                elif kind is not int and kind is not float and kind is not bool and child is not None:
+                    return None
+        if known_bytes is None and size > max_bytes:
+            raise _too_large(size, limits, estimated=True)
+        level = below
+    return DocumentSize(known_bytes if known_bytes is not None else size, depth)
+
+
+class Intake(NamedTuple):
+    schema: Any
+    """The schema as a JSON value (parsed here from bytes or text)."""
+    size: DocumentSize
+    plain: bool
+    """Made of dicts, lists, strings, numbers, booleans and ``None`` only (see :func:`measure_plain`)."""
+
+
+def load_schema(schema: Any, limits: Limits) -> Intake:
     """The schema as a JSON value and its measured size; bytes and text are parsed here, within
     the size and depth limits."""
     known: int | None = None
@@ -90,7 +138,11 @@ def load_schema(schema: Any, limits: Limits) -> tuple[Any, DocumentSize]:
             f"a schema must be a JSON object or a boolean, not {_json_type(schema)}",
             location="",
         )
-    return schema, measure_document(schema, limits, known)
+    if type(schema) is dict:
+        plain = measure_plain(schema, limits, known)
+        if plain is not None:
+            return Intake(schema, plain, True)
+    return Intake(schema, measure_document(schema, limits, known), False)
 
 
 def _too_large(size: int, limits: Limits, *, estimated: bool = False) -> SchemaRejected:
@@ -116,7 +168,10 @@ def _too_deep(depth: int, limits: Limits) -> SchemaRejected:
 def fingerprint(schema: Any, registry: Mapping[str, Any] | None) -> bytes:
     """A digest of the schema's content and its registry's: equal for equal JSON, whatever the
     key order or the object identity."""
-    digest = hashlib.blake2b(digest_size=20)
+    # Imported on first use: loading OpenSSL's hashlib is a tenth of `import engine` otherwise.
+    from hashlib import blake2b
+
+    digest = blake2b(digest_size=20)
     try:
         digest.update(_encode_sorted(schema))
         if registry:

@@ -12,7 +12,6 @@ logged on ``engine.metrics`` and never reaches the caller.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections import Counter
@@ -38,7 +37,8 @@ __all__ = [
     "remove_hook",
 ]
 
-logger = logging.getLogger("engine.metrics")
+LOGGER = "engine.metrics"
+"""Where a hook's exception is logged (``logging`` is imported then: not on ``import engine``)."""
 
 Direction = Literal["arguments", "result", "elicitation"]
 """What was validated: a tool call's arguments, a tool result's ``structuredContent``, or an
@@ -136,7 +136,9 @@ def emit(event: Event) -> None:
         try:
             hook(event)
         except Exception:  # a broken exporter must not break validation
-            logger.exception("metrics hook %r raised on %r", hook, event)
+            import logging
+
+            logging.getLogger(LOGGER).exception("metrics hook %r raised on %r", hook, event)
 
 
 def observed_compile(compile: Callable[[], T]) -> Callable[[], T]:

@@ -1,8 +1,9 @@
-"""The operator's command line: ``engine check``, ``engine validate``, ``engine bench``.
+"""The operator's command line: ``engine check``, ``validate``, ``config``, ``bench``.
 
-Plain argparse and plain text, so the core stays lean; ``--json`` gives the same facts to machines.
-Exit status: 0 when everything was accepted, 1 when anything was refused or invalid, 2 when the
-command itself could not run (unreadable file, bad option, not JSON).
+Plain argparse and plain text, so the core stays lean; ``--json`` gives the same facts to machines:
+every outcome, failures included, is one JSON object on standard output. Exit status: 0 when
+everything was accepted, 1 when anything was refused or invalid, 2 when the command itself could
+not run (unreadable file, bad option, not JSON, a wrong configuration).
 """
 
 from __future__ import annotations
@@ -14,20 +15,15 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from .._config import EngineConfig
 from .._engine import Engine
 from .._errors import EngineError
 from .bench import run_bench
+from .check import print_json
+from .config import resolve_from_args
 from .input import EXIT_OK, EXIT_USAGE, UsageError
 from .parser import build_parser
 
 __all__ = ["main", "main_exit"]
-
-
-def _engine_from(args: argparse.Namespace) -> Engine:
-    overrides = {k: getattr(args, k) for k in ("backend", "default_dialect", "formats") if getattr(args, k, None)}
-    config = EngineConfig.load(getattr(args, "config", None), **overrides)
-    return Engine(config)
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -36,28 +32,32 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     err = err if err is not None else sys.stderr
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["bench"] and argv[1:2] not in (["-h"], ["--help"]):
-        # Everything after `bench` belongs to the runner, in order (`--` first is dropped).
-        args = argparse.Namespace(command="bench", bench_args=argv[1:], run=run_bench)
-    else:
-        args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help(out)
-        return EXIT_USAGE
-    if args.command == "validate":
-        if args.instance is None and args.stdin is None:
-            err.write("engine validate: say where the instance is: --instance FILE, or '-' for standard input\n")
-            return EXIT_USAGE
-        if args.instance is None:
-            args.instance = "-"
+    command = next((a for a in argv if not a.startswith("-")), None)
+    as_json = "--json" in argv and command != "bench"
     try:
-        eng = _engine_from(args) if args.command != "bench" else None
-        return int(args.run(args, eng, out, err))
-    except UsageError as exc:
-        err.write(f"engine {args.command}: {exc}\n")
-        return EXIT_USAGE
-    except EngineError as exc:  # configuration errors, a backend that is not installed
-        err.write(f"engine {args.command}: {exc.message}\n")
+        if argv[:1] == ["bench"] and argv[1:2] not in (["-h"], ["--help"]):
+            # Everything after `bench` belongs to the runner, in order (`--` first is dropped).
+            args = argparse.Namespace(command="bench", bench_args=argv[1:], run=run_bench)
+        else:
+            args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(out)
+            return EXIT_USAGE
+        if args.command == "validate":
+            if args.instance is None and args.stdin is None:
+                raise UsageError("say where the instance is: --instance FILE, or '-' for standard input", "usage")
+            if args.instance is None:
+                args.instance = "-"
+        if args.command == "bench":
+            return int(args.run(args, None, out, err))
+        resolved = resolve_from_args(args)
+        if args.command == "config":
+            return int(args.run(args, resolved, out, err))
+        return int(args.run(args, Engine(resolved.config), out, err))
+    except (UsageError, EngineError) as exc:  # EngineError: a wrong configuration, a backend not installed
+        err.write(f"engine {command or ''}: {exc.message}\n".replace(" :", ":", 1))
+        if as_json:
+            print_json(out, {"error": {"reason": str(exc.reason), "message": exc.message}, "exit": EXIT_USAGE})
         return EXIT_USAGE
     except KeyboardInterrupt:
         err.write("\ninterrupted\n")

@@ -46,7 +46,7 @@ def guard_facts(cs: CompiledSchema) -> dict[str, Any]:
     report = getattr(cs, "guard", None)
     if report is None:
         return {}
-    facts = msgspec.to_builtins(report)
+    facts: dict[str, Any] = msgspec.to_builtins(report)
     for key in ("measured", "locations"):
         facts.pop(key, None)
     return facts
@@ -82,7 +82,9 @@ def check_schema(eng: Engine, key: str, schema: Any) -> dict[str, Any]:
 def _mcp_refusals(eng: Engine, found: list[Target]) -> dict[str, SchemaRejected]:
     """Refusals that come from MCP's rules on tools (an ``inputSchema`` must be an object schema,
     names must be unique) rather than from JSON Schema itself: the engine's tool set decides."""
-    tools = [t.tool for t in found if t.tool is not None and t.schemas.get("inputSchema") is not None]
+    tools = [
+        t.tool for t in found if t.tool is not None and t.problem is None and t.schemas.get("inputSchema") is not None
+    ]
     if not tools:
         return {}
     try:
@@ -100,6 +102,13 @@ def run_check(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO) -
         progress.step(target.name)
         schemas = {key: check_schema(eng, key, schema) for key, schema in target.schemas.items()}
         report: dict[str, Any] = {"name": target.name, "schemas": schemas}
+        if target.problem is not None:
+            report["refusal"] = {
+                "reason": "invalid-tool",
+                "message": target.problem,
+                "location": f"/tools/{target.index}/name",
+                "details": {},
+            }
         # Clients before protocol 2026-07-28 cannot be sent this tool (an outputSchema that is not an object).
         if target.tool is not None and (older := older_versions_cannot_list(target.tool)) is not None:
             report["older_protocol_versions"] = older
@@ -118,7 +127,8 @@ def run_check(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO) -
                 slot["status"] = "refused"
                 slot["refusal"] = rejected.to_dict()
     for report in reports:
-        report["status"] = "refused" if any(s["status"] == "refused" for s in report["schemas"].values()) else "ok"
+        refused_here = "refusal" in report or any(s["status"] == "refused" for s in report["schemas"].values())
+        report["status"] = "refused" if refused_here else "ok"
     refused = [r for r in reports if r["status"] == "refused"]
     summary = {
         "file": args.file,
@@ -132,15 +142,18 @@ def run_check(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO) -
         "limits": msgspec.to_builtins(eng.config.limits),
     }
     if args.json:
-        print_json(out, {"summary": summary, "tools": reports})
+        # --refused and --summary keep the refused tools only (the summary counts every one).
+        print_json(out, {"summary": summary, "tools": reports if args.view == "all" else refused})
     else:
-        _print_check(reports, summary, out, verbose=args.verbose)
+        _print_check(reports, summary, out, verbose=args.verbose, view=args.view)
     return EXIT_REFUSED if refused else EXIT_OK
 
 
 def _count_reasons(reports: list[dict[str, Any]]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for report in reports:
+        if "refusal" in report:
+            counts[report["refusal"]["reason"]] = counts.get(report["refusal"]["reason"], 0) + 1
         for slot in report["schemas"].values():
             if slot["status"] == "refused":
                 reason = slot["refusal"]["reason"]
@@ -148,12 +161,25 @@ def _count_reasons(reports: list[dict[str, Any]]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def _print_check(reports: list[dict[str, Any]], summary: dict[str, Any], out: TextIO, *, verbose: bool) -> None:
+def _print_check(
+    reports: list[dict[str, Any]], summary: dict[str, Any], out: TextIO, *, verbose: bool, view: str
+) -> None:
     out.write(f"{summary['file']}: {summary['document']}, {summary['tools']} "
               f"{'tool' if summary['tools'] == 1 else 'tools'}\n")
-    for report in reports:
+    if view == "summary":
+        refused = [r for r in reports if r["status"] == "refused"]
+        if refused:
+            out.write("\n")
+        for report in refused:
+            out.write(f"REFUSED {report['name']}: {_first_refusal(report)}\n")
+    for report in reports if view != "summary" else ():
+        if view == "refused" and report["status"] == "ok":
+            continue
         mark = "ok     " if report["status"] == "ok" else "REFUSED"
         out.write(f"\n{mark} {report['name']}\n")
+        if "refusal" in report:
+            r = report["refusal"]
+            out.write(f"  tool: refused ({r['reason']}) at {r['location']!r}: {r['message']}\n")
         if "older_protocol_versions" in report:
             out.write(f"  not listed to clients before 2026-07-28: {report['older_protocol_versions']}\n")
         for key, slot in report["schemas"].items():
@@ -184,6 +210,18 @@ def _print_check(reports: list[dict[str, Any]], summary: dict[str, Any], out: Te
     if summary["unlistable_before_2026_07_28"]:
         names = summary["unlistable_before_2026_07_28"]
         out.write(f"{len(names)} cannot be listed to clients before protocol 2026-07-28: {', '.join(names)}.\n")
+
+
+def _first_refusal(report: dict[str, Any]) -> str:
+    """The first reason a tool is refused, in one line: ``inputSchema (remote-ref): ...``."""
+    if "refusal" in report:
+        r = report["refusal"]
+        return f"tool ({r['reason']}): {r['message']}"
+    for key, slot in report["schemas"].items():
+        if slot["status"] == "refused":
+            r = slot["refusal"]
+            return f"{key} ({r['reason']}): {r['message']}"
+    return ""
 
 
 class Progress:

@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import argparse
+from typing import NoReturn, get_args
 
+from .._config import DialectName, backend_names
 from .bench import run_bench
 from .check import run_check
+from .config import run_config
+from .input import UsageError
 from .validate import run_validate
 
-__all__ = ["EPILOG", "build_parser"]
+__all__ = ["EPILOG", "Parser", "build_parser"]
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises :class:`UsageError` instead of exiting, so a bad option is reported
+    like every other failure (one sentence, exit 2, and one JSON object with ``--json``)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see: {self.prog} --help)", "usage")
 
 
 EPILOG = """\
@@ -18,32 +30,39 @@ examples:
   engine check schema.json --backend jsonschema-rs --dialect draft7
   engine validate --schema schema.json --instance payload.json
   echo '{"q": 1}' | engine validate --schema schema.json -
+  engine check tools.json --refused       only the refused tools (--summary: one line each)
+  engine config                           the configuration in force here, and where each value came from
   engine bench --quick                    the benchmark report (same as: nox -s bench -- --quick)
 
 exit status: 0 everything accepted, 1 something refused or invalid, 2 the command could not run.
-Configuration comes from --config (TOML; [tool.engine] in a pyproject.toml), then ENGINE_*
-environment variables, then the options given here (highest precedence).
+Configuration, lowest precedence first: defaults, the TOML file (--config FILE, or else the nearest
+pyproject.toml with a [tool.engine] table from the working directory upward), ENGINE_* environment
+variables, then the options given here. `engine config` shows the result.
 """
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", metavar="TOML", help="read the engine configuration from this TOML file")
-    common.add_argument("--backend", choices=["auto", "jsonschema-rs", "msgspec", "fastjsonschema", "jsonschema"],
+    common = Parser(add_help=False)
+    common.add_argument("--config", metavar="TOML",
+                        help="read the engine configuration from this TOML file (default: the nearest "
+                             "pyproject.toml with [tool.engine])")
+    common.add_argument("--backend", choices=backend_names(),
                         help="compile with this backend (default: auto, the fastest exact one)")
-    common.add_argument("--dialect", dest="default_dialect",
-                        choices=["2020-12", "2019-09", "draft7", "draft6", "draft4"],
+    common.add_argument("--dialect", dest="default_dialect", choices=get_args(DialectName),
                         help="dialect for schemas without $schema (default: 2020-12)")
     common.add_argument("--formats", choices=["annotate", "assert"], help="treat 'format' as annotation or assertion")
     common.add_argument("--json", action="store_true", help="print one JSON document instead of text")
 
-    parser = argparse.ArgumentParser(
+    from .. import __version__
+
+    parser = Parser(
         prog="engine",
         description="Compiled, hardened JSON Schema validation for MCP: "
                     "vet tool schemas, validate payloads, benchmark.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"engine {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     check = sub.add_parser(
@@ -52,12 +71,18 @@ def build_parser() -> argparse.ArgumentParser:
         description="Read a tools/list result (the JSON-RPC response, its result object, a list of tools, one tool "
                     "or one schema) and report per tool and schema: dialect, the backend chosen and why, the guard's "
                     "measurements against each limit, and every refusal with its reason and location.",
-        epilog="examples:\n  engine check tools.json\n  engine check - --json < tools.json\n\n"
+        epilog="examples:\n  engine check tools.json\n  engine check tools.json --summary\n"
+               "  engine check - --json < tools.json\n\n"
                "exit status: 0 all accepted, 1 at least one schema refused, 2 unreadable input.",
     )
     check.add_argument("file", help="the JSON file to read ('-' for standard input)")
     check.add_argument("-q", "--quiet", action="store_true", help="no progress display")
     check.add_argument("-v", "--verbose", action="store_true", help="say when guard measurements are unavailable")
+    view = check.add_mutually_exclusive_group()
+    view.add_argument("--refused", dest="view", action="store_const", const="refused", default="all",
+                      help="list only the refused tools, with every reason")
+    view.add_argument("--summary", dest="view", action="store_const", const="summary",
+                      help="one line per refused tool and the accepted ones by name")
     check.set_defaults(run=run_check)
 
     validate = sub.add_parser(
@@ -74,6 +99,16 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--instance", metavar="FILE", help="the instance to validate (JSON)")
     source.add_argument("stdin", nargs="?", choices=["-"], help="read the instance from standard input")
     validate.set_defaults(run=run_validate)
+
+    config = sub.add_parser(
+        "config", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="print the configuration in force here and where each value came from",
+        description="Load the configuration as the other commands do and print every setting with its source: "
+                    "a command-line option, an ENGINE_* variable, the TOML file, or the default.",
+        epilog="examples:\n  engine config\n  ENGINE_FORMATS=assert engine config --json\n\n"
+               "exit status: 0, or 2 when the configuration is wrong (the sentence names the setting).",
+    )
+    config.set_defaults(run=run_config)
 
     bench = sub.add_parser(
         "bench", formatter_class=argparse.RawDescriptionHelpFormatter,

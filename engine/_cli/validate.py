@@ -3,19 +3,36 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TextIO
 
 from .._engine import Engine
-from .._errors import EngineError, SchemaRejected, ValidationFailed
+from .._errors import DecodeError, SchemaRejected, ValidationFailed
 from .check import print_json
-from .input import EXIT_OK, EXIT_REFUSED, UsageError, read_json
+from .input import (
+    EXIT_OK,
+    EXIT_REFUSED,
+    NOT_JSON,
+    UsageError,
+    describe_decode_error,
+    label_of,
+    read_bytes,
+    read_json,
+    tools_document,
+)
 
 __all__ = ["run_validate"]
 
 
 def run_validate(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO) -> int:
     schema = read_json(args.schema, "schema")
+    kind = tools_document(schema)
+    if kind is not None:
+        # Any JSON object is a schema, and one whose keys are no keywords accepts everything:
+        # validating against a tool list would say "valid" to anything.
+        raise UsageError(
+            f"{args.schema} is a {kind}, not a schema; to vet its tools' schemas run: engine check {args.schema}",
+            "not-a-schema",
+        )
     try:
         cs = eng.compile(schema)
     except SchemaRejected as exc:
@@ -25,16 +42,8 @@ def run_validate(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO
             where = f" at {exc.location!r}" if exc.location else ""
             err.write(f"the schema {args.schema!r} is refused ({exc.reason}){where}: {exc.message}\n")
         return EXIT_REFUSED
-    source = args.instance
-    try:
-        if source == "-":
-            data = sys.stdin.buffer.read(eng.config.limits.max_instance_bytes + 1)
-        else:
-            with open(source, "rb") as fh:
-                data = fh.read(eng.config.limits.max_instance_bytes + 1)
-    except OSError as exc:
-        raise UsageError(f"cannot read the instance {source!r}: {exc.strerror or exc}") from None
-    label = "standard input" if source == "-" else source
+    label = label_of(args.instance)
+    data = read_bytes(args.instance, "instance", eng.config.limits.max_instance_bytes)
     try:
         cs.decode(data)
     except ValidationFailed as exc:
@@ -48,11 +57,15 @@ def run_validate(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO
                 out.write(f"  at {issue.instance_path or '(root)'}: {issue.message}"
                           f"  [schema {issue.keyword_location or '(root)'}]\n")
         return EXIT_REFUSED
-    except EngineError as exc:  # DecodeError: the instance is not acceptable JSON
+    except DecodeError as exc:
+        message = describe_decode_error(label, exc, data)
+        if exc.reason in NOT_JSON:  # not JSON at all: the command cannot run (exit 2)
+            raise UsageError(message, str(exc.reason)) from None
+        # JSON the instance limits refuse (too large, too deep): a refusal, like an invalid instance.
         if args.json:
-            print_json(out, {"valid": False, "reason": str(exc.reason), "message": exc.message})
+            print_json(out, {"valid": False, "reason": str(exc.reason), "message": message})
         else:
-            out.write(f"{label}: not acceptable JSON ({exc.reason}): {exc.message}\n")
+            out.write(f"{message}\n")
         return EXIT_REFUSED
     if args.json:
         print_json(out, {"valid": True, "backend": cs.backend, "dialect": cs.dialect.value})

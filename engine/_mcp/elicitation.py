@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -34,9 +34,10 @@ from .._decode import brackets, decode_json
 from .._engine import Engine, default_engine
 from .._errors import DecodeError, DecodeReason, Issue, RejectReason, SchemaRejected, ValidationFailed
 from .._pointer import escape
-from ..backends._contract import SchemaSource
-from ..backends._msgspec_translation import Translation, translate
-from ..backends._msgspec_values import plain_converter
+from ..backends import SchemaSource, msgspec_translation
+
+if TYPE_CHECKING:
+    from ..backends import Translation
 
 __all__ = ["ElicitResult", "ElicitationForm", "compile_elicitation"]
 
@@ -120,8 +121,7 @@ class ElicitationForm:
         if self._translation is not None:
             # Unnamed properties are dropped from `content` (a form keeps its own fields only), so
             # its Structs ignore them: exact, since the form admits any value there.
-            content_type = self._translation.build(False)
-            convert = plain_converter(content_type)
+            content_type, convert = self._translation.built(False)
             wire = msgspec.defstruct(
                 "ElicitResultWire",
                 [
@@ -234,7 +234,7 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
     )
     translation: Translation | None
     try:
-        translation = translate(source)
+        translation = msgspec_translation(source)
     except SchemaRejected:
         # Only property names msgspec cannot rename to (quotes, backslashes, control characters)
         # get here: such a form is read on the general path alone.

@@ -10,13 +10,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from .._config import EngineConfig
 from .._dialect import Dialect
 from .._errors import Issue, RejectReason, SchemaRejected
 
-__all__ = ["Backend", "BackendRefused", "BackendValidator", "SchemaSource", "refuse"]
+__all__ = ["Backend", "BackendRefused", "BackendValidator", "Refusal", "SchemaSource", "TypedDecode", "refuse"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,17 +48,35 @@ class BackendRefused(SchemaRejected):
         self.why = why
 
 
+class Refusal(NamedTuple):
+    """Why a backend will not take a schema (see :meth:`Backend.refusal`)."""
+
+    why: str
+    location: str | None = None
+
+
 def refuse(backend: str, why: str, *, location: str | None = None) -> BackendRefused:
     return BackendRefused(backend, why, location=location)
+
+
+class TypedDecode(NamedTuple):
+    """The msgspec type a one-pass ``decode`` parses into, for a caller that embeds it in a larger
+    typed document (the MCP layer decodes a whole ``CallToolResult`` in one pass with it)."""
+
+    type: Any
+    to_builtins: bool
+    """Its values hold Structs, which ``msgspec.to_builtins`` turns into plain JSON values."""
 
 
 class BackendValidator(ABC):
     """A schema compiled by one backend."""
 
-    decode: Callable[[bytes | str], Any] | None = None
+    decode: Callable[[bytes | bytearray | memoryview | str], Any] | None = None
     """Optional: parse *and* validate bytes in one pass, raising on anything invalid. A backend
     that sets this may be stricter than the schema (the pipeline re-checks a refusal on the
     general path) but never laxer."""
+    typed: TypedDecode | None = None
+    """Optional, with ``decode``: the msgspec type it decodes into."""
 
     @abstractmethod
     def is_valid(self, instance: Any) -> bool:
@@ -70,16 +88,41 @@ class BackendValidator(ABC):
 
 
 class Backend(ABC):
-    """A way to compile schemas; one instance per engine."""
+    """A way to compile schemas; one instance per engine.
+
+    What a backend can do is declared here, as class attributes, and read by the one place that
+    plans backends (:func:`engine._plan.plan`); nothing else looks a backend up by name.
+    """
 
     name: ClassVar[str]
     dialects: ClassVar[frozenset[Dialect]]
     explains: ClassVar[bool] = True
     """Whether ``iter_issues`` gives reference-quality issues (paths and keyword locations)."""
+    general: ClassVar[bool] = False
+    """Compiles every schema the guard lets through, exactly, in bounded time: it proves the
+    references resolve, explains the failures of backends that do not explain, and re-checks every
+    "no" of a strict one-pass decoder. Exactly one registered backend is general."""
+    backtracking: ClassVar[bool] = False
+    """Evaluates the branches of a combinator one after the other: on a schema whose recursion fans
+    out (``GuardReport.exponential``) its work grows as ``fan_out ** depth``, so it is refused."""
+    checks_objects: ClassVar[bool] = True
+    """Its ``is_valid`` is worth using on Python objects. A backend whose strength is only bytes ->
+    value (``decode``) leaves Python objects to the general backend."""
 
     @abstractmethod
     def compile(self, source: SchemaSource) -> BackendValidator:
         """Compile ``source`` or raise :class:`BackendRefused` (via :func:`refuse`)."""
+
+    def refusal(self, source: SchemaSource) -> Refusal | None:
+        """Why this backend will not take ``source``, decided before anything is built, or
+        ``None`` (then :meth:`compile` may still refuse). Must be cheap next to :meth:`compile`:
+        the plan asks every candidate before compiling one, and under ``auto`` keeps only the
+        reason (no exception is made for it)."""
+        if source.dialect not in self.dialects:
+            return Refusal(f"it does not support the {source.dialect.value} dialect")
+        if self.backtracking and source.facts is not None and source.facts.exponential:
+            return Refusal(f"{source.facts.exponential}; a backend that backtracks cannot bound it")
+        return None
 
     def check_dialect(self, source: SchemaSource) -> None:
         if source.dialect not in self.dialects:

@@ -30,9 +30,9 @@ import msgspec
 
 from .._dialect import Dialect
 from .._errors import Issue
-from ._contract import Backend, BackendValidator, SchemaSource, refuse
+from ._contract import Backend, BackendValidator, Refusal, SchemaSource, refuse
 from ._msgspec_translation import NAME, Translation, translate
-from ._msgspec_values import plain_converter, type_depth
+from ._msgspec_values import one_pass_reader, plain_converter, type_depth
 
 __all__ = ["MsgspecBackend", "MsgspecValidator", "PlainReader"]
 
@@ -68,12 +68,20 @@ class PlainReader:
         value = self.typed(data)
         return value if convert is None else convert(value)
 
+    def generated(self, slow: Callable[[Any], Any], max_bytes: int) -> Callable[[Any], Any] | None:
+        """For a Struct at the root, one generated function: typed decode, conversion inline, and
+        ``slow`` for a refusal or a document over ``max_bytes`` (see :func:`one_pass_reader`)."""
+        return one_pass_reader(self.type, self.typed, slow, max_bytes, self.converters)
+
 
 class MsgspecValidator(BackendValidator):
     """One translated schema; every msgspec object it needs is built on first use."""
 
     def __init__(self, translation: Translation) -> None:
         self.translation = translation
+        # The contract's `typed` (a built msgspec type) is left unset: types are built on first use,
+        # and the MCP layer reads them from `CompiledSchema.hot_path()` when it first needs them.
+        self.typed = None
         self._lock = threading.Lock()
         self._plain: PlainReader | None = None
         self._typed: Reader | None = None
@@ -125,14 +133,26 @@ class MsgspecBackend(Backend):
     name: ClassVar[str] = NAME
     dialects: ClassVar[frozenset[Dialect]] = frozenset(Dialect)
     explains: ClassVar[bool] = False
+    checks_objects: ClassVar[bool] = False  # msgspec.convert on dicts is slower than the general backend
+
+    def refusal(self, source: SchemaSource) -> Refusal | None:
+        refused = super().refusal(source)
+        if refused is not None:
+            return refused
+        if source.resources and _mentions_external_ref(source.schema):
+            return Refusal(_EXTERNAL_REF)
+        return None
 
     def compile(self, source: SchemaSource) -> MsgspecValidator:
         self.check_dialect(source)
-        if source.resources:
+        if source.resources and _mentions_external_ref(source.schema):
             # `$ref` s into the registry would need the general resolver; keep the subset simple.
-            if _mentions_external_ref(source.schema):
-                raise refuse(NAME, "`$ref` to a registry resource is not followed by the msgspec translation")
+            raise refuse(NAME, _EXTERNAL_REF)
+        # The translation is decided here; no msgspec type is built until the first decode.
         return MsgspecValidator(translate(source))
+
+
+_EXTERNAL_REF = "`$ref` to a registry resource is not followed by the msgspec translation"
 
 
 def _mentions_external_ref(schema: Any) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Annotated, Any
 from urllib.parse import unquote
@@ -54,6 +54,7 @@ from ._msgspec_shape import (
     slot_name,
     slot_of_value,
 )
+from ._msgspec_values import plain_converter
 
 __all__ = ["NAME", "Translation", "translate"]
 
@@ -66,7 +67,7 @@ class _Translator:
         self.dialect = source.dialect
         self.assert_formats = source.config.assert_formats
         self.refs_ignore_siblings = not source.dialect.is_modern
-        self._by_pointer: dict[str, Any] = {}
+        self._by_pointer: dict[str, Shape] = {}
         self._in_progress: set[str] = set()
         self._structs = 0
         self.open_at: str | None = None
@@ -309,7 +310,7 @@ class _Translator:
         ge, gt, le, lt = self._bounds(schema)
         lows = [math.ceil(b) for b in ge] + [math.floor(b) + 1 for b in gt]
         highs = [math.floor(b) for b in le] + [math.ceil(b) - 1 for b in lt]
-        meta: dict[str, int] = {}
+        meta: dict[str, Any] = {}
         if lows:
             meta["ge"] = max(lows)
         if highs:
@@ -342,8 +343,8 @@ class _Translator:
                 value = exact_float(bound, where)
                 if value < high[1] or (value == high[1] and op == "lt"):
                     high = (op, value)
-        bounds = {low[0]: low[1], high[0]: high[1]}
-        return lambda _forbid: Annotated[float, Meta(**bounds)]
+        limits: dict[str, Any] = {low[0]: low[1], high[0]: high[1]}
+        return lambda _forbid: Annotated[float, Meta(**limits)]
 
     def _string(self, schema: Mapping[str, Any], where: str) -> Build:
         meta: dict[str, Any] = self._lengths(schema, "minLength", "maxLength", where)
@@ -365,8 +366,8 @@ class _Translator:
                 f"pattern {pattern!r} cannot run exactly and safely in Python `re`: {refusal.why}", where
             ) from None
 
-    def _lengths(self, schema: Mapping[str, Any], low: str, high: str, where: str) -> dict[str, int]:
-        meta: dict[str, int] = {}
+    def _lengths(self, schema: Mapping[str, Any], low: str, high: str, where: str) -> dict[str, Any]:
+        meta: dict[str, Any] = {}
         for keyword, name in ((low, "min_length"), (high, "max_length")):
             if keyword in schema:
                 value = schema[keyword]
@@ -504,6 +505,12 @@ class Translation(typing.NamedTuple):
     def closed(self) -> bool:
         """Every object's properties are all named by the schema."""
         return self.open_at is None
+
+    def built(self, forbid_unknown: bool) -> tuple[Any, Callable[[Any], Any] | None]:
+        """The type (see :attr:`build`) and the converter of its values into plain JSON values
+        (``None`` when they are plain already), for callers that embed it in a larger message."""
+        kind = self.build(forbid_unknown)
+        return kind, plain_converter(kind)
 
 
 def translate(source: SchemaSource) -> Translation:

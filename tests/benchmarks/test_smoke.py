@@ -3,17 +3,22 @@ file, and the figures it writes hang together. Speed itself is never asserted he
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import re
 import timeit
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from benchmarks.cli import main
 from benchmarks.corpus import load_corpus
 from benchmarks.instances import is_valid_reference
 from benchmarks.pathological import CASES, _run_isolated, select_cases
+from benchmarks.report import _Axis, cell_text, growth_shown, rich_header, rich_tables
+from benchmarks.results import Report
 from benchmarks.timing import Budget, calibrate, measure
 
 WORKLOADS = ["compile", "arguments", "results", "elicitation", "scale", "pathological"]
@@ -91,6 +96,8 @@ def test_raw_libraries_and_the_engine_cover_the_real_data(report: tuple[dict, Pa
         assert arguments["cells"][name]["status"] == "ok", name
         assert arguments["cells"][name]["items"] == arguments["cells"][name]["of"] == 4
     assert rows[("compile", "warm")]["cells"]["jsonschema"]["status"] == "n/a"
+    equal = rows[("compile", "warm equal")]["cells"]["engine[auto]"]
+    assert equal["status"] == "ok" and equal["items"] == equal["of"]
     tools = [r for (w, _), r in rows.items() if w == "scale" and r.get("series") == "tools"]
     assert [r["size"] for r in tools] == [10, 100]
 
@@ -152,3 +159,82 @@ def test_pathological_cases_are_well_formed() -> None:
         assert row.get("answer") in (None, "valid", "invalid"), row["id"]
     quick = select_cases(Context(corpus=None, contenders=[], budget=Budget(), quick=True))  # type: ignore[arg-type]
     assert len(quick) == len({row.get("case", row["id"]) for row in quick}) >= min(len(QUICK_CASES), 3)
+
+
+def _loaded(report: tuple[dict, Path]) -> Report:
+    _, out = report
+    return msgspec.json.decode((out / "bench.json").read_bytes(), type=Report)
+
+
+def test_headline_is_time_per_call_next_to_what_mcp_stacks_run(report: tuple[dict, Path]) -> None:
+    data, out = report
+    lines = {line["workload"]: line for line in data["headline"]}
+    assert list(lines) == ["compile", "arguments", "results", "elicitation"]
+    rows = {w["name"]: w["rows"][0] for w in data["workloads"]}
+    for name, line in lines.items():
+        engine_cell = rows[name]["cells"]["engine[auto]"]
+        assert line["engine"] == "engine[auto]" and line["case"] == rows[name]["case"]
+        assert line["engine_us"] == pytest.approx(engine_cell["median_s"] / engine_cell["items"] * 1e6)
+        assert set(line["baselines"]) == {"jsonschema", "jsonschema-rs"}  # the baselines this run asked for
+        for cell in line["baselines"].values():
+            if cell["status"] == "ok":
+                assert cell["ratio"] == pytest.approx(cell["us"] / line["engine_us"])
+    markdown = (out / "bench.md").read_text()
+    # The header, then the headline, before any workload's table.
+    for key in ("| date |", "| commit |", "| machine |", "| packages |", "| mode | quick"):
+        assert key in markdown
+    assert "load" in markdown and "CPUs" in markdown and "jsonschema-rs 0." in markdown
+    assert markdown.index("**Headline**") < markdown.index("**compile**")
+    assert "python-jsonschema, cached (the MCP Python SDK)" in markdown and " µs · " in markdown
+    imports = data["meta"]["import_time"]
+    assert imports["engine_ms"] > 0 and imports["ratio"] == pytest.approx(
+        imports["engine_ms"] / imports["baseline_ms"], rel=0.02
+    )
+    assert "import engine: " in markdown
+
+
+def test_terminal_tables_fit_120_columns(report: tuple[dict, Path]) -> None:
+    from rich.console import Console
+
+    loaded = _loaded(report)
+    console = Console(width=120, record=True, file=io.StringIO())
+    for part in [*rich_header(loaded), *rich_tables(loaded)]:
+        console.print(part)
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 120
+    assert "…" not in text  # nothing cut short to fit
+    assert text.index("Should I adopt it?") < text.index("Compile every tool schema")
+    for row in loaded.workloads[0].rows:  # every cell still printed, in one part or another
+        for cell in row.cells.values():
+            assert cell_text(cell) in text
+
+
+def test_quick_runs_fit_no_growth_exponent_to_two_points(report: tuple[dict, Path]) -> None:
+    data, out = report
+    scale = next(w for w in _loaded(report).workloads if w.name == "scale")
+    shown, note = growth_shown(scale)
+    assert shown == {} and note is not None and "two" in note
+    markdown = (out / "bench.md").read_text()
+    assert "How cost grows" not in markdown and "no growth exponent" in markdown
+
+
+def test_charts_label_every_bar_and_use_colour_blind_safe_colours(report: tuple[dict, Path]) -> None:
+    _, out = report
+    page = (out / "bench.html").read_text()
+    fills = set(re.findall(r'<rect [^>]*fill="(#[0-9A-Fa-f]{6})"', page))
+    okabe_ito = {"#999999", "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"}
+    assert fills and fills <= okabe_ito
+    # Each bar is followed by its label: the contender and the value it shows.
+    bars = re.findall(r"<rect [^>]*><title>([^<]*)</title></rect><text [^>]*>([^<]*)</text>", page)
+    assert bars and all(title == label for title, label in bars)
+    # Every point on a scale curve carries its value.
+    points = re.findall(r"<circle [^>]*><title>[^<]*: ([^<]*)</title></circle><text [^>]*>([^<]*)</text>", page)
+    assert points and all(value == label for value, label in points)
+
+
+def test_ratio_axis_is_linear_near_one_and_log_where_the_range_needs_it() -> None:
+    near = _Axis([0.7, 1.0, 2.4, 4.1], 0, 100)
+    assert not near.log and near.caption == "linear scale" and near(0) == 0 and near.ticks[0] == 0
+    assert near(near.ticks[-1]) == 100 and near.ticks[-1] >= 4.1
+    wide = _Axis([1.0, 5.0, 1400.0], 0, 100)
+    assert wide.log and "log scale" in wide.caption and wide(1.0) < wide(10.0) < wide(1000.0)

@@ -1,0 +1,177 @@
+"""The compile cache: content-keyed, bounded, thread-safe, never caching a refusal as a success."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+import engine
+
+
+def test_same_content_any_key_order_hits_the_cache() -> None:
+    eng = engine.Engine()
+    first = eng.compile({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]})
+    second = eng.compile(json.loads('{"required": ["a"], "properties": {"a": {"type": "integer"}}, "type": "object"}'))
+    assert second is first
+    assert (
+        eng.compile(json.dumps({"required": ["a"], "type": "object", "properties": {"a": {"type": "integer"}}}))
+        is first
+    )
+    stats = eng.cache_stats()
+    assert (stats.hits, stats.misses, stats.size) == (2, 1, 1)
+
+
+def test_different_content_or_registry_misses() -> None:
+    eng = engine.Engine()
+    a = eng.compile({"$ref": "https://example.com/x"}, registry={"https://example.com/x": {"type": "integer"}})
+    b = eng.compile({"$ref": "https://example.com/x"}, registry={"https://example.com/x": {"type": "string"}})
+    assert a is not b
+    assert a.is_valid(1) and b.is_valid("1") and not b.is_valid(1)
+    # true and 1 are different JSON values.
+    assert eng.compile({"const": True}) is not eng.compile({"const": 1})
+
+
+def test_options_are_part_of_the_result() -> None:
+    schema = {"type": "string", "format": "email"}
+    assert engine.Engine(formats="annotate").compile(schema).is_valid("not an email")
+    assert not engine.Engine(formats="assert").compile(schema).is_valid("not an email")
+
+
+def test_rejections_are_not_cached_and_repeat_with_the_same_reason() -> None:
+    eng = engine.Engine()
+    reasons = []
+    for _ in range(3):
+        with pytest.raises(engine.SchemaRejected) as info:
+            eng.compile({"$ref": "https://evil.example/s.json"})
+        reasons.append(info.value.reason)
+    assert reasons == ["remote-ref"] * 3
+    assert eng.cache_stats().size == 0
+
+
+def test_bounded_lru() -> None:
+    eng = engine.Engine(cache_size=2)
+    one = eng.compile({"minimum": 1})
+    eng.compile({"minimum": 2})
+    eng.compile({"minimum": 3})
+    assert eng.cache_stats().size == 2
+    assert eng.compile({"minimum": 1}) is not one  # evicted, compiled again
+
+
+def test_cache_disabled() -> None:
+    eng = engine.Engine(cache_size=0)
+    assert eng.compile({"minimum": 1}) is not eng.compile({"minimum": 1})
+
+
+def test_threads_compile_each_schema_once() -> None:
+    eng = engine.Engine()
+    schemas = [{"type": "object", "properties": {f"p{i}": {"type": "integer", "minimum": i}}} for i in range(20)]
+    results: list[tuple[int, engine.CompiledSchema]] = []
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(8)
+
+    def work() -> None:
+        try:
+            barrier.wait()
+            for i, schema in enumerate(schemas * 3):
+                compiled = eng.compile(dict(schema))
+                assert compiled.is_valid({f"p{i % 20}": i % 20})
+                assert not compiled.is_valid({f"p{i % 20}": -1})
+                results.append((i % 20, compiled))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    by_schema: dict[int, set[int]] = {}
+    for i, compiled in results:
+        by_schema.setdefault(i, set()).add(id(compiled))
+    assert all(len(ids) == 1 for ids in by_schema.values())
+    stats = eng.cache_stats()
+    assert stats.misses == 20 and stats.hits == 8 * 60 - 20
+
+
+def test_the_same_object_again_is_a_hit_until_it_changes() -> None:
+    # Found by its serialisation: a change anywhere, to any JSON type, is another document.
+    eng = engine.Engine()
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "enum": [1, 2]}}}
+    first = eng.compile(schema)
+    assert eng.compile(schema) is first
+    # A change anywhere below is seen: the result follows the schema, never a stale compile.
+    schema["properties"]["n"]["enum"].append(3)
+    changed = eng.compile(schema)
+    assert changed is not first and changed.is_valid({"n": 3}) and not first.is_valid({"n": 3})
+    schema["properties"]["n"]["enum"][0] = True  # equal to 1 in Python, another JSON value
+    assert not eng.compile(schema).is_valid({"n": 1})
+    renamed = schema["properties"]
+    renamed["m"] = renamed.pop("n")  # the same values under another key
+    assert eng.compile(schema).is_valid({"n": "x"})
+    swapped = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    assert not eng.compile(swapped).is_valid({"n": "x"})
+    swapped["properties"] = {"n": {"type": "string"}}  # a new, unseen container
+    assert eng.compile(swapped).is_valid({"n": "x"})
+
+
+def test_an_equal_object_is_found_by_its_text() -> None:
+    eng = engine.Engine()
+    first = eng.compile({"type": "array", "items": {"type": "string"}})
+    assert eng.compile({"type": "array", "items": {"type": "string"}}) is first
+    assert eng.compile(b'{"type": "array", "items": {"type": "string"}}') is first
+    assert eng.compile('{"type": "array", "items": {"type": "string"}}') is first
+    assert eng.compile(b'{"type": "array", "items": {"type": "string"}}') is first  # the same bytes again
+    assert eng.compile({"type": "array", "items": {"type": "integer"}}) is not first
+    assert eng.compile({"const": True}) is not eng.compile({"const": 1})
+    stats = eng.cache_stats()
+    assert (stats.hits, stats.misses) == (4, 4)
+
+
+def test_a_cached_object_turned_into_a_bomb_is_still_refused() -> None:
+    eng = engine.Engine()
+    schema: dict = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    eng.compile(schema)
+    node: dict = {"type": "integer"}
+    for _ in range(40):
+        node = {"allOf": [node, node]}
+    schema["properties"]["a"] = node  # 2^40 subschemas as JSON, shared as Python objects
+    with pytest.raises(engine.SchemaRejected) as refused:
+        eng.compile(schema)
+    assert refused.value.reason == "limit-exceeded"
+    shared = {"enum": ["x" * 1000] * 1000}
+    bomb = {"anyOf": [shared] * 1000}  # a megabyte string list shared a thousand ways
+    with pytest.raises(engine.SchemaRejected) as refused:
+        eng.compile(bomb)
+    assert refused.value.details["limit"] == "max_schema_bytes"
+    leaf = {"type": "string"}
+    wide = {"anyOf": [leaf] * 1_000_000}  # one dict shared a million ways
+    for _ in range(2):  # and again: a refusal is not remembered
+        with pytest.raises(engine.SchemaRejected) as refused:
+            eng.compile(wide)
+        assert refused.value.details["limit"] == "max_schema_bytes"
+
+
+def test_a_registry_bypasses_the_text_and_object_lookups() -> None:
+    eng = engine.Engine()
+    schema = {"$ref": "https://example.com/x"}
+    a = eng.compile(schema, registry={"https://example.com/x": {"type": "integer"}})
+    b = eng.compile(schema, registry={"https://example.com/x": {"type": "string"}})
+    assert a.is_valid(1) and b.is_valid("1") and a is not b
+
+
+def test_an_equal_copy_serialised_differently_is_found_by_its_text() -> None:
+    eng = engine.Engine()
+    first = eng.compile({"type": "object", "properties": {"a": {"type": "string"}}})
+    inner = {"type": "string"}  # also held here: marshal marks it as shared, so the bytes differ
+    copy = {"type": "object", "properties": {"a": inner}}
+    assert eng.compile(copy) is first
+    assert eng.compile(copy) is first  # its own serialisation is remembered now
+    assert eng.cache_stats().hits == 2
+    # Python values that are not JSON never reach a lookup table: they are refused as before.
+    with pytest.raises(engine.SchemaRejected):
+        eng.compile({"enum": [{1, 2}]})
+    with pytest.raises(engine.SchemaRejected):
+        eng.compile({"enum": [b"bytes"]})

@@ -1,0 +1,392 @@
+"""The command line: exit statuses, the --json shape, and the sentences people read."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine._cli import main
+from engine.backends import backend_names
+
+ROOT = Path(__file__).parents[2]
+TOOLS = ROOT / "bench_data" / "tools"
+
+
+def run(*argv: str, stdin: bytes | None = None, monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    if stdin is not None:
+        assert monkeypatch is not None
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def tools_file(tmp_path: Path) -> Path:
+    tools = [
+        {"name": "ok_tool", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
+         "outputSchema": {"type": "array", "items": {"type": "integer"}}},
+        {"name": "remote", "inputSchema": {"type": "object", "properties": {"x": {"$ref": "https://evil.example/s.json"}}}},
+        {"name": "bad_dialect", "inputSchema": {"$schema": "https://example.com/my-dialect", "type": "object"}},
+        {"name": "no_schema"},
+    ]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}))
+    return path
+
+
+def test_check_reports_each_refusal_with_reason_and_location(tools_file: Path) -> None:
+    code, out, _ = run("check", str(tools_file))
+    assert code == 1
+    assert "JSON-RPC response (tools/list result), 4 tools" in out
+    assert "ok      ok_tool" in out
+    assert "REFUSED remote" in out
+    assert "inputSchema: refused (remote-ref) at '/properties/x/$ref'" in out
+    assert "https://evil.example/s.json" in out
+    assert "(unsupported-dialect)" in out and "https://example.com/my-dialect" in out
+    assert "no inputSchema" in out
+    assert "3 of 4 refused" in out
+
+
+def test_check_json_shape(tools_file: Path) -> None:
+    code, out, _ = run("check", str(tools_file), "--json")
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["summary"]["tools"] == 4 and doc["summary"]["refused"] == 3
+    assert doc["summary"]["reasons"]["remote-ref"] == 1
+    assert doc["summary"]["limits"]["max_schema_depth"] > 0
+    by_name = {t["name"]: t for t in doc["tools"]}
+    ok = by_name["ok_tool"]
+    assert ok["status"] == "ok"
+    for key in ("inputSchema", "outputSchema"):
+        slot = ok["schemas"][key]
+        assert slot["status"] == "ok" and slot["dialect"] == "2020-12" and slot["backend"]
+        assert isinstance(slot["why"], str) and isinstance(slot["guard"], dict)
+    refusal = by_name["remote"]["schemas"]["inputSchema"]["refusal"]
+    assert refusal["reason"] == "remote-ref"
+    assert set(refusal) == {"reason", "message", "location", "details"}
+
+
+def test_check_all_accepted_exits_zero(tmp_path: Path) -> None:
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps({"type": "object", "required": ["a"]}))
+    code, out, _ = run("check", str(path))
+    assert code == 0
+    assert "one schema" in out and "All 1 accepted." in out
+
+
+def test_check_real_server_list() -> None:
+    code, out, _ = run("check", str(TOOLS / "modelcontextprotocol-servers.json"), "--json")
+    doc = json.loads(out)
+    assert doc["summary"]["document"] == "list of tools"
+    assert doc["summary"]["tools"] == len(json.loads((TOOLS / "modelcontextprotocol-servers.json").read_text()))
+    assert code == (1 if doc["summary"]["refused"] else 0)
+
+
+@pytest.mark.parametrize(
+    ("content", "phrase"),
+    [
+        (None, "cannot read the file"),
+        (b"{not json", "is not valid JSON: object keys must be strings at line 1, column 2"),
+        (b"42", "expected a tools/list result"),
+    ],
+)
+def test_check_unusable_input_exits_two(tmp_path: Path, content: bytes | None, phrase: str) -> None:
+    path = tmp_path / "input.json"
+    if content is not None:
+        path.write_bytes(content)
+    code, out, err = run("check", str(path))
+    assert code == 2 and out == ""
+    assert phrase in err and err.startswith("engine check: ")
+
+
+def test_validate_prints_every_issue(tmp_path: Path) -> None:
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}},
+                                  "required": ["a", "b", "c"]}))
+    instance = tmp_path / "i.json"
+    instance.write_text(json.dumps({"a": "x", "b": 2}))
+    code, out, _ = run("validate", "--schema", str(schema), "--instance", str(instance))
+    assert code == 1
+    assert "invalid, 3 issues" in out
+    assert "at /a:" in out and "at /b:" in out and "[schema /required]" in out
+    code, out, _ = run("validate", "--schema", str(schema), "--instance", str(instance), "--json")
+    doc = json.loads(out)
+    assert doc["valid"] is False and len(doc["issues"]) == 3
+    assert {i["instance_path"] for i in doc["issues"]} == {"", "/a", "/b"}
+
+
+def test_validate_from_stdin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "array", "items": {"type": "integer"}}))
+    code, out, _ = run("validate", "--schema", str(schema), "-", stdin=b"[1, 2, 3]", monkeypatch=monkeypatch)
+    assert code == 0 and "standard input: valid" in out
+    code, out, _ = run("validate", "--schema", str(schema), "-", stdin=b"[1, 2", monkeypatch=monkeypatch)
+    assert code == 2 and out == ""
+
+
+def test_validate_refused_schema_and_missing_instance(tmp_path: Path) -> None:
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"$ref": "file:///etc/passwd"}))
+    instance = tmp_path / "i.json"
+    instance.write_text("1")
+    code, _, err = run("validate", "--schema", str(schema), "--instance", str(instance))
+    assert code == 1 and "is refused (unresolvable-ref)" in err
+    code, _, err = run("validate", "--schema", str(schema))
+    assert code == 2 and "--instance FILE" in err
+
+
+def test_bad_configuration_is_a_sentence(tmp_path: Path) -> None:
+    config = tmp_path / "engine.toml"
+    config.write_text('backend = "nope"\n')
+    path = tmp_path / "s.json"
+    path.write_text("{}")
+    code, _, err = run("check", str(path), "--config", str(config))
+    names = ", ".join(backend_names())
+    assert code == 2 and err == f"engine check: {config} backend: 'nope' is not one of {names}\n"
+
+
+def engine_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "engine", *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
+
+
+def test_help_teaches_with_examples() -> None:
+    proc = engine_cli("--help")
+    assert proc.returncode == 0
+    assert "examples:" in proc.stdout and "engine check tools.json" in proc.stdout
+    assert "exit status" in proc.stdout
+    proc = engine_cli("check", "--help")
+    assert proc.returncode == 0 and "--json" in proc.stdout and "tools/list" in proc.stdout
+
+
+def test_bench_without_a_checkout_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine._cli.bench as cli_bench
+
+    monkeypatch.setattr(cli_bench, "find_benchmarks", lambda: None)
+    code, _, err = run("bench", "--quick")
+    assert code == 2 and "nox -s bench" in err and "source checkout" in err
+
+
+def test_bench_runs_the_checkouts_runner_with_the_arguments_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    package = tmp_path / "benchmarks"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text("import sys\nprint('runner got', sys.argv[1:])\nsys.exit(3)\n")
+    monkeypatch.chdir(tmp_path)
+    code, _, _ = run("bench", "--quick", "--workloads", "compile")
+    assert code == 3  # the runner's own exit status
+    assert "runner got ['--quick', '--workloads', 'compile']" in capfd.readouterr().out
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_shows_on_a_terminal_only(tmp_path: Path) -> None:
+    tools = [{"name": f"t{i}", "inputSchema": {"type": "object"}} for i in range(40)]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools))
+    terminal = Terminal()
+    assert main(["check", str(path)], out=io.StringIO(), err=terminal) == 0
+    assert "checking 40/40: t39" in terminal.getvalue()
+    quiet = Terminal()
+    assert main(["check", str(path), "--quiet"], out=io.StringIO(), err=quiet) == 0
+    assert quiet.getvalue() == ""
+    piped = io.StringIO()
+    assert main(["check", str(path)], out=io.StringIO(), err=piped) == 0
+    assert piped.getvalue() == ""
+
+
+def test_check_applies_mcp_rules_on_tools(tmp_path: Path) -> None:
+    tools = [
+        {"name": "string_args", "inputSchema": {"type": "string"}},
+        {"name": "twice", "inputSchema": {"type": "object"}},
+        {"name": "twice", "inputSchema": {"type": "object"}},
+        {"name": "no_params", "inputSchema": True},
+    ]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": tools}))
+    code, out, _ = run("check", str(path), "--json")
+    assert code == 1
+    reports = json.loads(out)["tools"]
+    first = reports[0]["schemas"]["inputSchema"]
+    assert first["status"] == "refused" and first["refusal"]["location"] == "/inputSchema/type"
+    assert "MCP requires" in first["refusal"]["message"]
+    assert all("more than once" in r["schemas"]["inputSchema"]["refusal"]["message"] for r in reports[1:3])
+    assert reports[3]["status"] == "ok"  # `true`: a tool without parameters (allow_empty_input_schema)
+
+
+def test_check_shows_the_guards_measurements_and_limit_refusals(tmp_path: Path) -> None:
+    deep: dict = {"type": "object"}
+    for _ in range(30):
+        deep = {"type": "object", "properties": {"x": deep}}
+    tools = [
+        {"name": "shallow", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}},
+        {"name": "deep", "inputSchema": deep},
+    ]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools))
+    code, out, _ = run("check", str(path), "--json", "--config", str(write_limits(tmp_path)))
+    assert code == 1
+    shallow, refused = json.loads(out)["tools"]
+    depth = shallow["schemas"]["inputSchema"]["guard"]["max_schema_depth"]
+    assert depth["bound"] == 20 and 0 < depth["measured"] <= 20
+    refusal = refused["schemas"]["inputSchema"]["refusal"]
+    assert refusal["reason"] == "limit-exceeded"
+    assert refusal["details"]["limit"] == "max_schema_depth" and refusal["details"]["bound"] == 20
+    assert refusal["details"]["measured"] > 20 and refusal["location"].startswith("/properties/x")
+    code, text, _ = run("check", str(path), "--config", str(write_limits(tmp_path)))
+    assert "schema_depth " in text and "/20" in text and "(limit-exceeded) at '/properties/x" in text
+
+
+def write_limits(tmp_path: Path) -> Path:
+    config = tmp_path / "engine.toml"
+    config.write_text("[limits]\nmax_schema_depth = 20\n")
+    return config
+
+
+def test_version_is_the_package_version() -> None:
+    import engine
+
+    proc = engine_cli("--version")
+    assert proc.returncode == 0 and proc.stdout == f"engine {engine.__version__}\n"
+
+
+def test_validate_refuses_a_tools_list_as_schema(tools_file: Path, tmp_path: Path) -> None:
+    instance = tmp_path / "i.json"
+    instance.write_text('"anything"')
+    code, out, err = run("validate", "--schema", str(tools_file), "--instance", str(instance))
+    assert code == 2 and out == ""
+    assert err == (f"engine validate: {tools_file} is a JSON-RPC response (tools/list result), not a schema; "
+                   f"to vet its tools' schemas run: engine check {tools_file}\n")
+    one_tool = tmp_path / "tool.json"
+    one_tool.write_text(json.dumps({"name": "t", "inputSchema": {"type": "object"}}))
+    code, out, _ = run("validate", "--schema", str(one_tool), "--instance", str(instance), "--json")
+    assert code == 2 and json.loads(out)["error"]["reason"] == "not-a-schema"
+
+
+def test_non_json_instance_exits_two_with_line_and_column(tmp_path: Path) -> None:
+    schema = tmp_path / "s.json"
+    schema.write_text("{}")
+    instance = tmp_path / "bad.json"
+    instance.write_text('{"a": 1,\n  "b": [1, 2,,]}')
+    code, out, err = run("validate", "--schema", str(schema), "--instance", str(instance))
+    assert code == 2 and out == ""
+    assert err == f"engine validate: {instance} is not valid JSON: invalid character at line 2, column 14\n"
+    truncated = tmp_path / "short.json"
+    truncated.write_text('{"a": [1,\n2')
+    code, _, err = run("validate", "--schema", str(schema), "--instance", str(truncated))
+    assert code == 2
+    assert err.endswith("is not valid JSON: the document ends before it is complete at line 2, column 2\n")
+    code, _, err = run("check", str(instance))
+    assert code == 2 and err.count("JSON") == 1 and "line 2, column 14" in err  # one sentence, no stacked prefixes
+
+
+def test_instance_over_the_limits_is_refused_not_a_usage_error(tmp_path: Path) -> None:
+    schema = tmp_path / "s.json"
+    schema.write_text("{}")
+    instance = tmp_path / "deep.json"
+    instance.write_text("[" * 300 + "]" * 300)
+    code, out, _ = run("validate", "--schema", str(schema), "--instance", str(instance), "--json")
+    assert code == 1 and json.loads(out)["reason"] == "too-deep"
+
+
+@pytest.mark.parametrize(
+    ("argv", "reason"),
+    [
+        (["check", "{missing}"], "unreadable-file"),
+        (["check", "{bad}"], "malformed-json"),
+        (["validate", "--schema", "{bad}", "--instance", "{bad}"], "malformed-json"),
+        (["validate", "--schema", "{schema}"], "usage"),
+        (["check", "{schema}", "--backend", "nope"], "usage"),
+        (["check", "{schema}", "--config", "{config}"], "invalid-config"),
+        (["config", "--config", "{config}"], "invalid-config"),
+    ],
+)
+def test_every_json_outcome_is_one_object_on_stdout(tmp_path: Path, argv: list[str], reason: str) -> None:
+    files = {"missing": tmp_path / "missing.json", "bad": tmp_path / "bad.json", "schema": tmp_path / "s.json",
+             "config": tmp_path / "engine.toml"}
+    files["bad"].write_text("{")
+    files["schema"].write_text("{}")
+    files["config"].write_text('cache_size = -1\n')
+    code, out, err = run(*(a.format(**files) for a in argv), "--json")
+    assert code == 2 and err  # the sentence stays on standard error for people
+    doc = json.loads(out)
+    assert doc == {"error": {"reason": reason, "message": doc["error"]["message"]}, "exit": 2}
+    assert doc["error"]["message"] in err
+
+
+def test_tool_without_a_name_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": [{"name": "a", "inputSchema": {"type": "object"}},
+                                          {"inputSchema": {"type": "object"}}, {"name": 3, "inputSchema": {}}]}))
+    code, out, _ = run("check", str(path))
+    assert code == 1
+    assert "REFUSED #1 (no name)" in out and "tool #1 has no name: MCP requires" in out
+    assert "REFUSED #2 (no name)" in out and "a name that is int" in out
+    assert "2 of 3 refused (2 invalid-tool)" in out
+    code, out, _ = run("check", str(path), "--json")
+    doc = json.loads(out)
+    refusal = doc["tools"][1]["refusal"]
+    assert refusal["reason"] == "invalid-tool" and refusal["location"] == "/tools/1/name"
+
+
+def test_check_views_refused_only_and_summary(tools_file: Path) -> None:
+    _, full, _ = run("check", str(tools_file))
+    code, refused, _ = run("check", str(tools_file), "--refused")
+    assert code == 1 and "ok      ok_tool" not in refused and "REFUSED remote" in refused
+    assert len(refused.splitlines()) < len(full.splitlines())
+    code, summary, _ = run("check", str(tools_file), "--summary")
+    lines = summary.splitlines()
+    assert code == 1 and sum(line.startswith("REFUSED ") for line in lines) == 3
+    assert "REFUSED remote: inputSchema (remote-ref): " in summary and "3 of 4 refused" in summary
+    assert not any(line.startswith(("ok", "  ")) for line in lines)  # no per-schema detail, no accepted tool
+    _, out, _ = run("check", str(tools_file), "--refused", "--json")
+    doc = json.loads(out)
+    assert doc["summary"]["tools"] == 4 and [t["name"] for t in doc["tools"]] == ["remote", "bad_dialect", "no_schema"]
+
+
+def test_config_shows_each_value_and_its_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pyproject_text = '[tool.engine]\nformats = "assert"\n[tool.engine.limits]\nmax_issues = 9\n'
+    (tmp_path / "pyproject.toml").write_text(pyproject_text)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ENGINE_CACHE_SIZE", "12")
+    code, out, _ = run("config", "--backend", "jsonschema-rs")
+    assert code == 0
+    pyproject = tmp_path.resolve() / "pyproject.toml"
+    assert f"# configuration file: {pyproject}" in out
+    lines: dict[str, str] = {}
+    for line in out.splitlines():
+        if "=" in line:
+            lines.setdefault(line.split("=")[0].strip(), line)  # the top-level cache_size, not fetch's
+    assert lines["formats"].startswith('formats = "assert" ')
+    assert lines["formats"].endswith(f"# {pyproject} [tool.engine]")
+    assert lines["cache_size"].rstrip().endswith("# ENGINE_CACHE_SIZE") and "12" in lines["cache_size"]
+    assert lines["backend"].rstrip().endswith("# --backend")
+    assert lines["regex"].rstrip().endswith("# default")
+    assert "9" in lines["max_issues"] and str(pyproject) in lines["max_issues"]
+    code, out, _ = run("config", "--json")
+    doc = json.loads(out)
+    assert doc["file"] == str(pyproject)
+    assert doc["settings"]["formats"] == {"value": "assert", "source": f"{pyproject} [tool.engine]"}
+    assert doc["settings"]["limits.max_issues"]["value"] == 9
+
+
+def test_validate_and_check_use_the_discovered_pyproject(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.engine]\nformats = "assert"\n')
+    (tmp_path / "s.json").write_text(json.dumps({"type": "string", "format": "email"}))
+    (tmp_path / "i.json").write_text('"not an email"')
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run("validate", "--schema", "s.json", "--instance", "i.json")
+    assert code == 1 and "invalid" in out
+    code, out, _ = run("validate", "--schema", "s.json", "--instance", "i.json", "--formats", "annotate")
+    assert code == 0
