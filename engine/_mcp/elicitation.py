@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -35,9 +35,6 @@ from .._engine import Engine, default_engine
 from .._errors import DecodeError, DecodeReason, Issue, RejectReason, SchemaRejected, ValidationFailed
 from .._pointer import escape
 from ..backends import SchemaSource, msgspec_translation
-
-if TYPE_CHECKING:
-    from ..backends import Translation
 
 __all__ = ["ElicitResult", "ElicitationForm", "compile_elicitation"]
 
@@ -73,7 +70,7 @@ class ElicitationForm:
         self,
         schema: Mapping[str, Any],
         compiled: CompiledSchema,
-        translation: Translation | None,
+        translation: Any,
         fields: tuple[str, ...],
         *,
         max_bytes: int,
@@ -88,7 +85,7 @@ class ElicitationForm:
         self._has_formats = any(isinstance(p, Mapping) and "format" in p for p in schema["properties"].values())
         self._max_bytes = max_bytes
         self._max_depth = max_depth
-        self._translation = translation
+        self._translation = translation  # `engine.backends.msgspec_translation` of the form, or None
         # Built on the first answer read: a form compiled and never answered builds no msgspec type.
         self._read: Callable[[Any], ElicitResult] | None = None
 
@@ -232,7 +229,7 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
         resources={},
         config=engine.config.replace(formats="annotate"),  # formats are checked on `compiled`
     )
-    translation: Translation | None
+    translation: Any
     try:
         translation = msgspec_translation(source)
     except SchemaRejected:

@@ -107,7 +107,7 @@ class MsgspecValidator(BackendValidator):
             reader = self._typed = msgspec.json.Decoder(self.translation.build(False)).decode
         return reader
 
-    def decode(self, data: bytes | bytearray | memoryview | str) -> Any:  # type: ignore[override]
+    def decode(self, data: bytes | bytearray | memoryview | str) -> Any:
         """Bytes to plain values in one pass; raises on anything the typed decode refuses."""
         return self.plain_reader().decode(data)
 

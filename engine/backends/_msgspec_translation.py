@@ -384,7 +384,7 @@ class _Translator:
         meta = self._lengths(schema, "minItems", "maxItems", where)
 
         def build(forbid: bool) -> Any:
-            kind = list[item_type(forbid)]  # type: ignore[misc]
+            kind: Any = list[item_type(forbid)]  # type: ignore[misc]
             return Annotated[kind, Meta(**meta)] if meta else kind
 
         return build
@@ -417,7 +417,7 @@ class _Translator:
         )
 
         def build(forbid: bool) -> Any:
-            kind = dict[str, value_type(forbid)]  # type: ignore[misc]
+            kind: Any = dict[str, value_type(forbid)]  # type: ignore[misc]
             return Annotated[kind, Meta(**meta)] if meta else kind
 
         return build

@@ -86,7 +86,8 @@ def _struct_converter(struct: type[msgspec.Struct], cache: dict[Any, Convert]) -
     namespace: dict[str, Any] = {"UNSET": UNSET}
     lines = ["def convert(s):", *_struct_lines(struct, cache, namespace, "    ")]
     exec("\n".join(lines), namespace)  # noqa: S102 - generated from field positions only, see above
-    convert = cache[struct] = namespace["convert"]
+    convert: Convert = namespace["convert"]
+    cache[struct] = convert
     return convert
 
 
