@@ -21,7 +21,7 @@ in ``bench_data/``) is one level.
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import chain, compress
 from math import isfinite
 from typing import Any
 
@@ -168,15 +168,13 @@ def _children(level: list[Any]) -> list[Any]:
         raise _not_json(next(iter(kinds - _JSON)))
     if float in kinds and not all(map(isfinite, [child for child in children if type(child) is float])):
         raise _non_finite()
-    return list(filter(_is_container_value, children)) if kinds & _CONTAINERS else []
+    if not kinds & _CONTAINERS:
+        return []
+    return list(compress(children, map(_is_container, map(type, children))))
 
 
 def _too_deep(max_depth: int) -> DecodeError:
     return DecodeError(DecodeReason.TOO_DEEP, f"instance nests more than {max_depth} levels deep")
-
-
-def _is_container_value(value: Any) -> bool:
-    return _is_container(type(value))
 
 
 def _no_surrogates(value: Any) -> None:
