@@ -175,3 +175,13 @@ def test_an_equal_copy_serialised_differently_is_found_by_its_text() -> None:
         eng.compile({"enum": [{1, 2}]})
     with pytest.raises(engine.SchemaRejected):
         eng.compile({"enum": [b"bytes"]})
+
+
+def test_text_with_a_lone_surrogate_is_refused_not_raised() -> None:
+    eng = engine.Engine()
+    for text in ('"\ud800"', '{"description": "\ud800"}'):
+        with pytest.raises(engine.SchemaRejected) as refused:
+            eng.compile(text)
+        assert refused.value.reason == "invalid-schema"
+    with pytest.raises(engine.SchemaRejected):
+        eng.compile({"description": "\ud800"})
