@@ -13,7 +13,7 @@ from ._decode import brackets, check_depth, decode_json, nesting
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._guard import GuardReport
-from .backends._contract import BackendValidator
+from .backends import BackendValidator
 
 _decode = msgspec.json.decode
 
@@ -83,7 +83,7 @@ class CompiledSchema:
         limits: Limits,
         fingerprint: bytes,
         notes: dict[str, str] | None = None,
-        decoder: Callable[[bytes | str], Any] | None = None,
+        decoder: Callable[[bytes | bytearray | memoryview | str], Any] | None = None,
         guard: GuardReport | None = None,
     ) -> None:
         self.schema = schema

@@ -13,7 +13,7 @@ import math
 import os
 import warnings
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack, get_args, get_origin, get_type_hints
 
 import msgspec
 
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConfigError",
+    "ConfigOverrides",
     "DialectName",
     "EngineConfig",
     "FetchConfig",
@@ -70,9 +71,9 @@ class ConfigError(EngineError):
 
 def backend_names() -> tuple[str, ...]:
     """Every value ``backend`` accepts: ``auto`` and the names in the backend registry."""
-    from .backends import BACKENDS  # the registry imports this module: read it on first use
+    from .backends import backend_names as registered  # the registry imports this module: read it late
 
-    return ("auto", *BACKENDS)
+    return registered()
 
 
 # ------------------------------------------------------------------------------ field checks
@@ -215,7 +216,8 @@ class FetchConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     allow_http: bool = False
     """Allow plain ``http://`` (``https://`` only otherwise)."""
     allow_private: bool = False
-    """Allow private and unique-local addresses (10/8, 192.168/16, fc00::/7...)."""
+    """Allow RFC 1918 IPv4 (10/8, 172.16/12, 192.168/16) and unique-local IPv6 (fc00::/7), and
+    nothing else: link-local, metadata and other non-global addresses stay refused."""
     allow_loopback: bool = False
     """Allow loopback addresses (for tests against a local server)."""
     connect_timeout: float = 3.0
@@ -251,7 +253,7 @@ class EngineConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     def assert_formats(self) -> bool:
         return self.formats == "assert"
 
-    def replace(self, **changes: Any) -> EngineConfig:
+    def replace(self, **changes: Unpack[ConfigOverrides]) -> EngineConfig:
         """A copy with ``changes`` applied (validated like any other source)."""
         return _replaced(self, changes)
 
@@ -261,7 +263,7 @@ class EngineConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
         toml: str | os.PathLike[str] | Literal[False] | None = None,
         *,
         env: Mapping[str, str] | None = None,
-        **overrides: Any,
+        **overrides: Unpack[ConfigOverrides],
     ) -> EngineConfig:
         """Build a configuration from TOML, then environment variables, then ``overrides``.
 
@@ -273,6 +275,22 @@ class EngineConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
         ``ENGINE_FETCH_ALLOW_HOSTS=a.example,b.example``.
         """
         return resolve(toml, env=env, **overrides).config
+
+
+class ConfigOverrides(TypedDict, total=False):
+    """The keyword arguments that override :class:`EngineConfig` fields, each with its type
+    (``limits`` and ``fetch`` also as a mapping of the fields to change)."""
+
+    backend: str
+    default_dialect: DialectName
+    formats: Literal["annotate", "assert"]
+    cache_size: int
+    regex: Literal["linear", "backtracking"]
+    backtrack_limit: int
+    allow_empty_input_schema: bool
+    limits: Limits | Mapping[str, Any]
+    fetch: FetchConfig | Mapping[str, Any]
+
 
 
 # ------------------------------------------------------------------------------ loading

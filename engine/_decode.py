@@ -83,7 +83,7 @@ def nesting(value: Any, stop: int) -> int:
 
     Level by level, and every step of a level runs in C (``map``, ``compress``, ``chain``): a
     Python step per level, not per value, keeps the walk near the cost of decoding."""
-    level = [value] if isinstance(value, _CONTAINERS) else []
+    level: list[Any] = [value] if isinstance(value, _CONTAINERS) else []
     depth = 0
     while level and depth < stop:
         depth += 1

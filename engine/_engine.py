@@ -4,23 +4,21 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Unpack
+
+import msgspec
 
 from . import _guard as guard
 from . import _metrics
 from ._cache import CacheStats, CompileCache
 from ._compiled import CompiledSchema
-from ._config import EngineConfig
+from ._config import ConfigOverrides, EngineConfig
 from ._dialect import Dialect, check_meta_schema, detect_dialect, normalise_schema_uri
-from ._errors import BackendUnavailable
-from ._intake import DocumentSize, fingerprint, load_schema
-from .backends import AUTO_ORDER, Backend, BackendRefused, SchemaSource, load_backend, refuse
+from ._intake import DocumentSize, Snapshot, encode, fingerprint, load_schema
+from ._plan import candidates, plan
+from .backends import SchemaSource
 
 __all__ = ["Engine"]
-
-# The backend that explains failures and re-checks a strict fast path's refusals.
-GENERAL_BACKEND = "jsonschema-rs"
-
 
 class Engine:
     """Compiles schemas under one configuration and keeps the results.
@@ -31,34 +29,18 @@ class Engine:
     Thread-safe: share one engine across threads; each schema is compiled once.
     """
 
-    def __init__(self, config: EngineConfig | None = None, **overrides: Any) -> None:
+    def __init__(self, config: EngineConfig | None = None, **overrides: Unpack[ConfigOverrides]) -> None:
         config = config or EngineConfig()
         if overrides:
             config = config.replace(**overrides)
         self.config = config
         self._default_dialect = Dialect(config.default_dialect)
         self._cache: CompileCache[CompiledSchema] = CompileCache(config.cache_size)
-        self._backends: dict[str, Backend] = {}
-        self._order: tuple[str, ...] = (config.backend,)
-        self.unavailable: dict[str, str] = {}
+        self._backends = candidates(config.backend)
+        self.unavailable: dict[str, str] = dict(self._backends.unavailable)
         """Backends ``auto`` skips because their package is missing, with the install hint."""
-        if config.backend == "auto":
-            for name in AUTO_ORDER:
-                try:
-                    self._backend(name)
-                except BackendUnavailable as exc:
-                    self.unavailable[name] = exc.message
-            self._order = tuple(name for name in AUTO_ORDER if name not in self.unavailable)
-        for name in (*self._order, GENERAL_BACKEND):
-            self._backend(name)  # fail now, with the package to install, not on first compile
         # Opt-in retrieval of remote `$ref`s, at compile time only (off by default).
         self._fetcher: guard.Fetcher | None = guard.fetcher(config.fetch) if config.fetch.enabled else None
-
-    def _backend(self, name: str) -> Backend:
-        backend = self._backends.get(name)
-        if backend is None:
-            backend = self._backends[name] = load_backend(name)()
-        return backend
 
     def cache_stats(self) -> CacheStats:
         """Hits, misses and size of the compile cache."""
@@ -70,14 +52,39 @@ class Engine:
         ``registry`` maps URIs to schema resources that ``$ref`` may reach; nothing else outside
         the document is ever resolved. Raises :class:`~engine.SchemaRejected` with a reason.
         """
-        limits = self.config.limits
-        schema, size = load_schema(schema, limits)
+        cache = self._cache
+        fast = cache.enabled and not registry  # the registry is part of what the fingerprint keys
+        text: bytes | None = None
+        if fast:
+            kind = type(schema)
+            if kind is dict:
+                found = cache.find_object(schema)
+                if found is not None:
+                    return found
+            elif kind is bytes or kind is str:
+                text = schema.encode() if kind is str else schema
+                found = cache.find_text(text)
+                if found is not None:
+                    return found
+        schema, size, containers = load_schema(schema, self.config.limits)
+        if fast and text is None:
+            try:
+                text = encode(schema)
+            except (TypeError, ValueError, RecursionError, msgspec.EncodeError):
+                text = None  # not JSON: the fingerprint refuses it with the reason
+            else:
+                found = cache.find_text(text)
+                if found is not None:
+                    return found
         resources: Mapping[str, Any] = dict(registry) if registry else {}
         key = fingerprint(schema, resources)
         compile = lambda: self._compile(schema, resources, key, size)  # noqa: E731
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
             compile = _metrics.observed_compile(compile)
-        return self._cache.get_or_compile(key, compile)
+        compiled = cache.get_or_compile(key, compile)
+        if fast:
+            cache.remember(compiled, text, schema, None if containers is None else Snapshot(*containers))
+        return compiled
 
     def _compile(self, schema: Any, resources: Mapping[str, Any], key: bytes, size: DocumentSize) -> CompiledSchema:
         config = self.config
@@ -96,50 +103,20 @@ class Engine:
             config=config,
             facts=report,
         )
-        # The general backend compiles every schema: it proves references resolve, explains
-        # failures, and re-checks the refusals of a stricter fast path.
-        general = self._backend(GENERAL_BACKEND).compile(source)
-        notes: dict[str, str] = {}
-        for name in self._order:
-            if name == GENERAL_BACKEND:
-                checker, chosen = general, name
-                break
-            backend = self._backend(name)
-            try:
-                if name in guard.BACKTRACKING_EVALUATORS and report.exponential:
-                    raise refuse(name, f"{report.exponential}; only {GENERAL_BACKEND} evaluates it in bounded time")
-                checker = backend.compile(source)
-            except BackendRefused as refusal:
-                if config.backend != "auto":
-                    raise
-                notes[name] = refusal.why
-                continue
-            chosen = name
-            break
-        else:  # pragma: no cover - AUTO_ORDER ends with the general backend
-            raise AssertionError("no backend compiled the schema")
-        decoder = None
-        if chosen == "msgspec":
-            # msgspec's strength is bytes -> value in one pass; on Python objects the general
-            # backend is faster than msgspec.convert, and it is exact, so it checks them.
-            decoder, checker = checker.decode, general
-        exact_decoder = checker.decode is not None
+        chosen = plan(source, self._backends)
         return CompiledSchema(
             schema=schema,
             dialect=dialect,
-            backend=chosen,
-            checker=checker,
-            # A backend with reference-quality issues explains its own failures (a user who chose
-            # python-jsonschema gets its messages); the others are explained by the general one.
-            explainer=checker if self._backend(chosen).explains else general,
-            fallback=general if exact_decoder and checker is not general else None,
+            backend=chosen.backend,
+            checker=chosen.checker,
+            explainer=chosen.explainer,
+            fallback=chosen.fallback,
             limits=config.limits,
             fingerprint=key,
-            notes=notes,
-            decoder=decoder,
+            notes=dict(chosen.refused),
+            decoder=chosen.decoder,
             guard=report,
         )
-
 
 _default_engine: Engine | None = None
 _default_lock = threading.Lock()

@@ -79,6 +79,8 @@ class SchemaRejected(EngineError):
     ``bound``; for ``remote-ref``: ``uri``; for ``invalid-schema``: the meta-schema errors).
     """
 
+    reason: RejectReason
+
     def __init__(
         self,
         reason: RejectReason,

@@ -59,7 +59,19 @@ def generate(spec: Any) -> Any:
         return list(range(spec["length"]))
     if kind == "keyed":  # {prefix0: item, prefix1: item, ...}
         return {f"{spec['prefix']}{i}": generate(spec["item"]) for i in range(spec["length"])}
+    if kind == "shared":  # one Python object (not copies) at every {"generate": "use"} in the template
+        return _place(spec["template"], generate(spec["value"]))
     raise ValueError(f"unknown generator {kind!r}")
+
+
+def _place(node: Any, shared: Any) -> Any:
+    if node == {"generate": "use"}:
+        return shared
+    if isinstance(node, dict):
+        return {key: _place(value, shared) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_place(item, shared) for item in node]
+    return node
 
 
 def _payload(raw: dict[str, Any]) -> Payload:

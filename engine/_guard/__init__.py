@@ -8,7 +8,7 @@ returns a :class:`GuardReport`: each measurement by limit name, and the facts la
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import msgspec
@@ -20,15 +20,10 @@ from .._patterns import backtracking_construct, star_height
 from .budget import LIMIT_MEANINGS, check, exceeded
 from .graph import analyse
 from .refs import Fetcher, resolve_refs
+from .tree import Tree, walk_tree
 from .walk import DEFAULT_BASE, Graph
 
-__all__ = ["BACKTRACKING_EVALUATORS", "LIMIT_MEANINGS", "Fetcher", "GuardReport", "fetcher", "inspect"]
-
-# Backends that evaluate every branch of a combinator in turn, in Python: on a recursive schema
-# whose recursion fans out (see `GuardReport.exponential`) their work grows as fan_out ** depth on
-# an invalid instance. jsonschema-rs stays linear on the same schemas (measured: a 16-deep instance
-# against a three-way recursive anyOf in microseconds).
-BACKTRACKING_EVALUATORS = frozenset({"fastjsonschema", "jsonschema"})
+__all__ = ["LIMIT_MEANINGS", "Fetcher", "GuardReport", "fetcher", "inspect"]
 
 
 def fetcher(config: FetchConfig) -> Fetcher:
@@ -65,7 +60,8 @@ class GuardReport(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def exponential(self) -> str:
         """Why evaluating this schema branch by branch may take exponential time ("" if not):
-        references recurse through the instance and apply two or more subschemas to one child."""
+        references recurse through the instance and apply two or more subschemas to one child.
+        Backends that backtrack (``Backend.backtracking``) refuse such a schema."""
         if self.recursive and self.fan_out >= 2:
             return (
                 f"its recursion applies {self.fan_out} subschemas to each child of the instance, so "
@@ -90,6 +86,10 @@ def inspect(
     ``invalid-schema`` (a reference cycle), ``limit-exceeded`` or ``unsafe-pattern``.
     """
     limits = config.limits
+    if not resources and fetch is None:
+        tree = walk_tree(schema, dialect)
+        if tree is not None:
+            return _tree_report(tree, config, document)
     graph = Graph()
     root = graph.add_document(schema, DEFAULT_BASE, dialect)  # the root's `$id` is registered by the walk
     # Size first: a document over the subschema limit is refused before any further work.
@@ -110,21 +110,8 @@ def inspect(
         locations["max_unevaluated_nesting"] = ""
     check(measured, locations, limits)
 
-    heights = 0
-    for node, keyword, pattern in graph.patterns:
-        heights = max(heights, star_height(pattern))
-        if config.regex == "linear":
-            construct = backtracking_construct(pattern)
-            if construct is not None:
-                location = f"{graph.pointer(node)}/{keyword}"
-                raise SchemaRejected(
-                    RejectReason.UNSAFE_PATTERN,
-                    f"pattern {pattern!r} at {location} needs a backtracking regex engine ({construct}); "
-                    'refused in linear-time mode (set regex = "backtracking" to allow it, bounded by '
-                    "backtrack_limit)",
-                    location=location,
-                    details={"pattern": pattern, "construct": construct},
-                )
+    located = ((graph.pointer(node), keyword, pattern) for node, keyword, pattern in graph.patterns)
+    heights = _check_patterns(located, config)
     return GuardReport(
         measured=measured,
         locations=locations,
@@ -136,6 +123,56 @@ def inspect(
         max_star_height=heights,
         fetched=tuple(fetched or ()),
     )
+
+
+def _tree_report(tree: Tree, config: EngineConfig, document: tuple[int, int] | None) -> GuardReport:
+    """The report on a schema without references: nothing recurses, nothing is inlined."""
+    measured: dict[str, int] = {}
+    if document is not None:
+        measured["max_schema_bytes"], measured["max_document_depth"] = document[0], document[1]
+    locations: dict[str, str] = {}
+    for name, (value, where) in tree.measures.items():
+        measured[name] = value
+        if where is not None:
+            locations[name] = where
+    count = measured["max_subschemas"]
+    if count > config.limits.max_subschemas:  # first, as the graph's walk refuses it
+        raise exceeded("max_subschemas", count, config.limits.max_subschemas, "")
+    measured["max_ref_expansion"] = count
+    measured["max_eval_depth"] = tree.in_place_chain
+    check(measured, locations, config.limits)
+    heights = _check_patterns(tree.patterns, config)
+    return GuardReport(
+        measured=measured,
+        locations=locations,
+        recursive=False,
+        eval_depth=tree.in_place_chain,
+        fan_out=0,
+        max_chain=tree.max_depth,
+        in_place_width=count,
+        max_star_height=heights,
+    )
+
+
+def _check_patterns(patterns: Iterable[tuple[str, str, str]], config: EngineConfig) -> int:
+    """The deepest quantifier nesting of ``patterns`` ((location, keyword, pattern) each); in
+    linear-time mode, a pattern that needs backtracking is refused."""
+    heights = 0
+    for where, keyword, pattern in patterns:
+        heights = max(heights, star_height(pattern))
+        if config.regex == "linear":
+            construct = backtracking_construct(pattern)
+            if construct is not None:
+                location = f"{where}/{keyword}"
+                raise SchemaRejected(
+                    RejectReason.UNSAFE_PATTERN,
+                    f"pattern {pattern!r} at {location} needs a backtracking regex engine ({construct}); "
+                    'refused in linear-time mode (set regex = "backtracking" to allow it, bounded by '
+                    "backtrack_limit)",
+                    location=location,
+                    details={"pattern": pattern, "construct": construct},
+                )
+    return heights
 
 
 def _check_walk(graph: Graph, limits: Any) -> None:

@@ -7,6 +7,8 @@ times, so the analysis is linear in the graph's size. Counts saturate at ``CAP``
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from .._errors import RejectReason, SchemaRejected
@@ -165,7 +167,7 @@ def _expansion(graph: Graph, root: int, n: int) -> tuple[int, bool, int]:
     recursive = False
     on_path[root] = True
     # frame: [node, edges, next edge, inlined size so far, longest chain below so far]
-    stack: list[list] = [[root, in_place.get(root, nothing) + descend.get(root, nothing), 0, 1, 0]]
+    stack: list[list[Any]] = [[root, in_place.get(root, nothing) + descend.get(root, nothing), 0, 1, 0]]
     while stack:
         frame = stack[-1]
         node, edges, i, total = frame[0], frame[1], frame[2], frame[3]

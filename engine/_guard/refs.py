@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import unquote
 
 from .._dialect import Dialect, dialect_for_uri
@@ -24,8 +24,16 @@ from .walk import Graph, split_uri
 
 __all__ = ["Fetcher", "resolve_refs"]
 
-Fetcher = Callable[[str], Any]
-"""Opt-in retrieval: returns the document at a network URI, or raises :class:`SchemaRejected`."""
+Retrieve = Callable[[str], Any]
+"""Returns the document at a network URI, or raises :class:`SchemaRejected`."""
+
+
+class Fetcher(Protocol):
+    """Opt-in retrieval (:class:`engine._guard.fetch.Fetcher`)."""
+
+    def begin(self) -> Retrieve:
+        """Retrieval for one compile: every fetch it makes shares one deadline."""
+        ...
 
 _NETWORK = ("http", "https")
 
@@ -47,6 +55,7 @@ def resolve_refs(
     becomes part of the resources handed to the backends).
     """
     registry = {_strip_empty_fragment(uri): doc for uri, doc in resources.items()}
+    retrieve = fetch.begin() if fetch is not None else None
     later_dynamic: list[tuple[int, str]] = []
     later_recursive: list[int] = []
     done = 0
@@ -55,7 +64,7 @@ def resolve_refs(
         node, keyword, target = graph.refs[done]
         done += 1
         resource, fragment = split_uri(target)
-        found = _lookup(graph, resource, fragment, registry, dialect, fetch, fetched)
+        found = _lookup(graph, resource, fragment, registry, dialect, retrieve, fetched)
         if found is None:
             raise _refusal(graph, node, keyword, target, resource, registry, fetch)
         graph.in_place.setdefault(node, []).append(found)
@@ -101,7 +110,7 @@ def _lookup(
     fragment: str,
     registry: Mapping[str, Any],
     dialect: Dialect,
-    fetch: Fetcher | None,
+    fetch: Retrieve | None,
     fetched: dict[str, Any] | None,
 ) -> int | None:
     root = graph.resources.get(resource)

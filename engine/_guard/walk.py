@@ -48,6 +48,8 @@ _SPECIAL = frozenset(
      "enum", "pattern", "unevaluatedProperties", "unevaluatedItems"} | ANCHORS
 )  # fmt: skip
 _MAPPING_SHAPES = (Shape.MAP, Shape.MAP_OF_SCHEMA_OR_LIST)
+# Plain dicts: a lookup per keyword of every schema object, cheaper than the read-only views.
+APPLICATORS: dict[Dialect, dict[str, tuple[Shape, Applies]]] = {d: dict(KEYWORDS[d].applicators) for d in Dialect}
 
 
 class Graph:
@@ -156,6 +158,9 @@ class Graph:
         in_place, descend = self.in_place, self.descend
         in_place_kind, descend_kind = Applies.IN_PLACE, Applies.DESCEND
         first = -1
+        # The applicator table is looked up again only when the dialect changes (an Enum's hash
+        # is a Python call: once per node it was a tenth of the walk on the real tool schemas).
+        table_dialect, table = dialect, APPLICATORS[dialect]
         while stack:
             value, base, dialect, parent, token, applies, depth, uneval, chain = stack.pop()
             is_map = type(value) is dict or isinstance(value, Mapping)
@@ -210,7 +215,10 @@ class Graph:
             bases.append(base)
             dialects.append(dialect)
 
-            table = KEYWORDS[dialect].applicators
+            if dialect is not table_dialect:
+                table_dialect, table = dialect, APPLICATORS[dialect]
+            if table.keys().isdisjoint(value):
+                continue  # a leaf (most subschemas of a tool schema): no keyword to look up one by one
             per_child = 0
             child_depth = depth + 1
             in_chain = chain + 1

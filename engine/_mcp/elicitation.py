@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import msgspec
@@ -34,8 +34,7 @@ from .._decode import decode_json
 from .._engine import Engine, default_engine
 from .._errors import DecodeError, DecodeReason, Issue, RejectReason, SchemaRejected, ValidationFailed
 from .._pointer import escape
-from ..backends._contract import SchemaSource
-from ..backends._msgspec_translation import translate
+from ..backends import SchemaSource, msgspec_translation
 
 __all__ = ["ElicitResult", "ElicitationForm", "compile_elicitation"]
 
@@ -94,7 +93,9 @@ class ElicitationForm:
             ],
             rename={"meta": "_meta"},
         )
-        self._decode_wire = msgspec.json.Decoder(wire).decode if content_type is not None else _no_typed_path
+        self._decode_wire: Callable[[bytes | bytearray | memoryview | str], Any] = (
+            msgspec.json.Decoder(wire).decode if content_type is not None else _no_typed_path
+        )
 
     def __repr__(self) -> str:
         return f"<ElicitationForm fields={list(self.fields)!r}>"
@@ -196,7 +197,7 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
         config=engine.config.replace(formats="annotate"),  # formats are checked on `compiled`
     )
     try:
-        content_type: Any = translate(source).type
+        content_type: Any = msgspec_translation(source).type
     except SchemaRejected:
         # Only property names msgspec cannot rename to (quotes, backslashes, control characters)
         # get here: such a form is read on the general path alone.

@@ -14,8 +14,7 @@ from .._decode import decode_json
 from .._dialect import normalise_schema_uri
 from .._engine import Engine, default_engine
 from .._errors import Issue, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
-from ..backends._contract import SchemaSource
-from ..backends._msgspec_translation import translate
+from ..backends import SchemaSource, msgspec_translation
 from .envelope import CallToolResult, decode_envelope, envelope_failure, envelope_from_dict, typed_envelope_decoder
 from .mapping import with_text_fallback
 
@@ -108,7 +107,8 @@ class ToolSet:
                 valid = False  # not JSON: `validate` below says so, typed
             if not valid:
                 schema.validate(arguments)  # raises, with every issue
-            return arguments
+            validated: dict[str, Any] = arguments
+            return validated
         if arguments is None:
             arguments = {}
         if kind is bytes or isinstance(arguments, (bytes, bytearray, memoryview, str)):
@@ -288,7 +288,7 @@ def _result_path(engine: Engine, output: CompiledSchema | None) -> _ResultPath:
             config=engine.config,
         )
         try:
-            translation = translate(source)
+            translation = msgspec_translation(source)
         except SchemaRejected:  # pragma: no cover - the backend already took this schema
             pass
         else:

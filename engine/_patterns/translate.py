@@ -219,7 +219,7 @@ class _Parser:
         lazy = self.peek() == "?"
         if lazy:
             self.take()
-        if self.peek() is not None and self.peek() in "*+?{":
+        if self.peek() in ("*", "+", "?", "{"):
             raise self.refuse("a quantifier cannot follow a quantifier")
         return _Repeat(node, low, high, lazy)
 

@@ -1,42 +1,68 @@
-"""Backends by name. Each lives in its own module and is imported only when first used, so a
-backend whose package is missing costs nothing until it is asked for."""
+"""Backends by name: the one registry every list of backend names derives from.
+
+Each backend lives in its own module and is imported only when first used, so a backend whose
+package is missing costs nothing until it is asked for. Adding a backend is one module (a
+:class:`Backend` subclass declaring what it can do) and one line in :data:`BACKENDS`; the plan,
+``auto``, the configuration's validation and the command line's choices all read the table.
+"""
 
 from __future__ import annotations
 
 import importlib
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .._errors import BackendUnavailable
 from ._contract import Backend, BackendRefused, BackendValidator, SchemaSource, refuse
 
+if TYPE_CHECKING:
+    from ._msgspec_translation import Translation
+
 __all__ = [
-    "AUTO_ORDER",
+    "AUTO",
+    "Entry",
     "BACKENDS",
     "Backend",
     "BackendRefused",
     "BackendValidator",
     "SchemaSource",
+    "auto_order",
+    "backend_names",
     "load_backend",
+    "msgspec_translation",
     "refuse",
 ]
 
+AUTO = "auto"
+"""The policy name that lets the plan choose, per schema, the first backend that takes it."""
 
-class _Entry(NamedTuple):
+
+class Entry(NamedTuple):
     module: str
+    """The module that defines the backend: relative to this package (``._msgspec``) or absolute."""
     cls: str
     package: str
+    """The distribution to install when the import fails."""
     extra: str | None
+    """The ``engine[...]`` extra that installs it, if it is optional."""
 
 
-BACKENDS: dict[str, _Entry] = {
-    "jsonschema-rs": _Entry("_jsonschema_rs", "JsonschemaRsBackend", "jsonschema-rs", None),
-    "msgspec": _Entry("_msgspec", "MsgspecBackend", "msgspec", None),
-    "fastjsonschema": _Entry("_fastjsonschema", "FastjsonschemaBackend", "fastjsonschema", "fastjsonschema"),
-    "jsonschema": _Entry("_jsonschema", "JsonschemaBackend", "jsonschema", "jsonschema"),
+# In ``auto``'s order of preference: the first backend that compiles a schema exactly is used.
+BACKENDS: dict[str, Entry] = {
+    "msgspec": Entry("._msgspec", "MsgspecBackend", "msgspec", None),
+    "jsonschema-rs": Entry("._jsonschema_rs", "JsonschemaRsBackend", "jsonschema-rs", None),
+    "fastjsonschema": Entry("._fastjsonschema", "FastjsonschemaBackend", "fastjsonschema", "fastjsonschema"),
+    "jsonschema": Entry("._jsonschema", "JsonschemaBackend", "jsonschema", "jsonschema"),
 }
 
-# `auto` tries these in order and keeps the first that compiles the schema exactly.
-AUTO_ORDER: tuple[str, ...] = ("msgspec", "jsonschema-rs", "fastjsonschema", "jsonschema")
+
+def auto_order() -> tuple[str, ...]:
+    """The registered backends in ``auto``'s order of preference."""
+    return tuple(BACKENDS)
+
+
+def backend_names() -> tuple[str, ...]:
+    """Every name the ``backend`` setting accepts: ``auto`` and each registered backend."""
+    return (AUTO, *BACKENDS)
 
 
 def load_backend(name: str) -> type[Backend]:
@@ -44,9 +70,9 @@ def load_backend(name: str) -> type[Backend]:
     try:
         entry = BACKENDS[name]
     except KeyError:
-        raise BackendUnavailable(f"unknown backend {name!r}; choose one of: auto, {', '.join(BACKENDS)}") from None
+        raise BackendUnavailable(f"unknown backend {name!r}; choose one of: {', '.join(backend_names())}") from None
     try:
-        module = importlib.import_module(f"{__name__}.{entry.module}")
+        module = importlib.import_module(entry.module, __name__)
     except ImportError as exc:
         hint = f" (pip install 'engine[{entry.extra}]')" if entry.extra else ""
         raise BackendUnavailable(
@@ -54,3 +80,12 @@ def load_backend(name: str) -> type[Backend]:
         ) from None
     backend: type[Backend] = getattr(module, entry.cls)
     return backend
+
+
+def msgspec_translation(source: SchemaSource) -> Translation:
+    """The msgspec type that means exactly ``source.schema`` (what the ``msgspec`` backend decodes
+    into), for callers that build larger typed messages around a schema; :class:`BackendRefused`
+    when there is none."""
+    from ._msgspec_translation import translate
+
+    return translate(source)

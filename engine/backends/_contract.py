@@ -55,7 +55,7 @@ def refuse(backend: str, why: str, *, location: str | None = None) -> BackendRef
 class BackendValidator(ABC):
     """A schema compiled by one backend."""
 
-    decode: Callable[[bytes | str], Any] | None = None
+    decode: Callable[[bytes | bytearray | memoryview | str], Any] | None = None
     """Optional: parse *and* validate bytes in one pass, raising on anything invalid. A backend
     that sets this may be stricter than the schema (the pipeline re-checks a refusal on the
     general path) but never laxer."""
@@ -70,16 +70,40 @@ class BackendValidator(ABC):
 
 
 class Backend(ABC):
-    """A way to compile schemas; one instance per engine."""
+    """A way to compile schemas; one instance per engine.
+
+    What a backend can do is declared here, as class attributes, and read by the one place that
+    plans backends (:func:`engine._plan.plan`); nothing else looks a backend up by name.
+    """
 
     name: ClassVar[str]
     dialects: ClassVar[frozenset[Dialect]]
     explains: ClassVar[bool] = True
     """Whether ``iter_issues`` gives reference-quality issues (paths and keyword locations)."""
+    general: ClassVar[bool] = False
+    """Compiles every schema the guard lets through, exactly, in bounded time: it proves the
+    references resolve, explains the failures of backends that do not explain, and re-checks every
+    "no" of a strict one-pass decoder. Exactly one registered backend is general."""
+    backtracking: ClassVar[bool] = False
+    """Evaluates the branches of a combinator one after the other: on a schema whose recursion fans
+    out (``GuardReport.exponential``) its work grows as ``fan_out ** depth``, so it is refused."""
+    checks_objects: ClassVar[bool] = True
+    """Its ``is_valid`` is worth using on Python objects. A backend whose strength is only bytes ->
+    value (``decode``) leaves Python objects to the general backend."""
 
     @abstractmethod
     def compile(self, source: SchemaSource) -> BackendValidator:
         """Compile ``source`` or raise :class:`BackendRefused` (via :func:`refuse`)."""
+
+    def refusal(self, source: SchemaSource) -> BackendRefused | None:
+        """Why this backend will not take ``source``, decided before anything is built, or
+        ``None`` (then :meth:`compile` may still refuse). Must be cheap next to :meth:`compile`:
+        the plan asks every candidate before compiling one."""
+        if source.dialect not in self.dialects:
+            return refuse(self.name, f"it does not support the {source.dialect.value} dialect")
+        if self.backtracking and source.facts is not None and source.facts.exponential:
+            return refuse(self.name, f"{source.facts.exponential}; a backend that backtracks cannot bound it")
+        return None
 
     def check_dialect(self, source: SchemaSource) -> None:
         if source.dialect not in self.dialects:

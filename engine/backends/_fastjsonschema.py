@@ -9,7 +9,7 @@ defaults are off.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 import fastjsonschema
@@ -39,7 +39,7 @@ class FastjsonschemaValidator(BackendValidator):
     """Runs the generated function. An exception other than a validation failure (deep recursion,
     an overflow in its arithmetic) never becomes an answer: the general backend decides."""
 
-    def __init__(self, func: Any, rescue: Any) -> None:
+    def __init__(self, func: Any, rescue: Callable[[], BackendValidator]) -> None:
         self._func = func
         self._rescue = rescue
 
@@ -65,6 +65,7 @@ class FastjsonschemaBackend(Backend):
     name: ClassVar[str] = NAME
     dialects: ClassVar[frozenset[Dialect]] = frozenset(Dialect)
     explains: ClassVar[bool] = False
+    backtracking: ClassVar[bool] = True  # branch by branch, in Python
 
     def compile(self, source: SchemaSource) -> FastjsonschemaValidator:
         self.check_dialect(source)

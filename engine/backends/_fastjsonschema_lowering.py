@@ -31,6 +31,7 @@ import copy
 import math
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urldefrag, urljoin
 
 import referencing
 import referencing.exceptions
@@ -88,8 +89,7 @@ class Lowering:
         self.assert_formats = source.config.assert_formats
         self.spec = SPECIFICATIONS[source.dialect]
         self.definitions: dict[str, Any] = {}
-        self._names: dict[int, str] = {}
-        self._keep_alive: list[Any] = []
+        self._names: dict[tuple[str, str], str] = {}
         self.patterns: set[str] = set()
 
     def lower(self) -> Any:
@@ -107,7 +107,7 @@ class Lowering:
                 raise refuse(NAME, f"the referenced resource {uri!r} is written in another dialect")
         try:
             registry = build_registry(source)
-            resource = referencing.Resource(contents=root, specification=self.spec)
+            resource = self.spec.create_resource(root)
             base = self.spec.id_of(root) or "urn:engine:root" if isinstance(root, Mapping) else "urn:engine:root"
             registry = registry.with_resource(base, resource).crawl()
             resolver = registry.resolver(base_uri=base)
@@ -263,14 +263,35 @@ class Lowering:
                 NAME, f"$ref {ref!r} cannot be resolved in memory ({type(exc).__name__})", location=path
             ) from None
         target = resolved.contents
-        key = id(target)
+        # The target is named by its absolute URI (resource URI, fragment), not by the Python
+        # object: one dict shared by two resources means one thing under each base URI (its own
+        # references resolve against that base), so it must be lowered once per base.
+        key = _target_uri(_base_uri(resolver), ref)
         name = self._names.get(key)
         if name is None:
             name = self._names[key] = f"r{len(self._names)}"
-            self._keep_alive.append(target)  # ids stay unique while the lowering runs
             self.definitions[name] = {}
             self.definitions[name] = self.schema(target, resolved.resolver, path, entered=True)
         return f"#/definitions/{name}"
+
+
+def _base_uri(resolver: referencing.Resolver[Any]) -> str:
+    """The base URI ``resolver`` resolves against. ``referencing`` keeps it in a private attrs
+    field; an installation without it makes the lowering refuse (``AttributeError`` is a
+    refusal in the backend), never name two targets alike."""
+    base = resolver._base_uri
+    if not isinstance(base, str):
+        raise AttributeError("referencing.Resolver has no string base URI")
+    return base
+
+
+def _target_uri(base: str, ref: str) -> tuple[str, str]:
+    """(resource URI, fragment) that ``ref`` names from ``base``: what ``Resolver.lookup`` looks up,
+    so that equal keys are the same target under the same base URI."""
+    if ref.startswith("#"):
+        return base, ref[1:]
+    uri, fragment = urldefrag(urljoin(base, ref))
+    return uri, fragment
 
 
 def _check_data(value: Any, path: str) -> None:

@@ -198,6 +198,7 @@ class JsonschemaValidator(BackendValidator):
 class JsonschemaBackend(Backend):
     name: ClassVar[str] = NAME
     dialects: ClassVar[frozenset[Dialect]] = frozenset(Dialect)
+    backtracking: ClassVar[bool] = True  # branch by branch, in Python
 
     def compile(self, source: SchemaSource) -> JsonschemaValidator:
         self.check_dialect(source)

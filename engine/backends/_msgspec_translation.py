@@ -135,7 +135,7 @@ class _Translator:
         self.dialect = source.dialect
         self.assert_formats = source.config.assert_formats
         self.refs_ignore_siblings = not source.dialect.is_modern
-        self._by_pointer: dict[str, Any] = {}
+        self._by_pointer: dict[str, _Shape] = {}
         self._in_progress: set[str] = set()
         self._structs = 0
         self.open_at: str | None = None
@@ -378,7 +378,7 @@ class _Translator:
         ge, gt, le, lt = self._bounds(schema)
         lows = [math.ceil(b) for b in ge] + [math.floor(b) + 1 for b in gt]
         highs = [math.floor(b) for b in le] + [math.ceil(b) - 1 for b in lt]
-        meta: dict[str, int] = {}
+        meta: dict[str, Any] = {}
         if lows:
             meta["ge"] = max(lows)
         if highs:
@@ -411,7 +411,8 @@ class _Translator:
                 value = _exact_float(bound, where)
                 if value < high[1] or (value == high[1] and op == "lt"):
                     high = (op, value)
-        return Annotated[float, Meta(**{low[0]: low[1], high[0]: high[1]})]
+        limits: dict[str, Any] = {low[0]: low[1], high[0]: high[1]}
+        return Annotated[float, Meta(**limits)]
 
     def _string(self, schema: Mapping[str, Any], where: str) -> Any:
         meta: dict[str, Any] = self._lengths(schema, "minLength", "maxLength", where)
@@ -431,8 +432,8 @@ class _Translator:
                 f"pattern {pattern!r} cannot run exactly and safely in Python `re`: {refusal.why}", where
             ) from None
 
-    def _lengths(self, schema: Mapping[str, Any], low: str, high: str, where: str) -> dict[str, int]:
-        meta: dict[str, int] = {}
+    def _lengths(self, schema: Mapping[str, Any], low: str, high: str, where: str) -> dict[str, Any]:
+        meta: dict[str, Any] = {}
         for keyword, name in ((low, "min_length"), (high, "max_length")):
             if keyword in schema:
                 value = schema[keyword]
@@ -476,7 +477,7 @@ class _Translator:
             value_type = Any
         else:
             value_type = self.shape(extra, f"{where}/additionalProperties").to_type()
-        kind = dict[str, value_type]  # type: ignore[valid-type]
+        kind = dict[str, value_type]
         return Annotated[kind, Meta(**meta)] if meta else kind
 
     def _struct(self, properties: Mapping[str, Any], required: list[str], *, closed: bool, where: str) -> Any:

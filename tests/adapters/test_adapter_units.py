@@ -142,7 +142,7 @@ def test_server_reads_its_source_again_for_a_tool_added_since() -> None:
 
 def test_structured_content_null_is_a_value_and_absence_is_not() -> None:
     from engine.adapters._catalog import ABSENT
-    from engine.adapters.mcp_sdk import _structured
+    from engine.adapters._sdk_tools import structured_content
 
     catalog = ToolCatalog(engine.Engine())
     catalog.absorb([{"name": "maybe", "inputSchema": {"type": "object"}, "outputSchema": {"type": "null"}}])
@@ -153,8 +153,8 @@ def test_structured_content_null_is_a_value_and_absence_is_not() -> None:
         catalog.validate_structured("maybe", 0)
     # The SDK model tells an explicit `structuredContent: null` from a missing one.
     sent_null = types.CallToolResult.model_validate({"content": [], "structuredContent": None})
-    assert _structured(sent_null) is None
-    assert _structured(types.CallToolResult(content=[])) is ABSENT
+    assert structured_content(sent_null) is None
+    assert structured_content(types.CallToolResult(content=[])) is ABSENT
 
 
 def test_install_wraps_the_handlers_once() -> None:

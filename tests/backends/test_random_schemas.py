@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine.backends import BackendRefused
+from tests._refusals import RefusalShare
 
 PATTERNS = ["^a", "b$", "^[a-z]+$", "\\d", "^\\w*$", "^.$", "^(?:-[a-z]+)*$", "\\s", "\\bx"]
 NAMES = ["a", "b", "A", "a-b", "a_b", "a b", "$x", "é"]
@@ -115,18 +116,29 @@ def engine_for(backend: str) -> engine.Engine:
     return engine.Engine(backend=backend, cache_size=0)
 
 
-@pytest.mark.parametrize("backend", ["fastjsonschema", "jsonschema"])
 @settings(max_examples=75, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(schema=documents(), instances=st.lists(json_values, min_size=1, max_size=6))
-def test_random_schemas_agree(backend: str, schema: dict[str, Any], instances: list[Any]) -> None:
+def random_schemas_agree(backend: str, share: RefusalShare, schema: dict[str, Any], instances: list[Any]) -> None:
+    share.example()
     try:
         reference = engine_for("jsonschema-rs").compile(schema)
     except engine.SchemaRejected:
+        share.refusal()
         return
     try:
         other = engine_for(backend).compile(schema)
     except BackendRefused as refusal:
         assert refusal.why
+        share.refusal()
         return
     for instance in instances:
         assert other.is_valid(instance) is reference.is_valid(instance), (schema, instance)
+
+
+@pytest.mark.parametrize("backend", ["fastjsonschema", "jsonschema"])
+def test_random_schemas_agree(backend: str) -> None:
+    # 19% of the generated schemas are refused (14 of 75 on both backends, measured); over 40%,
+    # too few are compared for the test to mean anything.
+    share = RefusalShare(f"random schemas on {backend}", 0.40, at_least_tried=75)
+    random_schemas_agree(backend, share)
+    share.check()

@@ -3,14 +3,15 @@ error shape whichever backend ran."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import sys
 
 import pytest
 
 import engine
-from engine.backends import AUTO_ORDER, BACKENDS, BackendRefused
-from tests.backends.corpus import corpus
+from engine.backends import BACKENDS, BackendRefused, auto_order
+from tests.corpus import corpus
 
 PYTHON_BACKENDS = {"fastjsonschema": "fastjsonschema", "jsonschema": "jsonschema"}
 
@@ -35,7 +36,7 @@ def test_missing_package_names_the_package_and_the_extra(
 ) -> None:
     entry = BACKENDS[backend]
     monkeypatch.setitem(sys.modules, module, None)  # `import module` now raises ImportError
-    monkeypatch.delitem(sys.modules, f"engine.backends.{entry.module}", raising=False)
+    monkeypatch.delitem(sys.modules, importlib.util.resolve_name(entry.module, "engine.backends"), raising=False)
     with pytest.raises(engine.BackendUnavailable) as missing:
         engine.Engine(backend=backend)
     assert f"'{entry.package}'" in missing.value.message
@@ -47,7 +48,7 @@ def test_missing_package_names_the_package_and_the_extra(
 
 
 def test_auto_prefers_the_first_exact_backend_and_explains_the_others() -> None:
-    assert AUTO_ORDER == ("msgspec", "jsonschema-rs", "fastjsonschema", "jsonschema")
+    assert auto_order() == ("msgspec", "jsonschema-rs", "fastjsonschema", "jsonschema")
     eng = engine.Engine(backend="auto")
     simple = eng.compile({"type": "string"})
     assert simple.backend == "msgspec" and simple.notes == {}
@@ -57,10 +58,11 @@ def test_auto_prefers_the_first_exact_backend_and_explains_the_others() -> None:
 
 
 def test_refusal_is_explained_and_auto_moves_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    import engine._engine as pipeline
+    import engine.backends as registry
 
     # With the Python backends first, a schema fastjsonschema cannot honour goes to the next one.
-    monkeypatch.setattr(pipeline, "AUTO_ORDER", ("fastjsonschema", "jsonschema", "jsonschema-rs"))
+    reordered = {name: BACKENDS[name] for name in ("fastjsonschema", "jsonschema", "jsonschema-rs", "msgspec")}
+    monkeypatch.setattr(registry, "BACKENDS", reordered)
     eng = engine.Engine(backend="auto")
     cs = eng.compile({"type": "object", "unevaluatedProperties": False, "properties": {"a": {}}})
     assert cs.backend == "jsonschema"

@@ -390,6 +390,74 @@ CASES: dict[str, dict] = {
 }
 
 
+# -- opt-in fetch: addresses that are not globally routable, refused before any connection -------
+# The host is an address literal (no DNS), allowed by name, with every opt-in on: only the address
+# check stands between the schema and the connection.
+
+
+def fetch_to(address: str, description: str) -> dict:
+    return {
+        "threat": "fetch",
+        "description": description,
+        "schema": {"type": "object", "properties": {"x": {"$ref": f"http://[{address}]/s.json"}}},
+        "config": {
+            "fetch": {
+                "enabled": True,
+                "allow_hosts": [address],
+                "allow_http": True,
+                "allow_private": True,
+                "allow_loopback": True,
+                "total_timeout": 1.0,
+            }
+        },
+        "expect": "remote-ref",
+    }
+
+
+CASES["fetch-6to4-loopback"] = fetch_to(
+    "2002:7f00:1::1", "fetch mode on, every opt-in on: a 6to4 address embedding 127.0.0.1 is refused"
+)
+CASES["fetch-6to4-metadata"] = fetch_to(
+    "2002:a9fe:a9fe::1", "fetch mode on: a 6to4 address embedding 169.254.169.254 (cloud metadata) is refused"
+)
+CASES["fetch-nat64-private"] = fetch_to(
+    "64:ff9b::a00:1", "fetch mode on, allow_private on: NAT64 of 10.0.0.1 is refused (private means RFC 1918 only)"
+)
+CASES["fetch-site-local"] = fetch_to("fec0::1", "fetch mode on, every opt-in on: site-local fec0::/10 is refused")
+
+# -- one Python object shared by two resources with different base URIs ---------------------------
+# {"$ref": "leaf"} resolves to minimum 0 under http://a.example/ and to maximum 3 under
+# http://b.example/: a backend that compiles the shared object once answers "b": 5 valid.
+
+
+def based(base: str, leaf: dict) -> dict:
+    return {"$id": base, "$defs": {"s": {"generate": "use"}, "leaf": {"$id": "leaf", **leaf}}}
+
+
+CASES["shared-object-two-bases"] = {
+    "threat": "shared-object",
+    "description": "one dict shared by two $id resources: each use must resolve against its own base URI",
+    "schema": {
+        "generate": "shared",
+        "value": {"$ref": "leaf"},
+        "template": {
+            "$defs": {
+                "A": based("http://a.example/", {"minimum": 0}),
+                "B": based("http://b.example/", {"maximum": 3}),
+            },
+            "properties": {"a": {"$ref": "http://a.example/#/$defs/s"}, "b": {"$ref": "http://b.example/#/$defs/s"}},
+        },
+    },
+    "expect": "compiles",
+    "payloads": [
+        {"name": "b-over-3", "instance": {"a": 1, "b": 5}, "expect": "invalid"},
+        {"name": "a-negative", "instance": {"a": -1, "b": 2}, "expect": "invalid"},
+        {"name": "both-in-range", "instance": {"a": 1, "b": 2}, "expect": "valid"},
+        {"name": "b-over-3-bytes", "json_of": {"a": 1, "b": 5}, "expect": "invalid"},
+    ],
+}
+
+
 def unevaluated_nesting(depth: int) -> dict:
     schema: dict = {"unevaluatedProperties": False}
     for _ in range(depth):

@@ -7,6 +7,9 @@ import pytest
 import engine
 from engine._patterns import backtracking_construct, star_height
 
+# Hostile schemas: each test ends in well under a second; a hang fails it by name.
+pytestmark = pytest.mark.timeout(60)
+
 
 def eng(**config: object) -> engine.Engine:
     return engine.Engine(engine.EngineConfig.load(env={}, **config))

@@ -15,6 +15,9 @@ import engine
 from engine._config import FetchConfig
 from engine._guard.fetch import address_refusal
 
+# Local servers only; the slow ones carry tighter marks of their own.
+pytestmark = pytest.mark.timeout(30)
+
 INTEGER = {"type": "integer"}
 
 
@@ -149,7 +152,7 @@ def test_every_redirect_hop_is_checked(server: Server) -> None:
     server.redirect("/meta", "http://169.254.169.254/latest/meta-data")
     with pytest.raises(engine.SchemaRejected) as refused:
         fetching(allow_hosts=["127.0.0.1", "169.254.169.254"]).compile({"$ref": server.url("/meta")})
-    assert "link-local" in refused.value.message
+    assert "metadata" in refused.value.message
     server.redirect("/elsewhere", "http://localhost.example/x.json")
     with pytest.raises(engine.SchemaRejected) as refused:
         fetching().compile({"$ref": server.url("/elsewhere")})
@@ -176,13 +179,13 @@ def test_body_size_cap(server: Server) -> None:
     assert "size cap" in refused.value.message
 
 
+@pytest.mark.timeout(2.5)  # the 0.3 s deadline, enforced while the call runs (the server waits 5 s)
 def test_total_timeout(server: Server) -> None:
-    server.serve("/slow.json", INTEGER, delay=1.0)
-    started = time.monotonic()
+    server.serve("/slow.json", INTEGER, delay=5.0)
     with pytest.raises(engine.SchemaRejected) as refused:
         fetching(total_timeout=0.3).compile({"$ref": server.url("/slow.json")})
-    assert time.monotonic() - started < 1.5
     assert refused.value.reason == "remote-ref"
+    assert refused.value.details["limit"] == "total_timeout"
 
 
 def test_http_error_and_non_schema_bodies(server: Server) -> None:
@@ -200,7 +203,8 @@ def test_http_error_and_non_schema_bodies(server: Server) -> None:
     [
         ("127.0.0.1", "loopback"),
         ("::1", "loopback"),
-        ("169.254.169.254", "link-local"),
+        ("169.254.169.254", "metadata"),
+        ("169.254.1.1", "link-local"),
         ("fe80::1", "link-local"),
         ("10.1.2.3", "private"),
         ("192.168.0.1", "private"),
@@ -248,14 +252,13 @@ def test_name_resolved_once_and_connection_pinned_to_the_checked_address(
     assert server.hosts == [f"schemas.test:{server.port}"]
 
 
+@pytest.mark.timeout(1.5)  # DNS answers after 20 s; the 0.2 s connect timeout must cut it
 def test_slow_dns_is_cut_by_the_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     def slow_getaddrinfo(*args: object, **kwargs: object) -> list:
-        time.sleep(2)
+        time.sleep(20)
         return []
 
     monkeypatch.setattr("socket.getaddrinfo", slow_getaddrinfo)
-    started = time.monotonic()
     with pytest.raises(engine.SchemaRejected) as refused:
         fetching(allow_hosts=["slow.test"], connect_timeout=0.2).compile({"$ref": "http://slow.test/x.json"})
-    assert time.monotonic() - started < 1.5
     assert "does not resolve" in refused.value.message

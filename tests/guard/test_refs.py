@@ -6,6 +6,9 @@ import pytest
 
 import engine
 
+# Hostile references: each test ends in well under a second; a hang fails it by name.
+pytestmark = pytest.mark.timeout(60)
+
 
 def compile(schema: object, *, default_dialect: str = "2020-12", **kw: object) -> engine.CompiledSchema:
     config = engine.EngineConfig.load(env={}, default_dialect=default_dialect)

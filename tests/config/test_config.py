@@ -8,6 +8,7 @@ import pytest
 
 import engine
 from engine import ConfigError, EngineConfig
+from engine.backends import backend_names
 
 
 def test_defaults() -> None:
@@ -47,7 +48,7 @@ def test_env_lists_and_bools() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "field", "message"),
     [
-        ({"backend": "nope"}, "backend", "backend: 'nope' is not one of auto, jsonschema-rs, msgspec"),
+        ({"backend": "nope"}, "backend", "backend: 'nope' is not one of " + ", ".join(backend_names())),
         ({"default_dialect": "draft3"}, "default_dialect", "default_dialect: 'draft3' is not one of 2020-12, 2019-09"),
         ({"formats": "strict"}, "formats", "formats: 'strict' is not one of annotate, assert"),
         ({"cache_size": "many"}, "cache_size", "cache_size: 'many' is not an integer >= 0"),

@@ -11,6 +11,10 @@ import pytest
 
 import engine
 from engine._compiled import EVAL_FRAMES, EXPLAIN_FRAMES
+from tests._isolate import isolated
+
+# Hostile payloads: every test here ends in seconds, or fails by name while it runs.
+pytestmark = pytest.mark.timeout(180)
 
 
 def nested(depth: int, leaf: object = 1) -> object:
@@ -48,7 +52,16 @@ def test_size_cap() -> None:
     assert error.value.reason == "too-large"
 
 
+# The tests that send a deep instance, or ask for an explanation that could grow without bound,
+# run in a child process (tests/_isolate.py): a dropped depth bound overflows the native stack
+# and a dropped explanation cut grows memory without limit; either fails the test by name.
+
+
 def test_non_recursive_schema_has_no_depth_walk() -> None:
+    isolated("100,000-deep instance, non-recursive schema", non_recursive_schema_has_no_depth_walk, seconds=10)
+
+
+def non_recursive_schema_has_no_depth_walk() -> None:
     compiled = engine.compile({"type": "array", "items": {"type": "array"}})
     assert compiled.guard is not None and not compiled.guard.recursive
     assert compiled._depth_bound is None
@@ -56,6 +69,10 @@ def test_non_recursive_schema_has_no_depth_walk() -> None:
 
 
 def test_recursive_schema_bounds_objects_and_bytes() -> None:
+    isolated("instance over the depth bound", recursive_schema_bounds_objects_and_bytes, seconds=10)
+
+
+def recursive_schema_bounds_objects_and_bytes() -> None:
     compiled = engine.compile({"type": "array", "items": {"$ref": "#"}})
     assert compiled.guard is not None and compiled.guard.recursive
     bound = compiled._depth_bound
@@ -137,6 +154,11 @@ RECURSIVE_ANYOF = {
 
 
 def test_explanation_is_bounded_and_says_so() -> None:
+    # Cut, it takes milliseconds; uncut, it grew past 24 GB. 512 MiB and 5 s end it early.
+    isolated("explanation of a 4-way recursive anyOf", explanation_is_bounded, seconds=5, memory=512 << 20)
+
+
+def explanation_is_bounded() -> None:
     compiled = engine.compile(RECURSIVE_ANYOF)
     started = time.perf_counter()
     with pytest.raises(engine.ValidationFailed) as failure:
@@ -153,6 +175,10 @@ def test_explanation_is_bounded_and_says_so() -> None:
 
 
 def test_explanation_frames_bound() -> None:
+    isolated("explanation over the frame bound", explanation_frames_bound, seconds=5, memory=512 << 20)
+
+
+def explanation_frames_bound() -> None:
     compiled = engine.compile({"allOf": [{"allOf": [{"type": "array", "items": {"$ref": "#"}}]}]})
     assert compiled.guard is not None and compiled._depth_bound is not None
     depth = EXPLAIN_FRAMES // compiled.guard.eval_depth + 1
@@ -196,6 +222,8 @@ CHAIN_PROBE = textwrap.dedent(
             compiled.validate(nested(depth - 1, 1))
         except engine.ValidationFailed as failure:
             assert failure.issues
+        else:
+            raise AssertionError("a string schema at the end of the chain accepted 1")
         print("ok")
     threading.stack_size(1 << 20)
     thread = threading.Thread(target=run)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-BENCH_DATA = Path(__file__).parents[2] / "bench_data"
+BENCH_DATA = Path(__file__).parents[1] / "bench_data"
 
 
 @dataclass

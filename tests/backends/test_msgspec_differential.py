@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
-from tests.msgspec.helpers import msgspec_validator
+from tests.backends.msgspec_helpers import msgspec_validator
 
 DATA = Path(__file__).parents[2] / "bench_data"
 ENG = engine.Engine(engine.EngineConfig(backend="msgspec", cache_size=0))

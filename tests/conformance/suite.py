@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-SUITE = Path(__file__).parent / "json-schema-test-suite"
+SUITE = Path(__file__).parents[1] / "json-schema-test-suite"
 REMOTES_BASE = "http://localhost:1234/"
 
 # Suite folder -> engine dialect name.

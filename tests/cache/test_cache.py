@@ -94,3 +94,62 @@ def test_threads_compile_each_schema_once() -> None:
     assert all(len(ids) == 1 for ids in by_schema.values())
     stats = eng.cache_stats()
     assert stats.misses == 20 and stats.hits == 8 * 60 - 20
+
+
+def test_the_same_object_again_is_a_hit_until_it_changes() -> None:
+    eng = engine.Engine()
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "enum": [1, 2]}}}
+    first = eng.compile(schema)
+    assert eng.compile(schema) is first
+    # A change anywhere below is seen: the result follows the schema, never a stale compile.
+    schema["properties"]["n"]["enum"].append(3)
+    changed = eng.compile(schema)
+    assert changed is not first and changed.is_valid({"n": 3}) and not first.is_valid({"n": 3})
+    schema["properties"]["n"]["enum"][0] = True  # equal to 1 in Python, another JSON value
+    assert not eng.compile(schema).is_valid({"n": 1})
+    renamed = schema["properties"]
+    renamed["m"] = renamed.pop("n")  # the same values under another key
+    assert eng.compile(schema).is_valid({"n": "x"})
+    swapped = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    assert not eng.compile(swapped).is_valid({"n": "x"})
+    swapped["properties"] = {"n": {"type": "string"}}  # a new, unseen container
+    assert eng.compile(swapped).is_valid({"n": "x"})
+
+
+def test_an_equal_object_is_found_by_its_text() -> None:
+    eng = engine.Engine()
+    first = eng.compile({"type": "array", "items": {"type": "string"}})
+    assert eng.compile({"type": "array", "items": {"type": "string"}}) is first
+    assert eng.compile(b'{"type": "array", "items": {"type": "string"}}') is first
+    assert eng.compile('{"type": "array", "items": {"type": "string"}}') is first
+    assert eng.compile(b'{"type": "array", "items": {"type": "string"}}') is first  # the same bytes again
+    assert eng.compile({"type": "array", "items": {"type": "integer"}}) is not first
+    assert eng.compile({"const": True}) is not eng.compile({"const": 1})
+    stats = eng.cache_stats()
+    assert (stats.hits, stats.misses) == (4, 4)
+
+
+def test_a_cached_object_turned_into_a_bomb_is_still_refused() -> None:
+    eng = engine.Engine()
+    schema: dict = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    eng.compile(schema)
+    node: dict = {"type": "integer"}
+    for _ in range(40):
+        node = {"allOf": [node, node]}
+    schema["properties"]["a"] = node  # 2^40 subschemas as JSON, shared as Python objects
+    with pytest.raises(engine.SchemaRejected) as refused:
+        eng.compile(schema)
+    assert refused.value.reason == "limit-exceeded"
+    shared = {"enum": ["x" * 1000] * 1000}
+    bomb = {"anyOf": [shared] * 1000}  # a megabyte string list shared a thousand ways
+    with pytest.raises(engine.SchemaRejected) as refused:
+        eng.compile(bomb)
+    assert refused.value.details["limit"] == "max_schema_bytes"
+
+
+def test_a_registry_bypasses_the_text_and_object_lookups() -> None:
+    eng = engine.Engine()
+    schema = {"$ref": "https://example.com/x"}
+    a = eng.compile(schema, registry={"https://example.com/x": {"type": "integer"}})
+    b = eng.compile(schema, registry={"https://example.com/x": {"type": "string"}})
+    assert a.is_valid(1) and b.is_valid("1") and a is not b

@@ -1,0 +1,150 @@
+"""The guard's walk for the common case: a schema that is a plain tree.
+
+Most real tool schemas (650 of the 675 in bench_data/) declare no reference, resource or anchor:
+nothing can loop, recurse or be inlined, and every measurement is a property of the tree. For
+them this walk takes the budget's measurements without building the node graph of
+:mod:`engine._guard.walk` (whose per-node bookkeeping serves reference resolution): it keeps one
+small frame per subschema, linked to its parent, and turns a frame into a JSON pointer only for
+the few places a measurement names. A document holding anything the graph is needed for is
+handed back (``None``) as soon as it is seen, and walked again by the graph.
+
+It visits subschemas in the same order as the graph's walk, so the locations it reports are the
+same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from .._dialect import Dialect
+from .._keywords import ANCHORS, Applies, Shape
+from .._pointer import escape
+from .walk import APPLICATORS, COMBINATORS
+
+__all__ = ["Tree", "walk_tree"]
+
+# Keywords that need the graph: references, resources, anchors, and `unevaluated*` (whose cost
+# depends on what is evaluated next to them). `$schema` without an identifier is ignored by the
+# graph's walk too, below the root.
+_NEEDS_GRAPH = frozenset(
+    {"$id", "id", "$ref", "$dynamicRef", "$recursiveRef", "unevaluatedProperties", "unevaluatedItems"} | ANCHORS
+)
+_MEASURED = frozenset({"enum", "pattern"})
+
+# A frame: (value, parent frame or None, pointer token from the parent, depth, in-place chain).
+Frame = tuple[Any, Any, str, int, int]
+
+
+class Tree(NamedTuple):
+    """The measurements of a tree-shaped schema, named after the limits that bound them."""
+
+    measures: dict[str, tuple[int, str | None]]
+    """Limit name -> (largest value, JSON pointer where seen, ``None`` when nothing was seen)."""
+    in_place_chain: int
+    """The longest chain of in-place applicators: the evaluation depth of a tree."""
+    max_depth: int
+    patterns: list[tuple[str, str, str]]
+    """(JSON pointer of the schema, keyword, pattern) for every pattern."""
+
+
+def pointer(frame: Frame | None) -> str:
+    parts: list[str] = []
+    while frame is not None:
+        parts.append(frame[2])
+        frame = frame[1]
+    return "".join(reversed(parts))
+
+
+def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
+    """Measure ``schema`` if it is a plain tree; ``None`` if it needs the graph's walk."""
+    table = APPLICATORS[dialect]
+    applicator_keys = table.keys()
+    needs_graph, measured = _NEEDS_GRAPH, _MEASURED
+    in_place, hold = Applies.IN_PLACE, Applies.HOLD
+    one, many, one_or_many, legacy_map = Shape.ONE, Shape.LIST, Shape.ONE_OR_LIST, Shape.MAP_OF_SCHEMA_OR_LIST
+    combinators = COMBINATORS
+    root: Frame = (schema, None, "", 1, 1)
+    stack: list[Frame] = [root]
+    count = 0
+    depth_max, depth_at = 0, root
+    longest = 0
+    branches, branches_at = 0, None
+    props, props_at = 0, None
+    enum_max, enum_at = 0, None
+    pattern_max, pattern_at = 0, None
+    patterns: list[tuple[Frame, str, str]] = []
+    while stack:
+        frame = stack.pop()
+        value, _, _, depth, chain = frame
+        count += 1
+        if depth > depth_max:
+            depth_max, depth_at = depth, frame
+        if chain > longest:
+            longest = chain
+        if type(value) is not dict and not isinstance(value, Mapping):
+            continue
+        if not measured.isdisjoint(value) or not needs_graph.isdisjoint(value):
+            if not needs_graph.isdisjoint(value):
+                return None
+            enum = value.get("enum")
+            if isinstance(enum, list) and len(enum) > enum_max:
+                enum_max, enum_at = len(enum), frame
+            pattern = value.get("pattern")
+            if isinstance(pattern, str):
+                patterns.append((frame, "pattern", pattern))
+                if len(pattern) > pattern_max:
+                    pattern_max, pattern_at = len(pattern), frame
+        if applicator_keys.isdisjoint(value):
+            continue  # a leaf
+        child_depth = depth + 1
+        in_chain = chain + 1
+        for keyword, sub in value.items():
+            entry = table.get(keyword)
+            if entry is None:
+                continue
+            shape, how = entry
+            if shape is one_or_many:
+                shape = many if isinstance(sub, list) else one
+            c = in_chain if how is in_place else 1
+            if shape is one:
+                stack.append((sub, frame, "/" + keyword, child_depth, c))
+            elif shape is many:
+                if not isinstance(sub, list):
+                    continue
+                if keyword in combinators and len(sub) > branches:
+                    branches, branches_at = len(sub), frame
+                prefix = f"/{keyword}/"
+                for i in range(len(sub) - 1, -1, -1):
+                    stack.append((sub[i], frame, prefix + str(i), child_depth, c))
+            elif isinstance(sub, Mapping):
+                if how is not hold and len(sub) > props:
+                    props, props_at = len(sub), frame
+                if keyword == "patternProperties":
+                    for key in sub:
+                        if isinstance(key, str):
+                            patterns.append((frame, "patternProperties", key))
+                            if len(key) > pattern_max:
+                                pattern_max, pattern_at = len(key), frame
+                prefix = f"/{keyword}/"
+                skip_lists = shape is legacy_map
+                for key, child in sub.items():
+                    if skip_lists and not isinstance(child, (Mapping, bool)):
+                        continue
+                    token = prefix + (escape(key) if "/" in key or "~" in key else key)
+                    stack.append((child, frame, token, child_depth, c))
+    found: dict[str, tuple[int, Frame | None]] = {
+        "max_schema_depth": (depth_max, depth_at),
+        "max_subschemas": (count, root),
+        "max_branches": (branches, branches_at),
+        "max_properties": (props, props_at),
+        "max_enum": (enum_max, enum_at),
+        "max_unevaluated_nesting": (0, None),
+        "max_pattern_length": (pattern_max, pattern_at),
+    }
+    return Tree(
+        measures={name: (value, None if at is None else pointer(at)) for name, (value, at) in found.items()},
+        in_place_chain=longest,
+        max_depth=depth_max,
+        patterns=[(pointer(at), keyword, pattern) for at, keyword, pattern in patterns],
+    )

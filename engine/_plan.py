@@ -1,0 +1,133 @@
+"""Stage 4, the plan: which backend checks a schema, and who explains, re-checks and decodes.
+
+Everything that depends on *which* backend is decided here, from the capabilities each backend
+declares on its class (:class:`~engine.backends.Backend`) and the order of the registry
+(:data:`~engine.backends.BACKENDS`); no other module looks a backend up by name.
+
+Per schema the plan asks each candidate, in order, whether it will take the schema
+(:meth:`~engine.backends.Backend.refusal`, decided before anything is built) and then compiles
+it; under ``auto`` a refusal is recorded with its reason and the next candidate is tried, under a
+configured backend the refusal is the answer. The general backend compiles every schema: it proves
+references resolve, explains the failures of backends that do not explain, and re-checks every
+"no" of a strict one-pass decoder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._errors import BackendUnavailable
+from .backends import AUTO, Backend, BackendRefused, BackendValidator, SchemaSource, auto_order, load_backend
+
+__all__ = ["Candidates", "Plan", "candidates", "plan"]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """How one schema is checked, explained and decoded."""
+
+    backend: str
+    """The backend chosen (the name reported as ``CompiledSchema.backend``)."""
+    checker: BackendValidator
+    """Answers ``is_valid`` on Python objects (and on decoded bytes, where there is no decoder)."""
+    explainer: BackendValidator
+    """Lists the issues of an invalid instance, with paths and keyword locations."""
+    fallback: BackendValidator | None
+    """Gets the last word on every "no" of a checker or decoder that may reject valid instances."""
+    decoder: Callable[[bytes | str], Any] | None
+    """Parses *and* validates bytes in one pass, or ``None`` (parse, then check)."""
+    refused: Mapping[str, str]
+    """The backends tried before the chosen one, each with why it refused."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """The backends one engine plans with."""
+
+    order: tuple[Backend, ...]
+    """Tried in this order; under a configured backend, that backend alone."""
+    general: Backend
+    choose: bool
+    """``auto``: a refusal moves on to the next candidate instead of rejecting the schema."""
+    unavailable: Mapping[str, str]
+    """Backends ``auto`` skips because their package is missing, with the install hint."""
+
+
+def candidates(policy: str) -> Candidates:
+    """The backends for ``policy`` (``auto`` or a registered name), loaded now so that a missing
+    package is reported when the engine is made, not on its first compile."""
+    loaded: dict[str, Backend] = {}
+    unavailable: dict[str, str] = {}
+    names = auto_order() if policy == AUTO else (policy,)
+    for name in names:
+        try:
+            loaded[name] = load_backend(name)()
+        except BackendUnavailable as exc:
+            if policy != AUTO:
+                raise
+            unavailable[name] = exc.message
+    general = next((b for b in loaded.values() if b.general), None)
+    if general is None:
+        general = _general_backend()
+    order = tuple(loaded.values())
+    if policy == AUTO and general not in order:  # pragma: no cover - a registry without a general backend
+        order = (*order, general)
+    return Candidates(order=order, general=general, choose=policy == AUTO, unavailable=unavailable)
+
+
+def _general_backend() -> Backend:
+    for name in auto_order():
+        try:
+            cls = load_backend(name)
+        except BackendUnavailable:
+            continue
+        if cls.general:
+            return cls()
+    raise BackendUnavailable("no general backend is installed (jsonschema-rs is a required dependency)")
+
+
+def plan(source: SchemaSource, backends: Candidates) -> Plan:
+    """Compile ``source`` with the first candidate that takes it, and say who does what.
+
+    Raises :class:`~engine.backends.BackendRefused` when a configured backend refuses, and whatever
+    the general backend raises (an unresolvable reference, an invalid pattern) for any policy.
+    """
+    general = backends.general
+    general_validator = general.compile(source)
+    refused: dict[str, str] = {}
+    chosen: Backend | None = None
+    checker = general_validator
+    for backend in backends.order:
+        if backend is general:
+            chosen, checker = general, general_validator
+            break
+        refusal = backend.refusal(source)
+        if refusal is None:
+            try:
+                checker = backend.compile(source)
+            except BackendRefused as exc:
+                refusal = exc
+        if refusal is not None:
+            if not backends.choose:
+                raise refusal
+            refused[backend.name] = refusal.why
+            continue
+        chosen = backend
+        break
+    if chosen is None:  # pragma: no cover - `candidates` puts the general backend last
+        chosen, checker = general, general_validator
+    decoder = None
+    if not chosen.checks_objects:
+        # Its strength is bytes -> value in one pass; Python objects go to the general backend,
+        # which is exact, so it also answers them.
+        decoder, checker = checker.decode, general_validator
+    return Plan(
+        backend=chosen.name,
+        checker=checker,
+        explainer=checker if chosen.explains else general_validator,
+        fallback=general_validator if checker.decode is not None and checker is not general_validator else None,
+        decoder=decoder,
+        refused=refused,
+    )

@@ -1,0 +1,177 @@
+"""The client side of the SDK adapter: sessions whose tool results the engine checks."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from typing import Any, cast
+
+import anyio
+import mcp_types as types
+from mcp.client.client import Client
+from mcp.client.session import ClientSession
+
+from .. import _metrics
+from .._engine import Engine
+from .._errors import EngineError, SchemaRejected, ValidationFailed
+from ._catalog import ReportOnly, ToolCatalog, log_invalid, observe, report_only_for
+from ._sdk_tools import structured_content, tool_definition
+
+logger = logging.getLogger("engine.adapters.mcp_sdk")
+
+
+class InvalidToolResult(RuntimeError):
+    """A tool result the engine refused. A ``RuntimeError``, like the SDK's own validation error,
+    so existing callers keep working; ``error`` is the engine's error (``issues`` and all)."""
+
+    def __init__(self, message: str, *, tool: str, error: EngineError) -> None:
+        super().__init__(message)
+        self.tool = tool
+        self.error = error
+
+
+class EngineClientSession(ClientSession):
+    """``ClientSession`` whose tool-result validation is done by the engine.
+
+    ``engine=`` shares a configured :class:`engine.Engine` (and its cache) between sessions (the
+    process-wide engine by default); ``report_only=True`` (or a collection of tool names) logs and
+    counts a non-conforming result instead of raising.
+    """
+
+    _engine_catalog: ToolCatalog
+    _engine_report_only: Callable[[str | None], bool]
+    _engine_pending: list[Any]
+    _engine_lock: anyio.Lock
+    _engine_stale: bool
+
+    def __init__(self, *args: Any, engine: Engine | None = None, report_only: ReportOnly = False,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._engine_setup(engine, report_only)
+
+    def _engine_setup(self, engine: Engine | None, report_only: ReportOnly) -> None:
+        self._engine_catalog = ToolCatalog(engine, side="client")
+        self._engine_report_only = report_only_for(report_only)
+        self._engine_pending = []
+        self._engine_lock = anyio.Lock()
+        self._engine_stale = False
+        forward = self._message_handler
+
+        async def message_handler(message: Any) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                self._engine_stale = True  # the next check lists the tools again
+            await forward(message)
+
+        self._message_handler = message_handler
+
+    @classmethod
+    def upgrade(
+        cls, session: ClientSession, engine: Engine | None = None, *, report_only: ReportOnly = False
+    ) -> EngineClientSession:
+        """Turn a session the SDK built (inside ``mcp.Client``, or FastMCP's ``Client``) into an
+        engine-checked one, in place; call it before the session lists tools.
+
+        A session of a ``ClientSession`` subclass keeps its own hooks: they run first and reach the
+        engine where they call the SDK's (FastMCP's session, for one, skips the check for a call
+        pinned to another tool version, and the engine checks the rest).
+        """
+        if isinstance(session, EngineClientSession):
+            return session
+        kind = type(session)
+        session.__class__ = cls if kind is ClientSession else _engine_subclass(kind, cls)
+        upgraded = cast(EngineClientSession, session)
+        upgraded._engine_setup(engine, report_only)
+        return upgraded
+
+    @property
+    def engine_tools(self) -> ToolCatalog:
+        """The engine's view of the listed tools (compiled tools, refusals)."""
+        return self._engine_catalog
+
+    def _absorb_tool_listing(self, result: types.ListToolsResult, *, complete: bool) -> types.ListToolsResult:
+        # The SDK calls this for every listing it receives or serves from its response cache. It is
+        # synchronous: the listing is read here, and compiled off the loop before the next check.
+        result = super()._absorb_tool_listing(result, complete=complete)
+        self._engine_pending.append(self._engine_catalog.plan((tool_definition(t) for t in result.tools),
+                                                              complete=complete))
+        if complete:
+            self._engine_stale = False
+        return result
+
+    async def _engine_flush(self) -> None:
+        if not self._engine_pending:
+            return
+        async with self._engine_lock:  # listings take effect in order, before any check reads them
+            while self._engine_pending:
+                pending, self._engine_pending = self._engine_pending, []
+                for listing in pending:
+                    await self._engine_catalog.finish(listing)
+
+    async def list_tools(self, *, params: types.PaginatedRequestParams | None = None) -> types.ListToolsResult:
+        result = await super().list_tools(params=params)
+        await self._engine_flush()
+        return result
+
+    async def validate_tool_result(self, name: str, result: types.CallToolResult) -> None:
+        await self._engine_flush()
+        catalog = self._engine_catalog
+        if self._engine_stale or name not in catalog:
+            self._engine_stale = False  # one listing per notification, even a paginated one
+            await self.list_tools()  # as the SDK does: a tool never listed may be new
+        if name not in catalog:
+            logger.warning("Tool %s not listed by server, cannot validate any structured content", name)
+            return
+        if not catalog.has_output_schema(name):
+            return
+        hooks = _metrics.hooks
+        start = time.perf_counter() if hooks else 0.0
+        error: EngineError | None = catalog.rejected(name)
+        if error is None:
+            try:
+                catalog.validate_structured(name, structured_content(result))
+            except (ValidationFailed, SchemaRejected) as exc:
+                error = exc
+        enforced = not self._engine_report_only(name)
+        if hooks:
+            observe(name, "result", "client", start, error is None, enforced)
+        if error is None:
+            return
+        log_invalid(name, "result", "client", error, enforced=enforced)
+        if not enforced:
+            return
+        if isinstance(error, ValidationFailed):
+            raise InvalidToolResult(f"Invalid structured content returned by tool {name}: {error.message}",
+                                    tool=name, error=error)
+        raise InvalidToolResult(f"Invalid schema for tool {name}: {error.message}", tool=name, error=error)
+
+
+_combined: dict[tuple[type[ClientSession], type[EngineClientSession]], type[EngineClientSession]] = {}
+
+
+def _engine_subclass(kind: type[ClientSession], engine_class: type[EngineClientSession]) -> type[EngineClientSession]:
+    """``kind`` with the engine's hooks behind its own: MRO kind -> engine -> ClientSession."""
+    combined = _combined.get((kind, engine_class))
+    if combined is None:
+        combined = cast(type[EngineClientSession],
+                        type(f"Engine{kind.__name__}", (kind, engine_class), {"__module__": __name__}))
+        _combined[(kind, engine_class)] = combined
+    return combined
+
+
+@dataclass
+class EngineClient(Client):
+    """``mcp.Client`` with an :class:`EngineClientSession` underneath.
+
+    ``EngineClient(url, engine=eng)`` is used exactly like ``Client(url)``; ``report_only``
+    as for :class:`EngineClientSession`.
+    """
+
+    engine: Engine | None = None
+    report_only: ReportOnly = False
+
+    async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
+        session = await super()._build_session(exit_stack)
+        return EngineClientSession.upgrade(session, self.engine, report_only=self.report_only)

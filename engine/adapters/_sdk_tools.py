@@ -1,0 +1,36 @@
+"""The SDK's tool models as the engine reads them: a tool's definition exactly as advertised, and
+a result's ``structuredContent`` as sent."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+import mcp_types as types
+
+from ._catalog import ABSENT
+
+ToolLike = types.Tool | Mapping[str, Any]
+ToolSource = Sequence[ToolLike] | Callable[[], Awaitable[Sequence[ToolLike]]]
+"""What a server advertises: a list of ``Tool`` models or dicts, or an async callable returning one."""
+
+
+def tool_definition(tool: ToolLike) -> dict[str, Any]:
+    """A tool as the plain JSON the engine compiles: name and schemas, exactly as advertised.
+
+    Built by hand rather than with ``model_dump(exclude_none=True)``, which would also drop ``null``
+    values inside the schemas (``"const": null``) and change their meaning.
+    """
+    if isinstance(tool, Mapping):
+        return dict(tool)
+    definition: dict[str, Any] = {"name": tool.name, "inputSchema": tool.input_schema}
+    if tool.output_schema is not None:
+        definition["outputSchema"] = tool.output_schema
+    return definition
+
+
+def structured_content(result: types.CallToolResult) -> Any:
+    """``structuredContent`` as sent: ``null`` is a value, an absent field is :data:`ABSENT`."""
+    if result.structured_content is None and "structured_content" not in result.model_fields_set:
+        return ABSENT
+    return result.structured_content

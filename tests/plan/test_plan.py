@@ -1,0 +1,170 @@
+"""The plan: which backend checks a schema, who explains, re-checks and decodes, who refused and
+why; and that the registry is the only list of backends."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import pytest
+
+import engine
+import engine.backends as registry
+from engine._cli.parser import build_parser
+from engine._plan import candidates, plan
+from engine.backends import Backend, BackendRefused, BackendValidator, Entry, SchemaSource, refuse
+from engine.backends._msgspec_translation import translate
+
+CONFIG = engine.EngineConfig()
+RECURSIVE_ANYOF = {
+    "anyOf": [
+        {"type": "array", "items": {"$ref": "#"}},
+        {"type": "array", "items": {"$ref": "#"}},
+        {"type": "integer"},
+    ]
+}
+OPEN = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
+CLOSED = {**OPEN, "additionalProperties": False}
+
+
+def source(schema: Any, dialect: engine.Dialect = engine.Dialect.DRAFT2020_12) -> SchemaSource:
+    report = engine._guard.inspect(schema, dialect, {}, CONFIG)
+    return SchemaSource(schema=schema, dialect=dialect, resources={}, config=CONFIG, facts=report)
+
+
+def test_auto_takes_msgspec_for_a_closed_schema_and_leaves_objects_to_the_general_backend() -> None:
+    chosen = plan(source(CLOSED), candidates("auto"))
+    assert chosen.backend == "msgspec" and dict(chosen.refused) == {}
+    # msgspec decodes bytes in one pass; Python objects are checked and explained by jsonschema-rs.
+    assert chosen.decoder is not None and chosen.decoder(b'{"q": "x"}') == {"q": "x"}
+    assert type(chosen.checker).__name__ == "JsonschemaRsValidator"
+    assert chosen.explainer is chosen.checker and chosen.fallback is None
+    assert chosen.checker.is_valid({"q": "x"}) and not chosen.checker.is_valid({"q": "x", "extra": 1})
+
+
+def test_an_open_object_is_refused_before_any_type_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    def must_not_run(_source: SchemaSource) -> Any:
+        raise AssertionError("the translation ran for a schema the plan could refuse up front")
+
+    monkeypatch.setattr("engine.backends._msgspec.translate", must_not_run)
+    chosen = plan(source(OPEN), candidates("auto"))
+    assert chosen.backend == "jsonschema-rs" and chosen.decoder is None and chosen.fallback is None
+    assert "admits properties the schema does not name (at the root" in chosen.refused["msgspec"]
+    nested = {"type": "object", "properties": {"a": OPEN}, "additionalProperties": False}
+    assert "(at /properties/a:" in plan(source(nested), candidates("auto")).refused["msgspec"]
+
+
+def test_the_early_refusal_agrees_with_the_translation_on_the_corpus() -> None:
+    from benchmarks.corpus import load_corpus
+
+    msgspec_backend = candidates("msgspec").order[0]
+    checked = 0
+    for _, schema in load_corpus().schemas():
+        src = source(schema)
+        early = msgspec_backend.refusal(src)
+        if early is None:
+            continue
+        checked += 1
+        try:
+            translation = translate(src)
+        except BackendRefused:
+            continue  # refused anyway, for an earlier reason
+        assert translation.open_at is not None, early.why
+    assert checked > 300  # most real inputSchemas are open objects
+
+
+def test_auto_records_each_refusal_with_its_reason() -> None:
+    chosen = plan(source({"allOf": [{"type": "string"}, {"maxLength": 3}]}), candidates("auto"))
+    assert chosen.backend == "jsonschema-rs"
+    assert "allOf" in chosen.refused["msgspec"]
+
+
+def test_a_configured_backend_that_refuses_is_the_answer() -> None:
+    with pytest.raises(BackendRefused) as refused:
+        plan(source({"allOf": [{"type": "string"}]}), candidates("msgspec"))
+    assert refused.value.backend == "msgspec" and "allOf" in refused.value.why
+
+
+def test_backtracking_backends_refuse_exponential_recursion(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("fastjsonschema", "jsonschema"):
+        with pytest.raises(BackendRefused) as refused:
+            plan(source(RECURSIVE_ANYOF), candidates(name))
+        assert "grows exponentially" in refused.value.why and "backtracks" in refused.value.why
+    # Under auto, with the Python backends first, the plan moves on to the general backend.
+    order = ("fastjsonschema", "jsonschema", "jsonschema-rs", "msgspec")
+    monkeypatch.setattr(registry, "BACKENDS", {name: registry.BACKENDS[name] for name in order})
+    chosen = plan(source(RECURSIVE_ANYOF), candidates("auto"))
+    assert chosen.backend == "jsonschema-rs" and set(chosen.refused) == {"fastjsonschema", "jsonschema"}
+    # A non-recursive schema is theirs: fastjsonschema does not explain, python-jsonschema does.
+    fast = plan(source({"type": "string"}), candidates("auto"))
+    assert fast.backend == "fastjsonschema" and fast.explainer is not fast.checker
+    reference = plan(source({"type": "string"}), candidates("jsonschema"))
+    assert reference.backend == "jsonschema" and reference.explainer is reference.checker
+
+
+def test_a_configured_general_backend_has_no_fallback_and_explains_itself() -> None:
+    chosen = plan(source(OPEN), candidates("jsonschema-rs"))
+    assert chosen.backend == "jsonschema-rs" and chosen.explainer is chosen.checker
+    assert chosen.fallback is None and chosen.decoder is None and dict(chosen.refused) == {}
+
+
+# -- a backend added to the registry ---------------------------------------------------------------
+
+
+class _EvenValidator(BackendValidator):
+    def is_valid(self, instance: Any) -> bool:
+        return isinstance(instance, int) and instance % 2 == 0
+
+    def iter_issues(self, instance: Any) -> Iterator[engine.Issue]:
+        if not self.is_valid(instance):
+            yield engine.Issue(instance_path="", keyword_location="", keyword="even", message="not even")
+
+
+class EvenBackend(Backend):
+    """Takes only ``{"type": "integer", "multipleOf": 2}`` under draft 7."""
+
+    name: ClassVar[str] = "even"
+    dialects: ClassVar[frozenset[engine.Dialect]] = frozenset({engine.Dialect.DRAFT7})
+    explains: ClassVar[bool] = False
+
+    def compile(self, source: SchemaSource) -> BackendValidator:
+        if source.schema != {"$schema": "http://json-schema.org/draft-07/schema#", "type": "integer", "multipleOf": 2}:
+            raise refuse(self.name, "only even integers")
+        return _EvenValidator()
+
+
+@pytest.fixture
+def with_even(monkeypatch: pytest.MonkeyPatch) -> None:
+    added = {"even": Entry(__name__, "EvenBackend", "pytest", None), **registry.BACKENDS}
+    monkeypatch.setattr(registry, "BACKENDS", added)
+
+
+@pytest.mark.usefixtures("with_even")
+def test_one_registry_line_is_enough_for_config_cli_and_auto() -> None:
+    # Configuration: keyword, environment and TOML layers all validate against the registry.
+    assert engine.EngineConfig(backend="even").backend == "even"
+    assert engine.EngineConfig.load(env={"ENGINE_BACKEND": "even"}).backend == "even"
+    with pytest.raises(engine.ConfigError, match="one of auto, even, msgspec"):
+        engine.EngineConfig(backend="odd")
+    # The command line offers it.
+    args = build_parser().parse_args(["check", "--backend", "even", "schema.json"])
+    assert args.backend == "even"
+    # A configured backend compiles; its failures are explained by the general backend.
+    draft7 = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "integer", "multipleOf": 2}
+    cs = engine.Engine(backend="even").compile(draft7)
+    assert cs.backend == "even" and cs.is_valid(4) and not cs.is_valid(3)
+    with pytest.raises(engine.ValidationFailed) as failed:
+        cs.validate(3)
+    assert failed.value.issues[0].keyword == "multipleOf"
+    # auto tries it first and says why it refused the others.
+    assert engine.Engine().compile(draft7).backend == "even"
+    chosen = engine.Engine().compile({"type": "integer"})
+    assert chosen.backend == "msgspec" and "does not support the 2020-12 dialect" in chosen.notes["even"]
+
+
+def test_the_registry_is_the_only_list_of_names() -> None:
+    assert registry.backend_names() == ("auto", *registry.BACKENDS)
+    actions = {a.dest: a for a in build_parser()._subparsers._group_actions[0].choices["check"]._actions}  # type: ignore[union-attr]
+    assert tuple(actions["backend"].choices) == registry.backend_names()
+    with pytest.raises(engine.BackendUnavailable, match="choose one of: auto, msgspec"):
+        registry.load_backend("nope")
