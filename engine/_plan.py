@@ -36,7 +36,7 @@ class Plan:
     """Lists the issues of an invalid instance, with paths and keyword locations."""
     fallback: BackendValidator | None
     """Gets the last word on every "no" of a checker or decoder that may reject valid instances."""
-    decoder: Callable[[bytes | str], Any] | None
+    decoder: Callable[[bytes | bytearray | memoryview | str], Any] | None
     """Parses *and* validates bytes in one pass, or ``None`` (parse, then check)."""
     refused: Mapping[str, str]
     """The backends tried before the chosen one, each with why it refused."""

@@ -210,17 +210,19 @@ class _PinnedHTTPConnection(http.client.HTTPConnection):
         self._target = target
         self._deadline = deadline
 
+    def _connect_timeout(self) -> float:
+        left = self._deadline.left()
+        return left if self.timeout is None else min(self.timeout, left)
+
     def connect(self) -> None:
-        timeout = min(self.timeout, self._deadline.left())  # type: ignore[type-var]
-        self.sock = _DeadlineSocket(_connect(*self._target, timeout), self._deadline)  # type: ignore[assignment]
+        self.sock = _DeadlineSocket(_connect(*self._target, self._connect_timeout()), self._deadline)
 
 
 class _PinnedHTTPSConnection(_PinnedHTTPConnection):
     default_port = http.client.HTTPS_PORT
 
     def connect(self) -> None:
-        timeout = min(self.timeout, self._deadline.left())  # type: ignore[type-var]
-        sock = _connect(*self._target, timeout)
+        sock = _connect(*self._target, self._connect_timeout())
         try:
             # The handshake is one call: its timeout bounds all of it.
             sock.settimeout(self._deadline.left())
@@ -229,7 +231,7 @@ class _PinnedHTTPSConnection(_PinnedHTTPConnection):
         except BaseException:
             sock.close()
             raise
-        self.sock = _DeadlineSocket(tls, self._deadline)  # type: ignore[assignment]
+        self.sock = _DeadlineSocket(tls, self._deadline)
 
 
 class _Retrieval:
