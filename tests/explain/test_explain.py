@@ -63,7 +63,9 @@ TOWER_PROBE = textwrap.dedent(
         except engine.ValidationFailed as failure:
             issues, truncated = failure.issues, failure.truncated
     elapsed = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    # This process's own high-water mark (ru_maxrss would carry the forking pytest worker's).
+    with open("/proc/self/status") as status:
+        peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) // 1024
     print(json.dumps({"seconds": elapsed, "peak_mib": peak, "issues": len(issues), "truncated": truncated,
                       "first": issues[0].message}))
     """
