@@ -256,3 +256,52 @@ def test_a_huge_value_is_quoted_in_bounded_time() -> None:
     assert explain_budget.short(wide).startswith('{"k0000000":0,"k0000001":1')
     assert explain_budget.short(deep).endswith("...")
     assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.timeout(300)
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(schemas(), INSTANCES, st.integers(1, 300), st.sampled_from([0, 50, 2_000, 20_000]))
+def test_any_budget_ends_in_issues_never_an_error(schema: Any, item: Any, count: int, work: int) -> None:
+    # Large instances (up to 300 copies of a value) under budgets from none to the default: the
+    # answer is the fast path's, and the explanation is a non-empty list, cut or whole.
+    eng = engine.Engine(engine.EngineConfig.load(env={}, limits={"max_explain_work": work}))
+    compiled = eng.compile(schema)
+    for instance in ([item] * count, {f"k{i}": item for i in range(count)}):
+        valid = compiled.is_valid(instance)
+        started = time.perf_counter()
+        try:
+            compiled.validate(instance)
+        except engine.ValidationFailed as failure:
+            assert not valid
+            assert failure.issues
+            assert len(failure.issues) <= eng.config.limits.max_issues
+        else:
+            assert valid
+        assert time.perf_counter() - started < 3.0
+
+
+@pytest.mark.timeout(120)
+def test_threads_explaining_one_schema_at_once_agree() -> None:
+    import threading
+
+    compiled = engine.compile(tower(9, "allOf"))
+    expected = compiled.issues(["ab"] * 40)
+    results: list[list[engine.Issue]] = []
+    errors: list[BaseException] = []
+
+    def explain() -> None:
+        try:
+            for _ in range(5):
+                results.append(compiled.issues(["ab"] * 40))
+        except BaseException as exc:  # noqa: BLE001 - reported below, by the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=explain) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert len(results) == 30
+    assert all({i.instance_path for i in r} <= {f"/{n}" for n in range(40)} and r for r in results)
+    assert all(len(r) == len(expected) for r in results)
