@@ -342,7 +342,12 @@ class Pieces:
             elif has_rest:
                 into((*at, rest_keyword), item, (*path, i), (*location, rest_keyword))
         if "contains" in node and self._knows("contains"):
-            passing = sum(self.valid((*at, "contains"), item, budget) for item in instance)
+            passing = 0
+            for item in instance:
+                if budget.allowance() <= 0:
+                    out.cut(self._cut(path, (*location, "contains"), INFINITE))
+                    return
+                passing += self.valid((*at, "contains"), item, budget)
             low = node.get("minContains", 1) if self._knows("minContains") else 1
             high = node.get("maxContains") if self._knows("maxContains") else None
             if passing < low or (high is not None and passing > high):
