@@ -305,3 +305,32 @@ def test_threads_explaining_one_schema_at_once_agree() -> None:
     assert len(results) == 30
     assert all({i.instance_path for i in r} <= {f"/{n}" for n in range(40)} and r for r in results)
     assert all(len(r) == len(expected) for r in results)
+
+
+QUOTE_PROBE = textwrap.dedent(
+    """
+    import json, resource, sys
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    import engine
+    defs = {"l0": {"type": "string"}}
+    for i in range(1, 11):
+        defs[f"l{i}"] = {"allOf": [{"$ref": f"#/$defs/l{i - 1}"}, {"$ref": f"#/$defs/l{i - 1}"}]}
+    compiled = engine.compile({"$defs": defs, "$ref": "#/$defs/l10"})
+    try:
+        compiled.validate(list(range(1_000_000)))
+    except engine.ValidationFailed as failure:
+        quoted = sum(len(issue.message) for issue in failure.issues)
+        print(json.dumps({"issues": len(failure.issues), "truncated": failure.truncated, "quoted": quoted}))
+    """
+)
+
+
+@pytest.mark.timeout(120)
+def test_a_huge_value_is_quoted_a_bounded_number_of_times() -> None:
+    # Every issue's message quotes the failing value: 1,024 leaf issues about a 7 MB array would be
+    # 7 GB of messages. Explaining a value is charged by its size, so it is quoted a few times.
+    result = subprocess.run([sys.executable, "-c", QUOTE_PROBE], capture_output=True, text=True, timeout=100)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(result.stdout)
+    assert report["truncated"] and report["issues"] >= 1, report
+    assert report["quoted"] < 100_000_000, report
