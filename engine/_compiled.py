@@ -13,7 +13,7 @@ from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
 from ._guard import GuardReport
-from .backends import BackendValidator
+from .backends import BackendValidator, TypedDecode
 
 _decode = msgspec.json.decode
 
@@ -61,6 +61,7 @@ class CompiledSchema:
         "is_valid",
         "notes",
         "schema",
+        "typed",
     )
 
     is_valid: Callable[[Any], bool]
@@ -84,6 +85,7 @@ class CompiledSchema:
         notes: dict[str, str] | None = None,
         decoder: Callable[[bytes | bytearray | memoryview | str], Any] | None = None,
         guard: GuardReport | None = None,
+        typed: TypedDecode | None = None,
     ) -> None:
         self.schema = schema
         self.dialect = dialect
@@ -99,6 +101,8 @@ class CompiledSchema:
         # A typed one-pass decoder from another backend than the checker (msgspec decodes bytes,
         # the general backend checks Python objects faster than msgspec.convert does).
         self._decode_typed = decoder if decoder is not None else checker.decode
+        self.typed = typed
+        """The msgspec type the one-pass decoder parses into (see the plan), or ``None``."""
         self._limits = limits
         self.guard = guard
         """What the guard measured (each limit's value, recursion, fan-out), or ``None``."""

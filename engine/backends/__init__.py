@@ -12,7 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, NamedTuple
 
 from .._errors import BackendUnavailable
-from ._contract import Backend, BackendRefused, BackendValidator, SchemaSource, refuse
+from ._contract import Backend, BackendRefused, BackendValidator, Refusal, SchemaSource, TypedDecode, refuse
 
 if TYPE_CHECKING:
     from ._locations import LocationValidators as LocationValidators
@@ -25,7 +25,9 @@ __all__ = [
     "Backend",
     "BackendRefused",
     "BackendValidator",
+    "Refusal",
     "SchemaSource",
+    "TypedDecode",
     "auto_order",
     "backend_names",
     "load_backend",

@@ -30,11 +30,14 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag, urljoin
 
 import referencing
 import referencing.exceptions
+
+if TYPE_CHECKING:
+    from referencing._core import Resolver
 
 from .. import _patterns
 from .._dialect import Dialect
@@ -42,6 +45,9 @@ from .._keywords import KEYWORDS, Applies, Shape
 from .._pointer import escape
 from ._contract import SchemaSource, refuse
 from ._resources import SPECIFICATIONS, build_registry
+
+if TYPE_CHECKING:
+    from referencing._core import Resolver  # what Registry.resolver() returns; not re-exported
 
 __all__ = ["NAME", "Lowering"]
 
@@ -289,7 +295,7 @@ class Lowering:
         return f"#/definitions/{name}"
 
 
-def _base_uri(resolver: referencing.Resolver[Any]) -> str:
+def _base_uri(resolver: Resolver[Any]) -> str:
     """The base URI ``resolver`` resolves against. ``referencing`` keeps it in a private attrs
     field; an installation without it makes the lowering refuse (``AttributeError`` is a
     refusal in the backend), never name two targets alike."""

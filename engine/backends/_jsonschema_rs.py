@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from functools import cache
 from typing import Any, ClassVar
 
 import jsonschema_rs
@@ -53,19 +54,21 @@ class JsonschemaRsValidator(BackendValidator):
 def rs_options(source: SchemaSource) -> dict[str, Any]:
     """The keyword arguments every jsonschema-rs validator of this source is built with."""
     config = source.config
-    pattern_options: jsonschema_rs.RegexOptions | jsonschema_rs.FancyRegexOptions
-    if config.regex == "linear":
-        pattern_options = jsonschema_rs.RegexOptions()
-    else:
-        pattern_options = jsonschema_rs.FancyRegexOptions(backtrack_limit=config.backtrack_limit)
-    options: dict[str, Any] = {
-        "validate_formats": config.assert_formats,
-        "pattern_options": pattern_options,
-        "offline": True,
-    }
+    options = dict(_options(config.regex, config.backtrack_limit, config.assert_formats))
     if source.resources:
         options["registry"] = build_registry(source)
     return options
+
+
+@cache
+def _options(regex: str, backtrack_limit: int, assert_formats: bool) -> dict[str, Any]:
+    # Built once per configuration, not once per compile (copied by the caller before use).
+    pattern_options: jsonschema_rs.RegexOptions | jsonschema_rs.FancyRegexOptions
+    if regex == "linear":
+        pattern_options = jsonschema_rs.RegexOptions()
+    else:
+        pattern_options = jsonschema_rs.FancyRegexOptions(backtrack_limit=backtrack_limit)
+    return {"validate_formats": assert_formats, "pattern_options": pattern_options, "offline": True}
 
 
 def build_registry(source: SchemaSource) -> jsonschema_rs.Registry:
@@ -100,6 +103,8 @@ class JsonschemaRsBackend(Backend):
             raise translate_compile_error(exc, source) from None
         except jsonschema_rs.ReferencingError as exc:
             raise _ref_refusal(exc.message, "") from None
+        except (ValueError, TypeError) as exc:  # a Python value no JSON document holds (a set, bytes)
+            raise SchemaRejected(RejectReason.INVALID_SCHEMA, f"schema is not a JSON document: {exc}") from None
         return JsonschemaRsValidator(validator, source)
 
 

@@ -162,10 +162,10 @@ def explanation_is_bounded() -> None:
     # Raw, each error of this schema explains 3 ** depth branches (over 20 s at depth 20). Piece by
     # piece, the one top-level issue is found by the fast path alone.
     compiled = engine.compile(RECURSIVE_ANYOF)
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(engine.ValidationFailed) as failure:
         compiled.validate(nested(20, "x"))
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0  # CPU time: the machine may be loaded
     assert [i.keyword_location for i in failure.value.issues] == ["/anyOf"]
     assert not failure.value.truncated
     assert compiled.is_valid(nested(20, "x")) is False

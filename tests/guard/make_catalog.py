@@ -459,6 +459,62 @@ CASES["shared-object-two-bases"] = {
 }
 
 
+
+
+def shared_under_two_bases(hostile_leaf: dict, description: str, expect: str, limit: str | None = None) -> dict:
+    """The shared {"$ref": "leaf"} with a hostile leaf at its first place (the one an identity
+    lookup finds) and a benign one at the second."""
+    case = {
+        "threat": "shared-object",
+        "description": description,
+        "schema": {
+            "generate": "shared",
+            "value": {"$ref": "leaf"},
+            "template": {
+                "$defs": {
+                    "A": {"$id": "http://a.example/", "$defs": {"s": {"generate": "use"}, "leaf": hostile_leaf}},
+                    "B": based("http://b.example/", {"minimum": 0}),
+                },
+                "properties": {
+                    "a": {"$ref": "http://a.example/#/$defs/s"},
+                    "b": {"$ref": "http://b.example/#/$defs/s"},
+                },
+            },
+        },
+        "expect": expect,
+    }
+    if limit:
+        case["limit"] = limit
+    return case
+
+
+CASES["shared-object-hidden-cycle"] = shared_under_two_bases(
+    {"$id": "leaf", "$ref": "http://a.example/#/$defs/s"},
+    "a shared dict whose first place closes a $ref cycle that never descends: seen at that place",
+    "invalid-schema",
+)
+CASES["shared-object-hidden-expansion"] = shared_under_two_bases(
+    {"$id": "leaf", **bomb(30)},
+    "a shared dict whose first place leads to a 2^30 anyOf expansion: counted at that place",
+    "limit-exceeded",
+    "max_ref_expansion",
+)
+
+CASES["duplicate-id-hidden-expansion"] = {
+    "threat": "shared-object",
+    "description": "two resources declare one $id, a 2^30 anyOf expansion and a benign one (which the "
+    "walk meets first): the guard would analyse one and a backend evaluate the other, so it is refused",
+    "schema": {
+        "$defs": {
+            "a": {"$id": "http://x.example/", **bomb(30)},
+            "b": {"$id": "http://x.example/", "$defs": {f"a{i}": {"minimum": 0} for i in range(31)}},
+        },
+        "properties": {"p": {"$ref": "http://x.example/#/$defs/a0"}},
+    },
+    "expect": "invalid-schema",
+}
+
+
 def unevaluated_nesting(depth: int) -> dict:
     schema: dict = {"unevaluatedProperties": False}
     for _ in range(depth):
