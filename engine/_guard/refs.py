@@ -17,6 +17,8 @@ from functools import cache
 from typing import Any, Protocol
 from urllib.parse import unquote
 
+import msgspec
+
 from .._dialect import Dialect, dialect_for_uri
 from .._errors import RejectReason, SchemaRejected
 from .._pointer import escape, unescape
@@ -167,9 +169,13 @@ def _check_unambiguous(graph: Graph, registry: Mapping[str, Any]) -> None:
 
 
 def _same(a: Any, b: Any) -> bool:
+    """The same JSON: compared as canonical text, since Python's ``==`` calls ``1``, ``1.0`` and
+    ``True`` equal, and ``const: 1`` and ``const: true`` are different schemas."""
+    if a is b:
+        return True
     try:
-        return a is b or bool(a == b)
-    except RecursionError:  # nested deeper than comparison goes: not shown to be the same
+        return bool(msgspec.json.encode(a, order="sorted") == msgspec.json.encode(b, order="sorted"))
+    except (TypeError, ValueError, RecursionError, msgspec.EncodeError):  # not JSON: not shown to be the same
         return False
 
 
