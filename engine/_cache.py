@@ -7,24 +7,29 @@ Two lookups come before the fingerprint, so that asking again costs a small frac
 compile (the fingerprint and the intake measure that must precede it cost about half of what
 jsonschema-rs needs to compile a real tool schema from scratch):
 
-- the *same object*, by identity, proven unchanged by its :class:`~engine._intake.Snapshot`
-  (a mutated schema is measured and fingerprinted again, never served stale);
-- an *equal document*, by its exact JSON text (the schema encoded in its own key order, or the
-  bytes it was given as): the same text is the same document. Equal documents in another key
-  order fall through to the fingerprint, which is order-blind.
+- the *same or an equal* dict, by its ``marshal`` serialisation, taken before anything else
+  looks at it. ``marshal`` is native, runs no code of the caller's, refuses anything but builtin
+  types, and writes an object referenced from several places once: a shared-object bomb costs
+  what its distinct objects cost, not what it expands to. Equal bytes are an equal document with
+  the same types (``True`` is not ``1``, ``1.0`` is not ``1``), so a hit is a document already
+  measured and accepted, and a schema changed in place since is not one. Which objects it marks
+  as shared depends on reference counts, so an equal copy may serialise differently: it is then
+  found by the next lookup, and its serialisation remembered;
+- an *equal document*, by its exact JSON text (the schema encoded in its own key order, after
+  the intake measure, or the bytes it was given as): the same text is the same document. Equal
+  documents in another key order fall through to the fingerprint, which is order-blind.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 import cachetools
 import msgspec
 
 from . import _metrics
-from ._intake import Snapshot
 
 __all__ = ["CacheStats", "CompileCache"]
 
@@ -56,25 +61,12 @@ class CompileCache(Generic[T]):
         self._misses = 0
         # The lookups before the fingerprint: plain dicts, read without the lock (a dict read is
         # atomic) and bounded like the cache, oldest entry out first.
-        self._by_object: dict[int, tuple[Any, Snapshot, T]] = {}
         self._by_text: dict[bytes, T] = {}
+        self._by_value: dict[bytes, T] = {}
 
     @property
     def enabled(self) -> bool:
         return self._entries is not None
-
-    def find_object(self, schema: Any) -> T | None:
-        """The value remembered for this very object, if it has not changed since."""
-        entry = self._by_object.get(id(schema))
-        if entry is None or entry[0] is not schema:
-            return None
-        if not entry[1].unchanged():
-            with self._lock:
-                if self._by_object.get(id(schema)) is entry:
-                    del self._by_object[id(schema)]
-            return None
-        self._hit()
-        return entry[2]
 
     def find_text(self, text: bytes) -> T | None:
         """The value remembered for this exact JSON text."""
@@ -83,15 +75,28 @@ class CompileCache(Generic[T]):
             self._hit()
         return value
 
-    def remember(self, value: T, text: bytes | None, schema: Any = None, snapshot: Snapshot | None = None) -> None:
-        """Find ``value`` again by ``text`` and, when a snapshot proves it unchanged, by ``schema``."""
+    def find_value(self, packed: bytes) -> T | None:
+        """The value remembered for a document that serialises to these exact ``marshal`` bytes."""
+        value = self._by_value.get(packed)
+        if value is not None:
+            self._hit()
+        return value
+
+    def remember(
+        self,
+        value: T,
+        *,
+        text: bytes | None = None,
+        packed: bytes | None = None,
+    ) -> None:
+        """Find ``value`` again by ``text`` and by ``packed``."""
         if self._entries is None:
             return
         with self._lock:
             if text is not None:
                 _bounded_put(self._by_text, text, value, self._maxsize)
-            if snapshot is not None:
-                _bounded_put(self._by_object, id(schema), (schema, snapshot, value), self._maxsize)
+            if packed is not None:
+                _bounded_put(self._by_value, packed, value, self._maxsize)
 
     def _hit(self) -> None:
         with self._lock:
@@ -143,8 +148,8 @@ class CompileCache(Generic[T]):
         with self._lock:
             if self._entries is not None:
                 self._entries.clear()
-            self._by_object.clear()
             self._by_text.clear()
+            self._by_value.clear()
 
 
 K = TypeVar("K")

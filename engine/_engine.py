@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import marshal
 import threading
 from collections.abc import Mapping
 from typing import Any, Unpack
@@ -14,7 +15,7 @@ from ._cache import CacheStats, CompileCache
 from ._compiled import CompiledSchema
 from ._config import ConfigOverrides, EngineConfig
 from ._dialect import Dialect, check_meta_schema, detect_dialect, normalise_schema_uri
-from ._intake import DocumentSize, Snapshot, encode, fingerprint, load_schema
+from ._intake import DocumentSize, encode, fingerprint, load_schema
 from ._plan import candidates, plan
 from .backends import SchemaSource
 
@@ -36,6 +37,7 @@ class Engine:
         self.config = config
         self._default_dialect = Dialect(config.default_dialect)
         self._cache: CompileCache[CompiledSchema] = CompileCache(config.cache_size)
+        self._lookups = config.cache_size > 0
         self._backends = candidates(config.backend)
         self.unavailable: dict[str, str] = dict(self._backends.unavailable)
         """Backends ``auto`` skips because their package is missing, with the install hint."""
@@ -53,20 +55,28 @@ class Engine:
         the document is ever resolved. Raises :class:`~engine.SchemaRejected` with a reason.
         """
         cache = self._cache
-        fast = cache.enabled and not registry  # the registry is part of what the fingerprint keys
+        fast = self._lookups and not registry  # the registry is part of what the fingerprint keys
         text: bytes | None = None
+        packed: bytes | None = None
         if fast:
             kind = type(schema)
             if kind is dict:
-                found = cache.find_object(schema)
-                if found is not None:
-                    return found
+                try:
+                    packed = marshal.dumps(schema)
+                except (ValueError, TypeError, RecursionError):  # not builtin types, or too deep
+                    packed = None
+                else:
+                    found = cache.find_value(packed)
+                    if found is not None:
+                        return found
             elif kind is bytes or kind is str:
                 text = schema.encode() if kind is str else schema
                 found = cache.find_text(text)
                 if found is not None:
                     return found
-        schema, size, containers = load_schema(schema, self.config.limits)
+        schema, size, plain = load_schema(schema, self.config.limits)
+        if not plain:
+            packed = None  # only a plain document is found by its serialisation
         if fast and text is None:
             try:
                 text = encode(schema)
@@ -75,6 +85,7 @@ class Engine:
             else:
                 found = cache.find_text(text)
                 if found is not None:
+                    cache.remember(found, packed=packed)  # the next copy serialised alike is found first
                     return found
         resources: Mapping[str, Any] = dict(registry) if registry else {}
         key = fingerprint(schema, resources)
@@ -83,7 +94,7 @@ class Engine:
             compile = _metrics.observed_compile(compile)
         compiled = cache.get_or_compile(key, compile)
         if fast:
-            cache.remember(compiled, text, schema, None if containers is None else Snapshot(*containers))
+            cache.remember(compiled, text=text, packed=packed)
         return compiled
 
     def _compile(self, schema: Any, resources: Mapping[str, Any], key: bytes, size: DocumentSize) -> CompiledSchema:
@@ -116,6 +127,7 @@ class Engine:
             notes=dict(chosen.refused),
             decoder=chosen.decoder,
             guard=report,
+            typed=chosen.typed,
         )
 
 _default_engine: Engine | None = None

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Mapping
-from itertools import chain
-from operator import is_
 from typing import Any, NamedTuple
 
 import msgspec
@@ -13,7 +10,7 @@ import msgspec
 from ._config import Limits
 from ._errors import DecodeError, DecodeReason, RejectReason, SchemaRejected
 
-__all__ = ["DocumentSize", "Intake", "Snapshot", "encode", "fingerprint", "load_schema", "measure_document"]
+__all__ = ["DocumentSize", "Intake", "encode", "fingerprint", "load_schema", "measure_document", "measure_plain"]
 
 _encode_sorted = msgspec.json.Encoder(order="sorted").encode
 encode = msgspec.json.encode
@@ -69,66 +66,14 @@ def measure_document(document: Any, limits: Limits, known_bytes: int | None = No
     return DocumentSize(known_bytes if known_bytes is not None else size, depth)
 
 
-class Snapshot:
-    """Every container of a document of plain ``dict`` s and ``list`` s, and what each holds.
-
-    :meth:`unchanged` proves, in a few native passes and without descending anything, that the
-    document still holds the same values: if every container still holds equal keys and the same
-    values (by identity, in order), the root does, and so does everything below it (strings and
-    numbers cannot change). The snapshot keeps those objects alive, so no identity it compares can
-    be reused by another object.
-    """
-
-    __slots__ = ("_dicts", "_keys", "_lists", "_values")
-
-    def __init__(self, dicts: list[dict[str, Any]], lists: list[list[Any]]) -> None:
-        self._dicts = dicts
-        self._lists = lists
-        self._keys, self._values = _contents(dicts, lists)
-
-    def unchanged(self) -> bool:
-        keys, values = _contents(self._dicts, self._lists)
-        # Keys are strings: an equal key is the same key. Values are compared by identity: an
-        # equal value may be another JSON value (True == 1) or a container the snapshot misses.
-        return keys == self._keys and len(values) == len(self._values) and all(map(is_, values, self._values))
-
-
-def _values_by_iteration(*containers: Any) -> list[Any]:
-    return [*chain.from_iterable(c.values() if type(c) is dict else c for c in containers)]
-
-
-def _referents_are_values() -> bool:
-    """Whether ``gc.get_referents`` of plain dicts and lists is every one of their values and
-    items (how CPython traverses them, lists backwards); checked on this interpreter rather than
-    assumed. The order only has to be the same each time, which it is for unchanged containers."""
-    probe: list[Any] = [[], 1, "s", 2.5, None, True]
-    mapping = {"a": probe[0], "b": 1, "c": "x", "d": None}
-    got = gc.get_referents(mapping, probe, {})
-    expected = [*mapping.values(), *probe]
-    return sorted(map(id, got)) == sorted(map(id, expected))
-
-
-# One native call instead of an iteration per container: 0.6 us against 1.4 us on the average
-# tool schema in bench_data/ (10 dicts, 57 keys and values).
-_values = gc.get_referents if _referents_are_values() else _values_by_iteration
-
-
-def _contents(dicts: list[dict[str, Any]], lists: list[list[Any]]) -> tuple[list[str], list[Any]]:
-    return [*chain.from_iterable(dicts)], _values(*dicts, *lists)
-
-
-def measure_plain(
-    document: Any, limits: Limits, known_bytes: int | None = None
-) -> tuple[DocumentSize, list[dict[str, Any]], list[list[Any]]] | None:
-    """:func:`measure_document` for a document made of ``dict`` s with string keys, ``list`` s,
-    strings, numbers, booleans and ``None`` (anything decoded from JSON), which also lists every
-    container (for a :class:`Snapshot`); ``None`` for any other document. Same sizes, same
-    refusals: a shared container counts once per place, so a bomb is cut off at the size limit."""
+def measure_plain(document: Any, limits: Limits, known_bytes: int | None = None) -> DocumentSize | None:
+    """:func:`measure_document` for a *plain* document, made of ``dict`` s with string keys,
+    ``list`` s, strings, numbers, booleans and ``None`` (anything decoded from JSON); ``None`` for
+    any other document. Same sizes, same refusals: a shared container counts once per place, so a
+    bomb is cut off at the size limit."""
     max_bytes, max_depth = limits.max_schema_bytes, limits.max_document_depth
     size = 0
     depth = 0
-    dicts: list[dict[str, Any]] = []
-    lists: list[list[Any]] = []
     level = [document]
     while level:
         depth += 1
@@ -138,14 +83,12 @@ def measure_plain(
         push = below.append
         for value in level:
             if type(value) is dict:
-                dicts.append(value)
                 try:
                     size += 2 + 4 * len(value) + sum(map(len, value))
                 except TypeError:  # a key without a length: not JSON, the general path says so
                     return None
                 children: Any = value.values()
             else:
-                lists.append(value)
                 size += 2 + len(value)
                 children = value
             for child in children:
@@ -159,15 +102,15 @@ def measure_plain(
         if known_bytes is None and size > max_bytes:
             raise _too_large(size, limits, estimated=True)
         level = below
-    return DocumentSize(known_bytes if known_bytes is not None else size, depth), dicts, lists
+    return DocumentSize(known_bytes if known_bytes is not None else size, depth)
 
 
 class Intake(NamedTuple):
     schema: Any
     """The schema as a JSON value (parsed here from bytes or text)."""
     size: DocumentSize
-    containers: tuple[list[dict[str, Any]], list[list[Any]]] | None
-    """For a plain document, its dicts and lists (to take a :class:`Snapshot` of)."""
+    plain: bool
+    """Made of dicts, lists, strings, numbers, booleans and ``None`` only (see :func:`measure_plain`)."""
 
 
 def load_schema(schema: Any, limits: Limits) -> Intake:
@@ -198,8 +141,8 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
     if type(schema) is dict:
         plain = measure_plain(schema, limits, known)
         if plain is not None:
-            return Intake(schema, plain[0], plain[1:])
-    return Intake(schema, measure_document(schema, limits, known), None)
+            return Intake(schema, plain, True)
+    return Intake(schema, measure_document(schema, limits, known), False)
 
 
 def _too_large(size: int, limits: Limits, *, estimated: bool = False) -> SchemaRejected:

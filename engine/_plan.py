@@ -19,7 +19,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._errors import BackendUnavailable
-from .backends import AUTO, Backend, BackendRefused, BackendValidator, SchemaSource, auto_order, load_backend
+from .backends import (
+    AUTO,
+    Backend,
+    BackendRefused,
+    BackendValidator,
+    SchemaSource,
+    TypedDecode,
+    auto_order,
+    load_backend,
+    refuse,
+)
 
 __all__ = ["Candidates", "Plan", "candidates", "plan"]
 
@@ -38,6 +48,8 @@ class Plan:
     """Gets the last word on every "no" of a checker or decoder that may reject valid instances."""
     decoder: Callable[[bytes | bytearray | memoryview | str], Any] | None
     """Parses *and* validates bytes in one pass, or ``None`` (parse, then check)."""
+    typed: TypedDecode | None
+    """The msgspec type the decoder parses into, for a caller that embeds it in a larger document."""
     refused: Mapping[str, str]
     """The backends tried before the chosen one, each with why it refused."""
 
@@ -103,22 +115,26 @@ def plan(source: SchemaSource, backends: Candidates) -> Plan:
         if backend is general:
             chosen, checker = general, general_validator
             break
-        refusal = backend.refusal(source)
-        if refusal is None:
+        early = backend.refusal(source)
+        if early is None:
             try:
                 checker = backend.compile(source)
             except BackendRefused as exc:
-                refusal = exc
-        if refusal is not None:
+                if not backends.choose:
+                    raise
+                refused[backend.name] = exc.why
+                continue
+        else:
             if not backends.choose:
-                raise refusal
-            refused[backend.name] = refusal.why
+                raise refuse(backend.name, early.why, location=early.location)
+            refused[backend.name] = early.why
             continue
         chosen = backend
         break
     if chosen is None:  # pragma: no cover - `candidates` puts the general backend last
         chosen, checker = general, general_validator
     decoder = None
+    typed = checker.typed
     if not chosen.checks_objects:
         # Its strength is bytes -> value in one pass; Python objects go to the general backend,
         # which is exact, so it also answers them.
@@ -129,5 +145,6 @@ def plan(source: SchemaSource, backends: Candidates) -> Plan:
         explainer=checker if chosen.explains else general_validator,
         fallback=general_validator if checker.decode is not None and checker is not general_validator else None,
         decoder=decoder,
+        typed=typed,
         refused=refused,
     )

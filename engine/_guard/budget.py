@@ -6,6 +6,7 @@ value, the bound, and the JSON pointer of the place in the schema where it was m
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from .._config import Limits
@@ -41,10 +42,13 @@ def exceeded(limit: str, measured: int, bound: int, location: str) -> SchemaReje
 
 def check(measured: dict[str, int], where: dict[str, str], limits: Limits) -> None:
     """Refuse the first measurement (in ``LIMIT_MEANINGS`` order) that is over its bound."""
-    for limit in LIMIT_MEANINGS:
+    for limit, bound in _bounds(limits):
         value = measured.get(limit)
-        if value is None:
-            continue
-        bound: Any = getattr(limits, limit)
-        if value > bound:
+        if value is not None and value > bound:
             raise exceeded(limit, value, bound, where.get(limit, ""))
+
+
+@lru_cache(maxsize=16)
+def _bounds(limits: Limits) -> tuple[tuple[str, Any], ...]:
+    # Read once per configuration (Limits is frozen and hashable), not once per schema.
+    return tuple((limit, getattr(limits, limit)) for limit in LIMIT_MEANINGS)

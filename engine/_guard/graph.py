@@ -72,29 +72,36 @@ def analyse(graph: Graph, root: int = 0) -> GraphFacts:
     uneval = [0] * n
     per_child = graph.per_child
     scopes = graph.unevaluated_scopes
+    get_children, get_per_child = in_place.get, per_child.get
     for node in order:
-        w, d, f, u = 1, 0, per_child.get(node, 0), 0
-        for child in in_place.get(node, _NONE):
+        children = get_children(node)
+        if children is None:  # a leaf of the in-place DAG (most nodes)
+            fan[node] = get_per_child(node, 0)
+            uneval[node] = 1 if node in scopes else 0
+            continue
+        w, d, f, u = 1, 0, get_per_child(node, 0), 0
+        for child in children:
             w += width[child]
             f += fan[child]
             if depth[child] > d:
                 d = depth[child]
             if uneval[child] > u:
                 u = uneval[child]
-        width[node] = min(w, CAP)
+        width[node] = w if w < CAP else CAP
         depth[node] = d + 1
-        fan[node] = min(f, CAP)
+        fan[node] = f if f < CAP else CAP
         uneval[node] = u + (node in scopes)
     expansion, recursive, chain = _expansion(graph, root, n)
+    at = reachable.__iter__
     return GraphFacts(
         expansion=expansion,
         recursive=recursive,
-        eval_depth=max((depth[i] for i in reachable), default=1),
-        in_place_width=max((width[i] for i in reachable), default=1),
-        fan_out=max((fan[i] for i in reachable), default=0),
+        eval_depth=max(map(depth.__getitem__, at()), default=1),
+        in_place_width=max(map(width.__getitem__, at()), default=1),
+        fan_out=max(map(fan.__getitem__, at()), default=0),
         reachable=len(reachable),
         longest_chain=chain,
-        unevaluated_nesting=max((uneval[i] for i in reachable), default=0),
+        unevaluated_nesting=max(map(uneval.__getitem__, at()), default=0),
     )
 
 
@@ -178,11 +185,20 @@ def _expansion(graph: Graph, root: int, n: int) -> tuple[int, bool, int]:
                 recursive = True  # a recursive reference: counted once
                 frame[3] = total + 1
             elif size[child]:
-                frame[3] = min(total + size[child], CAP)
-                frame[4] = max(frame[4], longest[child])
+                total += size[child]
+                frame[3] = total if total < CAP else CAP
+                if longest[child] > frame[4]:
+                    frame[4] = longest[child]
             else:
-                on_path[child] = True
-                stack.append([child, in_place.get(child, nothing) + descend.get(child, nothing), 0, 1, 0])
+                below = in_place.get(child, nothing) + descend.get(child, nothing)
+                if below:
+                    on_path[child] = True
+                    stack.append([child, below, 0, 1, 0])
+                else:  # a leaf: settled at once (most nodes)
+                    size[child] = longest[child] = 1
+                    frame[3] = total + 1 if total < CAP else CAP
+                    if frame[4] < 1:
+                        frame[4] = 1
         else:
             stack.pop()
             on_path[node] = False

@@ -30,10 +30,11 @@ __all__ = ["Tree", "walk_tree"]
 _NEEDS_GRAPH = frozenset(
     {"$id", "id", "$ref", "$dynamicRef", "$recursiveRef", "unevaluatedProperties", "unevaluatedItems"} | ANCHORS
 )
-_MEASURED = frozenset({"enum", "pattern"})
+_SPECIAL = _NEEDS_GRAPH | {"enum", "pattern"}
 
-# A frame: (value, parent frame or None, pointer token from the parent, depth, in-place chain).
-Frame = tuple[Any, Any, str, int, int]
+# A frame: (value, parent frame or None, keyword it sits under, its key or index there or None,
+# depth, in-place chain). The pointer token is spelled only for the frames a location names.
+Frame = tuple[Any, Any, str, Any, int, int]
 
 
 class Tree(NamedTuple):
@@ -50,8 +51,12 @@ class Tree(NamedTuple):
 
 def pointer(frame: Frame | None) -> str:
     parts: list[str] = []
-    while frame is not None:
-        parts.append(frame[2])
+    while frame is not None and frame[1] is not None:
+        key = frame[3]
+        if key is None:
+            parts.append(f"/{frame[2]}")
+        else:
+            parts.append(f"/{frame[2]}/{escape(key) if isinstance(key, str) else key}")
         frame = frame[1]
     return "".join(reversed(parts))
 
@@ -60,11 +65,11 @@ def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
     """Measure ``schema`` if it is a plain tree; ``None`` if it needs the graph's walk."""
     table = APPLICATORS[dialect]
     applicator_keys = table.keys()
-    needs_graph, measured = _NEEDS_GRAPH, _MEASURED
+    needs_graph, special = _NEEDS_GRAPH, _SPECIAL
     in_place, hold = Applies.IN_PLACE, Applies.HOLD
     one, many, one_or_many, legacy_map = Shape.ONE, Shape.LIST, Shape.ONE_OR_LIST, Shape.MAP_OF_SCHEMA_OR_LIST
     combinators = COMBINATORS
-    root: Frame = (schema, None, "", 1, 1)
+    root: Frame = (schema, None, "", None, 1, 1)
     stack: list[Frame] = [root]
     count = 0
     depth_max, depth_at = 0, root
@@ -76,7 +81,7 @@ def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
     patterns: list[tuple[Frame, str, str]] = []
     while stack:
         frame = stack.pop()
-        value, _, _, depth, chain = frame
+        value, _, _, _, depth, chain = frame
         count += 1
         if depth > depth_max:
             depth_max, depth_at = depth, frame
@@ -84,7 +89,7 @@ def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
             longest = chain
         if type(value) is not dict and not isinstance(value, Mapping):
             continue
-        if not measured.isdisjoint(value) or not needs_graph.isdisjoint(value):
+        if not special.isdisjoint(value):
             if not needs_graph.isdisjoint(value):
                 return None
             enum = value.get("enum")
@@ -99,24 +104,21 @@ def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
             continue  # a leaf
         child_depth = depth + 1
         in_chain = chain + 1
-        for keyword, sub in value.items():
-            entry = table.get(keyword)
-            if entry is None:
-                continue
-            shape, how = entry
+        for keyword in filter(applicator_keys.__contains__, value):  # in the document's order
+            sub = value[keyword]
+            shape, how = table[keyword]
             if shape is one_or_many:
                 shape = many if isinstance(sub, list) else one
             c = in_chain if how is in_place else 1
             if shape is one:
-                stack.append((sub, frame, "/" + keyword, child_depth, c))
+                stack.append((sub, frame, keyword, None, child_depth, c))
             elif shape is many:
                 if not isinstance(sub, list):
                     continue
                 if keyword in combinators and len(sub) > branches:
                     branches, branches_at = len(sub), frame
-                prefix = f"/{keyword}/"
                 for i in range(len(sub) - 1, -1, -1):
-                    stack.append((sub[i], frame, prefix + str(i), child_depth, c))
+                    stack.append((sub[i], frame, keyword, i, child_depth, c))
             elif isinstance(sub, Mapping):
                 if how is not hold and len(sub) > props:
                     props, props_at = len(sub), frame
@@ -126,13 +128,13 @@ def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
                             patterns.append((frame, "patternProperties", key))
                             if len(key) > pattern_max:
                                 pattern_max, pattern_at = len(key), frame
-                prefix = f"/{keyword}/"
-                skip_lists = shape is legacy_map
-                for key, child in sub.items():
-                    if skip_lists and not isinstance(child, (Mapping, bool)):
-                        continue
-                    token = prefix + (escape(key) if "/" in key or "~" in key else key)
-                    stack.append((child, frame, token, child_depth, c))
+                if shape is legacy_map:
+                    for key, child in sub.items():
+                        if isinstance(child, (Mapping, bool)):
+                            stack.append((child, frame, keyword, key, child_depth, c))
+                else:
+                    for key, child in sub.items():
+                        stack.append((child, frame, keyword, key, child_depth, c))
     found: dict[str, tuple[int, Frame | None]] = {
         "max_schema_depth": (depth_max, depth_at),
         "max_subschemas": (count, root),

@@ -11,10 +11,8 @@ from msgspec import UNSET
 
 from .._compiled import CompiledSchema
 from .._decode import decode_json
-from .._dialect import normalise_schema_uri
 from .._engine import Engine, default_engine
 from .._errors import Issue, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
-from ..backends import SchemaSource, msgspec_translation
 from .envelope import CallToolResult, decode_envelope, envelope_failure, envelope_from_dict, typed_envelope_decoder
 from .mapping import with_text_fallback
 
@@ -280,19 +278,8 @@ _ANY_RESULT = typed_envelope_decoder(Any)
 def _result_path(engine: Engine, output: CompiledSchema | None) -> _ResultPath:
     if output is None:
         return _ResultPath(_ANY_RESULT, False, None)
-    if output.backend == "msgspec":
-        source = SchemaSource(
-            schema=normalise_schema_uri(output.schema, output.dialect),
-            dialect=output.dialect,
-            resources={},
-            config=engine.config,
-        )
-        try:
-            translation = msgspec_translation(source)
-        except SchemaRejected:  # pragma: no cover - the backend already took this schema
-            pass
-        else:
-            return _ResultPath(typed_envelope_decoder(translation.type), translation.has_structs, None)
+    if output.typed is not None:  # the plan gave it a one-pass typed decoder: embed its type
+        return _ResultPath(typed_envelope_decoder(output.typed.type), output.typed.to_builtins, None)
     # Decoded untyped in the same pass as the envelope, then checked by the compiled schema.
     return _ResultPath(_ANY_RESULT, False, output)
 

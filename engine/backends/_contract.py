@@ -10,13 +10,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from .._config import EngineConfig
 from .._dialect import Dialect
 from .._errors import Issue, RejectReason, SchemaRejected
 
-__all__ = ["Backend", "BackendRefused", "BackendValidator", "SchemaSource", "refuse"]
+__all__ = ["Backend", "BackendRefused", "BackendValidator", "Refusal", "SchemaSource", "TypedDecode", "refuse"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +48,24 @@ class BackendRefused(SchemaRejected):
         self.why = why
 
 
+class Refusal(NamedTuple):
+    """Why a backend will not take a schema (see :meth:`Backend.refusal`)."""
+
+    why: str
+    location: str | None = None
+
+
 def refuse(backend: str, why: str, *, location: str | None = None) -> BackendRefused:
     return BackendRefused(backend, why, location=location)
+
+
+class TypedDecode(NamedTuple):
+    """The msgspec type a one-pass ``decode`` parses into, for a caller that embeds it in a larger
+    typed document (the MCP layer decodes a whole ``CallToolResult`` in one pass with it)."""
+
+    type: Any
+    to_builtins: bool
+    """Its values hold Structs, which ``msgspec.to_builtins`` turns into plain JSON values."""
 
 
 class BackendValidator(ABC):
@@ -59,6 +75,8 @@ class BackendValidator(ABC):
     """Optional: parse *and* validate bytes in one pass, raising on anything invalid. A backend
     that sets this may be stricter than the schema (the pipeline re-checks a refusal on the
     general path) but never laxer."""
+    typed: TypedDecode | None = None
+    """Optional, with ``decode``: the msgspec type it decodes into."""
 
     @abstractmethod
     def is_valid(self, instance: Any) -> bool:
@@ -95,14 +113,15 @@ class Backend(ABC):
     def compile(self, source: SchemaSource) -> BackendValidator:
         """Compile ``source`` or raise :class:`BackendRefused` (via :func:`refuse`)."""
 
-    def refusal(self, source: SchemaSource) -> BackendRefused | None:
+    def refusal(self, source: SchemaSource) -> Refusal | None:
         """Why this backend will not take ``source``, decided before anything is built, or
         ``None`` (then :meth:`compile` may still refuse). Must be cheap next to :meth:`compile`:
-        the plan asks every candidate before compiling one."""
+        the plan asks every candidate before compiling one, and under ``auto`` keeps only the
+        reason (no exception is made for it)."""
         if source.dialect not in self.dialects:
-            return refuse(self.name, f"it does not support the {source.dialect.value} dialect")
+            return Refusal(f"it does not support the {source.dialect.value} dialect")
         if self.backtracking and source.facts is not None and source.facts.exponential:
-            return refuse(self.name, f"{source.facts.exponential}; a backend that backtracks cannot bound it")
+            return Refusal(f"{source.facts.exponential}; a backend that backtracks cannot bound it")
         return None
 
     def check_dialect(self, source: SchemaSource) -> None:

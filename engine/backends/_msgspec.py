@@ -23,7 +23,7 @@ import msgspec
 
 from .._dialect import Dialect
 from .._errors import Issue
-from ._contract import Backend, BackendRefused, BackendValidator, SchemaSource, refuse
+from ._contract import Backend, BackendValidator, Refusal, SchemaSource, TypedDecode, refuse
 from ._msgspec_translation import NAME, Translation, translate
 
 __all__ = ["MsgspecBackend", "MsgspecValidator"]
@@ -47,6 +47,7 @@ class MsgspecValidator(BackendValidator):
 
         self.is_valid = is_valid  # type: ignore[method-assign]
         self.decode = self._decoder(translation)
+        self.typed = TypedDecode(translation.type, translation.has_structs)
 
     def _decoder(self, translation: Translation) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         typed = self._typed.decode
@@ -76,7 +77,7 @@ class MsgspecBackend(Backend):
     explains: ClassVar[bool] = False
     checks_objects: ClassVar[bool] = False  # msgspec.convert on dicts is slower than the general backend
 
-    def refusal(self, source: SchemaSource) -> BackendRefused | None:
+    def refusal(self, source: SchemaSource) -> Refusal | None:
         # Decided before any type is built: on the 489 real tools in bench_data/ an open object (the
         # common case for an MCP inputSchema) was found only after the whole translation ran, 42%
         # of a cold compile under `auto`.
@@ -84,9 +85,9 @@ class MsgspecBackend(Backend):
         if refused is not None:
             return refused
         if source.resources and _mentions_external_ref(source.schema):
-            return refuse(NAME, _EXTERNAL_REF)
+            return Refusal(_EXTERNAL_REF)
         where = _open_object(source.schema)
-        return None if where is None else _open_refusal(where)
+        return None if where is None else Refusal(_open_why(where), where)
 
     def compile(self, source: SchemaSource) -> MsgspecValidator:
         self.check_dialect(source)
@@ -96,19 +97,17 @@ class MsgspecBackend(Backend):
                 raise refuse(NAME, _EXTERNAL_REF)
         translation = translate(source)
         if translation.open_at is not None:
-            raise _open_refusal(translation.open_at)
+            raise refuse(NAME, _open_why(translation.open_at), location=translation.open_at)
         return MsgspecValidator(translation)
 
 
 _EXTERNAL_REF = "`$ref` to a registry resource is not followed by the msgspec translation"
 
 
-def _open_refusal(where: str) -> BackendRefused:
-    return refuse(
-        NAME,
+def _open_why(where: str) -> str:
+    return (
         f"an object admits properties the schema does not name (at {where or 'the root'}: "
-        "`additionalProperties` is not false); a typed decode would drop them",
-        location=where,
+        "`additionalProperties` is not false); a typed decode would drop them"
     )
 
 

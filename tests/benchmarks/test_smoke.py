@@ -96,6 +96,8 @@ def test_raw_libraries_and_the_engine_cover_the_real_data(report: tuple[dict, Pa
         assert arguments["cells"][name]["status"] == "ok", name
         assert arguments["cells"][name]["items"] == arguments["cells"][name]["of"] == 4
     assert rows[("compile", "warm")]["cells"]["jsonschema"]["status"] == "n/a"
+    equal = rows[("compile", "warm equal")]["cells"]["engine[auto]"]
+    assert equal["status"] == "ok" and equal["items"] == equal["of"]
     tools = [r for (w, _), r in rows.items() if w == "scale" and r.get("series") == "tools"]
     assert [r["size"] for r in tools] == [10, 100]
 

@@ -97,6 +97,7 @@ def test_threads_compile_each_schema_once() -> None:
 
 
 def test_the_same_object_again_is_a_hit_until_it_changes() -> None:
+    # Found by its serialisation: a change anywhere, to any JSON type, is another document.
     eng = engine.Engine()
     schema = {"type": "object", "properties": {"n": {"type": "integer", "enum": [1, 2]}}}
     first = eng.compile(schema)
@@ -145,6 +146,12 @@ def test_a_cached_object_turned_into_a_bomb_is_still_refused() -> None:
     with pytest.raises(engine.SchemaRejected) as refused:
         eng.compile(bomb)
     assert refused.value.details["limit"] == "max_schema_bytes"
+    leaf = {"type": "string"}
+    wide = {"anyOf": [leaf] * 1_000_000}  # one dict shared a million ways
+    for _ in range(2):  # and again: a refusal is not remembered
+        with pytest.raises(engine.SchemaRejected) as refused:
+            eng.compile(wide)
+        assert refused.value.details["limit"] == "max_schema_bytes"
 
 
 def test_a_registry_bypasses_the_text_and_object_lookups() -> None:
@@ -153,3 +160,18 @@ def test_a_registry_bypasses_the_text_and_object_lookups() -> None:
     a = eng.compile(schema, registry={"https://example.com/x": {"type": "integer"}})
     b = eng.compile(schema, registry={"https://example.com/x": {"type": "string"}})
     assert a.is_valid(1) and b.is_valid("1") and a is not b
+
+
+def test_an_equal_copy_serialised_differently_is_found_by_its_text() -> None:
+    eng = engine.Engine()
+    first = eng.compile({"type": "object", "properties": {"a": {"type": "string"}}})
+    inner = {"type": "string"}  # also held here: marshal marks it as shared, so the bytes differ
+    copy = {"type": "object", "properties": {"a": inner}}
+    assert eng.compile(copy) is first
+    assert eng.compile(copy) is first  # its own serialisation is remembered now
+    assert eng.cache_stats().hits == 2
+    # Python values that are not JSON never reach a lookup table: they are refused as before.
+    with pytest.raises(engine.SchemaRejected):
+        eng.compile({"enum": [{1, 2}]})
+    with pytest.raises(engine.SchemaRejected):
+        eng.compile({"enum": [b"bytes"]})

@@ -168,3 +168,24 @@ def test_the_registry_is_the_only_list_of_names() -> None:
     assert tuple(actions["backend"].choices) == registry.backend_names()
     with pytest.raises(engine.BackendUnavailable, match="choose one of: auto, msgspec"):
         registry.load_backend("nope")
+
+
+def test_the_typed_decoder_is_planned_once_and_reused_by_the_mcp_layer(monkeypatch: pytest.MonkeyPatch) -> None:
+    chosen = plan(source(CLOSED), candidates("auto"))
+    assert chosen.typed is not None and chosen.typed.to_builtins  # a Struct for the object
+    assert plan(source(OPEN), candidates("auto")).typed is None
+    calls: list[Any] = []
+
+    def counted(src: SchemaSource) -> Any:
+        calls.append(src)
+        return translate(src)
+
+    monkeypatch.setattr("engine.backends._msgspec.translate", counted)
+    tools = engine.compile_tools(
+        [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": CLOSED}], engine=engine.Engine()
+    )
+    assert [c.schema for c in calls].count(CLOSED) == 1  # the output schema, translated by the plan only
+    result = tools.validate_result("t", b'{"content": [], "structuredContent": {"q": "x"}}')
+    assert result.structured_content == {"q": "x"}
+    with pytest.raises(engine.ValidationFailed):
+        tools.validate_result("t", b'{"content": [], "structuredContent": {"q": 1}}')
