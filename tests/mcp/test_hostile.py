@@ -6,6 +6,9 @@ import pytest
 
 import engine
 
+# Hostile payloads: each test ends in well under a second; a hang fails it by name.
+pytestmark = pytest.mark.timeout(60)
+
 DEEP = b"[" * 100_000 + b"]" * 100_000
 
 
