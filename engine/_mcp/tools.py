@@ -133,7 +133,7 @@ class ToolSet:
 
         ``require_text_fallback=True`` also refuses an array or primitive ``structuredContent``
         without the ``TextContent`` block holding its JSON that SEP-2106 requires."""
-        is_bytes = isinstance(result, (bytes, bytearray, memoryview, str))
+        is_bytes = type(result) is bytes or isinstance(result, (bytearray, memoryview, str))
         if is_bytes:  # the hot path: one bound reader, one pass
             read = self._results.get(name)
             if read is None:
