@@ -198,8 +198,8 @@ def run(args: argparse.Namespace) -> Report:
             progress.advance(task)
         if args.import_time:
             progress.update(task, description="import time")
-            # A fresh interpreter per import; 5 runs (quick) or 21 keep the median steady on a busy machine.
-            meta["import_time"] = import_times(runs=5 if quick else 21)
+            # A fresh interpreter per import; CPU time keeps 5 runs (quick) or 11 steady on a busy machine.
+            meta["import_time"] = import_times(runs=5 if quick else 11)
     report.headline = headline(report)
     meta["duration_s"] = round(time.time() - started, 1)
     return report

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
 from ._config import Limits
-from ._decode import brackets, check_depth, decode_json, nesting
+from ._decode import brackets, check_depth, decode_json
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
+from ._explain import EXPLAIN_FRAMES, explain
 from ._guard import GuardReport
 from .backends import BackendValidator, TypedDecode
 
@@ -22,10 +22,9 @@ __all__ = ["EVAL_FRAMES", "EXPLAIN_FRAMES", "CompiledSchema", "depth_bound"]
 # How many schema applications jsonschema-rs may nest (instance depth x the schema's evaluation
 # depth) before its native stack is at risk, measured on a 1 MiB thread stack (the main thread
 # has 8 MiB) with plain and anyOf-nested recursion: `is_valid` first crashed at 8192 frames, the
-# error path (`iter_errors`, which builds nested error contexts) at 1024. Each bound keeps a factor
-# of two below.
+# error path (`iter_errors`, which builds nested error contexts) at 1024 (``EXPLAIN_FRAMES``, kept
+# with the explanation in ``_explain``). Each bound keeps a factor of two below.
 EVAL_FRAMES = 4096
-EXPLAIN_FRAMES = 512
 
 
 def depth_bound(guard: GuardReport | None, limits: Limits) -> int | None:
@@ -179,65 +178,8 @@ class CompiledSchema:
             return []
         return self._failure(instance).issues
 
-    def _unexplainable(self, instance: Any) -> str | None:
-        """Why the full explanation of ``instance`` must not be started, or ``None``.
-
-        One step of the explainer runs in native code and cannot be interrupted, so its work is
-        estimated before it starts: the schema's inlined size, or, where references recurse, the
-        stack it needs (``depth * eval_depth``) and, with a fan-out of two or more,
-        ``in_place_width * fan_out ** depth``."""
-        report = self.guard
-        if report is None:
-            return None
-        budget = self._limits.max_explain_work
-        if not report.recursive:
-            cost = report.measured.get("max_ref_expansion", 0)
-            if cost > budget:
-                return f"an estimated {cost} evaluations, over max_explain_work ({budget})"
-        if self._depth_bound is None:
-            return None
-        depth = nesting(instance, self._depth_bound)
-        if depth * report.eval_depth > EXPLAIN_FRAMES:
-            return (
-                f"{depth} levels of instance through {report.eval_depth} chained subschemas each, over the "
-                f"{EXPLAIN_FRAMES} nested evaluations the explainer runs safely"
-            )
-        if not report.recursive or report.fan_out < 2:
-            return None
-        cost = report.in_place_width
-        for _ in range(depth):
-            cost *= report.fan_out
-            if cost > budget:
-                return f"an estimated {cost}+ evaluations, over max_explain_work ({budget})"
-        return None
-
     def _failure(self, instance: Any) -> ValidationFailed:
-        why = self._unexplainable(instance)
-        if why is not None:
-            # Rather than start work no budget could stop, say so. The instance is invalid all the same.
-            issue = Issue(
-                instance_path="",
-                keyword_location="",
-                keyword="",
-                message=f"instance is invalid; explaining every issue would take {why}",
-            )
-            return ValidationFailed([issue], truncated=True)
-        cap = self._limits.max_issues
-        deadline = time.monotonic() + self._limits.max_explain_seconds
-        issues: list[Issue] = []
-        truncated = False
-        message = "instance is invalid"
-        try:
-            for issue in self._explainer.iter_issues(instance):
-                if len(issues) >= cap or time.monotonic() > deadline:
-                    truncated = True
-                    break
-                issues.append(issue)
-        except (ValueError, RecursionError) as exc:
-            # jsonschema-rs refuses to describe a failing value that nests 256 levels or more.
-            truncated = True
-            message = f"instance is invalid; the explanation stopped: {exc}"
-        if not issues:
-            # The fast path said no but the explainer found nothing to say: never report valid.
-            issues.append(Issue(instance_path="", keyword_location="", keyword="", message=message))
-        return ValidationFailed(issues, truncated=truncated)
+        # Explanation, bounded in time and memory, lives in one module.
+        return explain(
+            instance, explainer=self._explainer, guard=self.guard, limits=self._limits, depth_bound=self._depth_bound
+        )

@@ -292,7 +292,6 @@ class ConfigOverrides(TypedDict, total=False):
     fetch: FetchConfig | Mapping[str, Any]
 
 
-
 # ------------------------------------------------------------------------------ loading
 
 

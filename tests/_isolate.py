@@ -1,15 +1,25 @@
-"""Run one hostile call in a child process, under a wall-clock limit and a memory cap.
+"""Run one hostile call in a child process, under a CPU-time bound, a wall-clock limit and a
+memory cap.
 
 A regression in a defence must fail the test that exercises it, by name, while the call runs: a
 dropped depth bound overflows the native stack (a segfault would end pytest itself), an
 explanation that is never cut grows without limit (24 GB once, until the kernel killed the run),
 a hang never returns for an after-the-fact time check to catch. The call runs in a forked child:
-the parent waits at most ``seconds`` for its answer and kills it after that, the child's address
-space may grow by at most ``memory`` bytes, and a crash is reported with the signal that ended it.
+
+- its CPU time is bounded by the kernel (``RLIMIT_CPU``: the child is stopped with SIGXCPU when it
+  has computed for ``seconds``), and measured, so a slow call fails however loaded the machine;
+- the parent waits a multiple of ``seconds`` of wall-clock time for the answer and kills the child
+  after that (a call that blocks without computing);
+- the child's address space may grow by at most ``memory`` bytes;
+- a crash is reported with the signal that ended it.
+
+The bound is on CPU time because the test machines are shared: with six test runs on two cores
+(load average 9.7, measured), a call that computes for 1 s takes 5.9 s of wall-clock time.
 """
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import resource
 import signal
@@ -29,10 +39,11 @@ T = TypeVar("T")
 # 100,000-deep instance, an 11-level reference expansion) grow the resident set by 33 MB at most;
 # 1 GiB is the point where a blow-up is a bug, well short of what starves the machine.
 MEMORY = 1 << 30
-# Forking the test process and hearing back takes about 20 ms; the kill comes this much after the
-# caller's bound, so that the bound is the call's own. The call's own time is checked against the
-# bound as well.
-FORK_SLACK = 1.0
+# Wall-clock time the parent allows: this many times the CPU bound, plus room for the fork (about
+# 20 ms idle). A call that computes is stopped by its CPU bound first (1 s of CPU took 5.9 s of
+# wall-clock time at load average 9.7, measured); this catches one that blocks.
+WALL_FACTOR = 10
+FORK_SLACK = 2.0
 
 
 def _address_space() -> int:
@@ -44,16 +55,21 @@ def _address_space() -> int:
     raise RuntimeError("no VmSize in /proc/self/status")
 
 
-def _child(writer: Connection, memory: int, func: Callable[..., Any], args: tuple[Any, ...]) -> None:
+def _limit(kind: int, soft: int) -> None:
+    _, hard = resource.getrlimit(kind)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(kind, (soft, hard))
+
+
+def _child(writer: Connection, seconds: float, memory: int, func: Callable[..., Any], args: tuple[Any, ...]) -> None:
     try:
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        cap = _address_space() + memory
-        if hard != resource.RLIM_INFINITY:
-            cap = min(cap, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-        started = time.perf_counter()
+        _limit(resource.RLIMIT_AS, _address_space() + memory)
+        # Whole seconds only; the measured time below holds the exact bound.
+        _limit(resource.RLIMIT_CPU, math.ceil(seconds + time.process_time()))
+        started = time.process_time()
         result = func(*args)
-        writer.send(("ok", (result, time.perf_counter() - started)))
+        writer.send(("ok", (result, time.process_time() - started)))
     except MemoryError:
         writer.send(("memory", traceback.format_exc(limit=-8)))
     except BaseException:  # noqa: BLE001 - an assertion, pytest's Failed, anything: reported whole
@@ -65,20 +81,21 @@ def _child(writer: Connection, memory: int, func: Callable[..., Any], args: tupl
 def isolated(
     name: str, func: Callable[..., T], *args: Any, seconds: float, memory: int = MEMORY
 ) -> tuple[T, float]:
-    """``func(*args)`` in a forked child; returns (its result, seconds it took).
+    """``func(*args)`` in a forked child; returns (its result, CPU seconds it took).
 
-    Fails the calling test, naming ``name``, if the call takes longer than ``seconds`` (the child
-    is killed then, not waited for), needs more than ``memory`` bytes of new address space, raises,
-    or dies of a signal. ``func``, ``args`` and the result need no pickling on the way in (fork),
-    the result does on the way out.
+    Fails the calling test, naming ``name``, if the call computes for longer than ``seconds``
+    (stopped then by the kernel), blocks for ``WALL_FACTOR`` times that (killed), needs more
+    than ``memory`` bytes of new address space, raises, or dies of a signal. ``func``, ``args``
+    need no pickling on the way in (fork); the result does on the way out.
     """
     context = multiprocessing.get_context("fork")
     reader, writer = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(writer, memory, func, args), daemon=True)
+    process = context.Process(target=_child, args=(writer, seconds, memory, func, args), daemon=True)
     process.start()
     writer.close()
+    wall = seconds * WALL_FACTOR + FORK_SLACK
     try:
-        answered = reader.poll(seconds + FORK_SLACK)
+        answered = reader.poll(wall)
         message = reader.recv() if answered else None
     except EOFError:  # the child died without a word: a signal, reported below
         message = None
@@ -88,10 +105,12 @@ def isolated(
     if not answered:
         process.kill()
         process.join()
-        pytest.fail(f"{name}: still running after {seconds} s (+{FORK_SLACK} s to start); killed", pytrace=False)
+        pytest.fail(f"{name}: no answer after {wall:.1f} s of wall-clock time; killed", pytrace=False)
     process.join(10)
     if message is None:
         code = process.exitcode
+        if code == -signal.SIGXCPU:
+            pytest.fail(f"{name}: computed for more than its bound of {seconds} s of CPU time; stopped", pytrace=False)
         if code is not None and code < 0:
             what = signal.Signals(-code).name
             why = "a native crash: stack overflow, failed allocation"
@@ -105,6 +124,5 @@ def isolated(
         pytest.fail(f"{name}: failed in its isolated process:\n{payload}", pytrace=False)
     result, elapsed = payload
     if elapsed > seconds:
-        pytest.fail(f"{name}: took {elapsed:.2f} s, over its bound of {seconds} s", pytrace=False)
+        pytest.fail(f"{name}: took {elapsed:.2f} s of CPU time, over its bound of {seconds} s", pytrace=False)
     return result, elapsed
-

@@ -5,6 +5,10 @@
       <- adapters (engine.adapters, the metrics exporters in engine.metrics)
       <- command line (engine._cli, engine.__main__)
 
+Inside the core, the stages (intake, dialect, guard, patterns, backends and what they share) do
+not import the pipeline that runs them (engine, plan, cache, compiled schema), and the guard and
+the backends do not import each other.
+
 A module imports only from its own layer or the ones below, wherever the import sits (module
 level, inside a function, or under ``TYPE_CHECKING``: the core does not know the MCP layer
 exists, not even for typing). Nothing in the package imports the developer tools kept beside it
@@ -139,6 +143,36 @@ def layering_violations(modules: Modules) -> list[str]:
     return found
 
 
+# Inside the core: the stages know nothing of the pipeline that runs them (the engine, the plan, the
+# cache, the compiled schema), and the guard and the backends know nothing of each other (the guard's
+# findings reach a backend as data, in SchemaSource).
+STAGES = {
+    "engine._intake", "engine._dialect", "engine._keywords", "engine._guard", "engine._patterns",
+    "engine.backends", "engine._decode", "engine._errors", "engine._config", "engine._pointer", "engine._metrics",
+}
+PIPELINE = {"engine._engine", "engine._plan", "engine._cache", "engine._compiled"}
+APART = [("engine._guard", "engine.backends"), ("engine.backends", "engine._guard")]
+
+
+def owner(module: str, names: set[str]) -> str | None:
+    return next((name for name in names if module == name or module.startswith(name + ".")), None)
+
+
+def pipeline_violations(modules: Modules) -> list[str]:
+    found = []
+    for importer in modules.sources:
+        stage = owner(importer, STAGES)
+        if stage is None:
+            continue
+        for item in modules.imports(importer):
+            if owner(item.module, PIPELINE) is not None:
+                found.append(f"{importer} (a stage) imports {item.module} (the pipeline), line {item.line}")
+            for first, second in APART:
+                if stage == first and owner(item.module, {second}) is not None:
+                    found.append(f"{importer} imports {item.module}: {first} and {second} stay apart, line {item.line}")
+    return found
+
+
 def private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
@@ -183,6 +217,10 @@ def package() -> Modules:
 
 def test_layers_point_one_way(package: Modules) -> None:
     assert not layering_violations(package), "\n".join(layering_violations(package))
+
+
+def test_stages_do_not_know_the_pipeline(package: Modules) -> None:
+    assert not pipeline_violations(package), "\n".join(pipeline_violations(package))
 
 
 def test_no_module_imports_another_modules_private_names(package: Modules) -> None:
@@ -266,3 +304,28 @@ def test_private_names_across_modules_are_caught(importer: str, source: str) -> 
     assert [v for v in privacy_violations(modules) if v.startswith(importer + " ")]
     # The package reaching into its own private submodule is its business.
     assert not [v for v in privacy_violations(modules) if v.startswith("engine.backends ")]
+
+
+@pytest.mark.parametrize(
+    ("importer", "source"),
+    [
+        ("engine._guard.walk", "from .._compiled import CompiledSchema\n"),
+        ("engine.backends._x", "from .. import _engine\n"),
+        ("engine.backends._x", "from .._guard import GuardReport\n"),
+        ("engine._guard.walk", "from ..backends import SchemaSource\n"),
+    ],
+)
+def test_stages_importing_the_pipeline_or_each_other_are_caught(importer: str, source: str) -> None:
+    modules = made_up(
+        {
+            "engine": "",
+            "engine._engine": "",
+            "engine._compiled": "CompiledSchema = 1\n",
+            "engine._guard": "GuardReport = 1\n",
+            "engine._guard.walk": "",
+            "engine.backends": "SchemaSource = 1\n",
+            "engine.backends._x": "",
+            importer: source,
+        }
+    )
+    assert [v for v in pipeline_violations(modules) if v.startswith(importer + " ")]

@@ -1,9 +1,10 @@
 """The public surface is typed precisely: no ``**kwargs: Any`` (nor untyped ``*args``/``**kwargs``)
-on any function, class or method that ``engine`` exports; keyword overrides of the configuration
-are the configuration's own fields, each with its type."""
+on any function, class or method that ``engine``, its adapters or its metrics exporters export;
+keyword overrides of the configuration are the configuration's own fields, each with its type."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -13,17 +14,44 @@ import pytest
 import engine
 from engine._config import ConfigOverrides
 
+# The public modules beside the namespace; each is skipped when its optional dependency is missing.
+PUBLIC_MODULES = [
+    "engine",
+    "engine.metrics",
+    "engine.adapters.mcp_sdk",
+    "engine.adapters.fastmcp",
+    "engine.metrics.prometheus",
+    "engine.metrics.opentelemetry",
+]
 
-def public_callables() -> Iterator[tuple[str, Callable[..., Any]]]:
-    for name in engine.__all__:
-        value = getattr(engine, name)
+# A subclass of an SDK class takes the SDK's own constructor parameters and passes them through
+# untouched; spelling them out would tie the adapter to one SDK release.
+PASS_THROUGH = {"engine.adapters.mcp_sdk.EngineClientSession.__init__"}
+
+
+def public_callables(module_name: str) -> Iterator[tuple[str, Callable[..., Any]]]:
+    module = importlib.import_module(module_name)
+    for name in module.__all__:
+        value = getattr(module, name)
         if inspect.isclass(value):
             for attr, member in vars(value).items():
                 target = member.__func__ if isinstance(member, classmethod | staticmethod) else member
                 if (attr == "__init__" or not attr.startswith("_")) and inspect.isfunction(target):
-                    yield f"{name}.{attr}", target
+                    yield f"{module_name}.{name}.{attr}", target
         elif inspect.isfunction(value):
-            yield name, value
+            yield f"{module_name}.{name}", value
+
+
+def surface() -> list[Any]:
+    params = []
+    for module_name in PUBLIC_MODULES:
+        try:
+            found = sorted(public_callables(module_name))
+        except ImportError as exc:
+            params.append(pytest.param(module_name, None, marks=pytest.mark.skip(reason=str(exc)), id=module_name))
+            continue
+        params += [pytest.param(name, func, id=name) for name, func in found if name not in PASS_THROUGH]
+    return params
 
 
 def loose_parameters(func: Callable[..., Any]) -> list[str]:
@@ -37,15 +65,17 @@ def loose_parameters(func: Callable[..., Any]) -> list[str]:
     return loose
 
 
-PUBLIC = sorted(public_callables())
+SURFACE = surface()
 
 
 def test_the_surface_is_found() -> None:
-    names = {name for name, _ in PUBLIC}
-    assert {"compile", "Engine.__init__", "Engine.compile", "EngineConfig.load", "EngineConfig.replace"} <= names
+    names = {param.values[0] for param in SURFACE}
+    core = {"compile", "Engine.__init__", "Engine.compile", "EngineConfig.load", "EngineConfig.replace"}
+    assert {f"engine.{name}" for name in core} <= names
+    assert "engine.compile_tools" in names and "engine.metrics.prometheus.install" in names
 
 
-@pytest.mark.parametrize(("name", "func"), PUBLIC, ids=[name for name, _ in PUBLIC])
+@pytest.mark.parametrize(("name", "func"), SURFACE)
 def test_no_loose_keyword_arguments(name: str, func: Callable[..., Any]) -> None:
     assert loose_parameters(func) == [], f"{name} takes {loose_parameters(func)}: name the parameters and their types"
 

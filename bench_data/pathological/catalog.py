@@ -57,6 +57,12 @@ def generate(spec: Any) -> Any:
         return [generate(spec["item"]) for _ in range(spec["length"])]
     if kind == "range":
         return list(range(spec["length"]))
+    if kind == "run-patterns":  # {prefix0: {"type": "string", "pattern": <runs distinct runs>}, ...}
+        runs = range(spec["runs"])
+        return {
+            f"{spec['prefix']}{i}": {"type": "string", "pattern": "".join(chr(0x100 + i + j) + "+" for j in runs)}
+            for i in range(spec["length"])
+        }
     if kind == "keyed":  # {prefix0: item, prefix1: item, ...}
         return {f"{spec['prefix']}{i}": generate(spec["item"]) for i in range(spec["length"])}
     if kind == "shared":  # one Python object (not copies) at every {"generate": "use"} in the template

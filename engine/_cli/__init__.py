@@ -55,7 +55,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
             return int(args.run(args, resolved, out, err))
         return int(args.run(args, Engine(resolved.config), out, err))
     except (UsageError, EngineError) as exc:  # EngineError: a wrong configuration, a backend not installed
-        err.write(f"engine {command or ''}: {exc.message}\n".replace(" :", ":", 1))
+        err.write(f"{'engine ' + command if command else 'engine'}: {exc.message}\n")
         if as_json:
             print_json(out, {"error": {"reason": str(exc.reason), "message": exc.message}, "exit": EXIT_USAGE})
         return EXIT_USAGE

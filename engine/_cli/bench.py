@@ -28,7 +28,7 @@ def find_benchmarks() -> Path | None:
     return None
 
 
-def run_bench(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO) -> int:
+def run_bench(args: argparse.Namespace, eng: Engine | None, out: TextIO, err: TextIO) -> int:
     root = find_benchmarks()
     if root is None:
         raise UsageError(

@@ -19,7 +19,7 @@ import ssl
 import threading
 import time
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 import cachetools
 
@@ -32,6 +32,8 @@ __all__ = ["DeadlineExceeded", "Fetcher", "address_refusal"]
 log = logging.getLogger("engine.fetch")
 
 _REDIRECTS = {301, 302, 303, 307, 308}
+# RFC 3986 reserved and unreserved characters, and "%": left as they are in a request target.
+_URI_CHARACTERS = "!#$%&'()*+,/:;=?@[]-._~"
 
 
 # The only address space ``allow_private`` opens: RFC 1918 IPv4 and unique-local IPv6.
@@ -80,6 +82,10 @@ def address_refusal(address: str, config: FetchConfig) -> str | None:
         for net, what in _EMBEDDING:
             if ip in net:
                 return f"{what} (it embeds an IPv4 address)"
+        # ISATAP (RFC 5214): any /64 prefix, an interface identifier of 0:5efe (the u/g bits
+        # aside) and the IPv4 address of the host behind the ISATAP router.
+        if (int(ip) >> 32) & 0xFCFF_FFFF == 0x0000_5EFE:
+            return "an ISATAP address (it embeds an IPv4 address)"
     if ip.is_loopback:
         return None if config.allow_loopback else "a loopback address"
     if ip.is_unspecified:
@@ -312,12 +318,18 @@ class Fetcher:
         raise self._refuse(uri, f"more than {config.max_redirects} redirects", url=url)
 
     def _resolve(self, uri: str, url: str, host: str, port: int, deadline: _Deadline) -> list[Any]:
+        stage = f"resolving {host!r}"
         try:
-            timeout = min(self.config.connect_timeout, deadline.left())
+            left = deadline.left()
         except DeadlineExceeded:
-            raise self._timed_out(uri, url, f"resolving {host!r}", deadline) from None
+            raise self._timed_out(uri, url, stage, deadline) from None
         try:
-            return _resolve_in_thread(host, port, timeout)
+            return _resolve_in_thread(host, port, min(self.config.connect_timeout, left))
+        except TimeoutError:
+            if left < self.config.connect_timeout:  # the deadline, not the connect timeout, ran out
+                raise self._timed_out(uri, url, stage, deadline) from None
+            why = f"host {host!r} does not resolve (no answer within the connect timeout)"
+            raise self._refuse(uri, why, url=url) from None
         except (OSError, UnicodeError) as exc:
             raise self._refuse(uri, f"host {host!r} does not resolve ({exc})", url=url) from None
 
@@ -344,7 +356,9 @@ class Fetcher:
         target = (infos[0][0], infos[0][4])  # resolved once; the connection goes to this checked address
         cls = _PinnedHTTPSConnection if scheme == "https" else _PinnedHTTPConnection
         conn = cls(host, port, target, config.connect_timeout, deadline)
-        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        # An IRI's non-ASCII characters go on the wire percent-encoded as UTF-8 (the request line
+        # is ASCII); what is already encoded stays as it is.
+        path = quote((parts.path or "/") + (f"?{parts.query}" if parts.query else ""), safe=_URI_CHARACTERS)
         stage = f"connecting to {target[1][0]}"
         try:
             conn.connect()
@@ -374,7 +388,7 @@ class Fetcher:
                     uri, f"no connection within the connect timeout of {config.connect_timeout} s", url=url
                 ) from None
             raise self._timed_out(uri, url, stage, deadline) from None
-        except (OSError, http.client.HTTPException) as exc:
+        except (OSError, http.client.HTTPException, ValueError) as exc:  # ValueError: a header http.client refuses
             why = f"the request failed while {stage} ({type(exc).__name__}: {exc})"
             raise self._refuse(uri, why, url=url) from None
         finally:

@@ -19,7 +19,7 @@ from urllib.parse import unquote
 
 from .._dialect import Dialect, dialect_for_uri
 from .._errors import RejectReason, SchemaRejected
-from .._pointer import unescape
+from .._pointer import escape, unescape
 from .walk import Graph, split_uri
 
 __all__ = ["Fetcher", "resolve_refs"]
@@ -56,6 +56,7 @@ def resolve_refs(
     """
     registry = {_strip_empty_fragment(uri): doc for uri, doc in resources.items()}
     retrieve = fetch.begin() if fetch is not None else None
+    places = _Places(graph)
     later_dynamic: list[tuple[int, str]] = []
     later_recursive: list[int] = []
     done = 0
@@ -64,7 +65,7 @@ def resolve_refs(
         node, keyword, target = graph.refs[done]
         done += 1
         resource, fragment = split_uri(target)
-        found = _lookup(graph, resource, fragment, registry, dialect, retrieve, fetched)
+        found = _lookup(graph, places, resource, fragment, registry, dialect, retrieve, fetched)
         if found is None:
             raise _refusal(graph, node, keyword, target, resource, registry, fetch)
         graph.in_place.setdefault(node, []).append(found)
@@ -77,6 +78,7 @@ def resolve_refs(
         elif keyword == "$recursiveRef" and target_obj.get("$recursiveAnchor") is True:
             graph.in_place[node].pop()
             later_recursive.append(node)
+    _check_unambiguous(graph, registry)
     # Every anchor is known only now: a dynamic reference may reach any of its namesakes.
     # One hub per anchor name links to every namesake, so the edges stay linear in the schema's size.
     hubs: dict[str | None, int] = {}
@@ -106,6 +108,7 @@ def _strip_empty_fragment(uri: str) -> str:
 
 def _lookup(
     graph: Graph,
+    places: _Places,
     resource: str,
     fragment: str,
     registry: Mapping[str, Any],
@@ -131,15 +134,75 @@ def _lookup(
     if not fragment:
         return root
     if fragment.startswith("/"):
-        return _follow_pointer(graph, root, unquote(fragment))
+        return _follow_pointer(graph, places, root, unquote(fragment))
     return graph.anchors.get((resource, fragment))
 
 
-def _follow_pointer(graph: Graph, root: int, pointer: str) -> int | None:
+def _check_unambiguous(graph: Graph, registry: Mapping[str, Any]) -> None:
+    """Refuse a URI that two different schemas declare (two embedded resources with one ``$id``,
+    an anchor named twice in one resource, an embedded ``$id`` that the registry also holds).
+
+    The guard reads the first declaration; a backend may take another, and then what is
+    analysed is not what is evaluated (a benign first resource, an exponential second one).
+    The same schema declared twice (one shared dict, or equal copies) means one thing: allowed.
+    """
+    conflicts: list[tuple[str, int, Any]] = []
+    for uri, node in graph.redeclared:
+        resource, _, anchor = uri.partition("#")
+        first = graph.anchors[(resource, anchor)] if anchor else graph.resources[resource]
+        conflicts.append((uri, first, graph.obj[node]))
+    for uri, document in registry.items():
+        declared = graph.resources.get(uri)
+        if declared is not None and graph.doc[declared] != uri:  # declared in the schema, not read from the registry
+            conflicts.append((uri, declared, document))
+    for uri, first, other in conflicts:
+        if not _same(graph.obj[first], other):
+            raise SchemaRejected(
+                RejectReason.INVALID_SCHEMA,
+                f"two different schemas declare {uri!r} (one at {graph.pointer(first) or 'the root'}): "
+                "a reference to it would be ambiguous",
+                location=graph.pointer(first),
+                details={"uri": uri},
+            )
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return a is b or bool(a == b)
+    except RecursionError:  # nested deeper than comparison goes: not shown to be the same
+        return False
+
+
+class _Places:
+    """Nodes by place: (parent node, pointer suffix) -> node, kept up to date as the graph grows.
+
+    A JSON pointer names a place, not a Python object: one dict shared by two resources is two
+    places, each read against its own base URI. Looking a target up by object identity would
+    send every reference to the first place, and whatever differs at the second (a ``leaf`` that
+    recurses, an exponential ``anyOf``) would never be analysed, while the backends evaluate it.
+    """
+
+    def __init__(self, graph: Graph) -> None:
+        self._graph = graph
+        self._children: dict[tuple[int, str], int] = {}
+        self._indexed = 0
+
+    def child(self, parent: int, suffix: str) -> int | None:
+        graph = self._graph
+        for node in range(self._indexed, len(graph.obj)):
+            if graph.parent[node] >= 0:
+                self._children.setdefault((graph.parent[node], graph.token[node]), node)
+        self._indexed = len(graph.obj)
+        return self._children.get((parent, suffix))
+
+
+def _follow_pointer(graph: Graph, places: _Places, root: int, pointer: str) -> int | None:
     value = graph.obj[root]
-    # Walk the JSON value; remember the deepest node passed so an unindexed target (inside an
-    # unknown keyword, say) is indexed with the right base URI and dialect.
+    # Walk the JSON value and, beside it, the nodes of this place; remember the deepest node
+    # passed, so that an unindexed target (inside an unknown keyword, say) is indexed under it,
+    # with its base URI and dialect.
     last = root
+    suffix = ""  # the escaped pointer from `last` to `value`
     for raw in pointer.split("/")[1:]:
         token = unescape(raw)
         if isinstance(value, Mapping):
@@ -152,22 +215,15 @@ def _follow_pointer(graph: Graph, root: int, pointer: str) -> int | None:
             value = value[int(token)]
         else:
             return None
-        seen = graph.node_of(value)
+        suffix += "/" + escape(token)
+        seen = places.child(last, suffix)
         if seen is not None:
-            last = seen
+            last, suffix = seen, ""
     if not isinstance(value, (Mapping, bool)):
         return None
-    node = graph.node_of(value)
-    if node is not None:
-        return node
-    return graph.walk(
-        value,
-        graph.base[last],
-        graph.dialect[last],
-        parent=last,
-        token=pointer[len(graph.pointer(last)) :] if not graph.doc[last] else "",
-        doc=graph.doc[last],
-    )
+    if not suffix:
+        return last
+    return graph.walk(value, graph.base[last], graph.dialect[last], parent=last, token=suffix, doc=graph.doc[last])
 
 
 def _refusal(

@@ -71,6 +71,8 @@ class Graph:
         self.per_child: dict[int, int] = {}  # descending keywords of a node that may reach one child
         self.refs: list[tuple[int, str, str]] = []  # (node, keyword, absolute target URI)
         self.resources: dict[str, int] = {}
+        # (URI, a later node declaring it again): resource URIs and anchors, judged in refs.py
+        self.redeclared: list[tuple[str, int]] = []
         self.anchors: dict[tuple[str, str], int] = {}
         self.dynamic_anchors: dict[str, list[int]] = {}
         self.recursive_anchors: list[int] = []
@@ -291,6 +293,10 @@ class Graph:
         elif applies is Applies.DESCEND:
             self.descend.setdefault(parent, []).append(child)
 
+    def _anchor(self, key: tuple[str, str], node: int) -> None:
+        if self.anchors.setdefault(key, node) != node:
+            self.redeclared.append((f"{key[0]}#{key[1]}", node))
+
     def _identify(self, value: Mapping[str, Any], node: int, base: str, dialect: Dialect, legacy_ref: bool) -> str:
         """Register the resource and anchors ``value`` declares; return its base URI."""
         ident = value.get(KEYWORDS[dialect].id_keyword)
@@ -298,22 +304,23 @@ class Graph:
             if not dialect.is_modern and ident.startswith("#"):
                 # draft 4-7: a fragment-only id is a plain-name anchor in the current resource.
                 if len(ident) > 1:
-                    self.anchors.setdefault((split_uri(base)[0], ident[1:]), node)
+                    self._anchor((split_uri(base)[0], ident[1:]), node)
             else:
                 resource, fragment = split_uri(join_uri(base, ident))
                 base = resource
-                self.resources.setdefault(resource, node)
+                if self.resources.setdefault(resource, node) != node:
+                    self.redeclared.append((resource, node))
                 if fragment and not dialect.is_modern:
-                    self.anchors.setdefault((resource, fragment), node)
+                    self._anchor((resource, fragment), node)
         if dialect.is_modern:
             resource = split_uri(base)[0]
             anchor = value.get("$anchor")
             if isinstance(anchor, str):
-                self.anchors.setdefault((resource, anchor), node)
+                self._anchor((resource, anchor), node)
             if dialect is Dialect.DRAFT2020_12:
                 dynamic = value.get("$dynamicAnchor")
                 if isinstance(dynamic, str):
-                    self.anchors.setdefault((resource, dynamic), node)
+                    self._anchor((resource, dynamic), node)
                     self.dynamic_anchors.setdefault(dynamic, []).append(node)
             elif value.get("$recursiveAnchor") is True:
                 self.recursive_anchors.append(node)

@@ -8,7 +8,7 @@ configuration allows ``regex="backtracking"`` (bounded by ``backtrack_limit`` st
 
 from __future__ import annotations
 
-__all__ = ["backtracking_construct", "star_height"]
+__all__ = ["backtracking_construct", "star_height", "word_boundary"]
 
 _LOOKAROUND = {"(?=": "lookahead", "(?!": "negative lookahead", "(?<=": "lookbehind", "(?<!": "negative lookbehind"}
 
@@ -75,3 +75,29 @@ def star_height(pattern: str) -> int:
             best = max(best, 1)
         i += 1
     return best
+
+
+def word_boundary(pattern: str) -> str | None:
+    """The first ``\\b`` or ``\\B`` assertion of ``pattern`` (outside a class, where ``[\\b]`` is a
+    backspace), described, or ``None``. ECMA-262's word boundary is ASCII-only (``\\w`` is
+    ``[A-Za-z0-9_]``; with case-insensitive modifiers, that class case-folded); jsonschema-rs's is
+    Unicode, so ``^\\bé`` matches ``"é"`` there and nowhere in ECMA-262."""
+    i, n = 0, len(pattern)
+    in_class = False
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            if not in_class and i + 1 < n and pattern[i + 1] in "bB":
+                return f"\\{pattern[i + 1]} at offset {i}"
+            i += 2
+            continue
+        if in_class:
+            if c == "]":
+                in_class = False
+        elif c == "[":
+            in_class = True
+            if pattern.startswith("]", i + 1) or pattern.startswith("^]", i + 1):
+                i += 2 if pattern[i + 1] == "]" else 3  # a leading ']' is literal
+                continue
+        i += 1
+    return None

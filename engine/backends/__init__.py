@@ -15,6 +15,7 @@ from .._errors import BackendUnavailable
 from ._contract import Backend, BackendRefused, BackendValidator, Refusal, SchemaSource, TypedDecode, refuse
 
 if TYPE_CHECKING:
+    from ._locations import LocationValidators as LocationValidators
     from ._msgspec_translation import Translation
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "auto_order",
     "backend_names",
     "load_backend",
+    "locations",
     "msgspec_translation",
     "refuse",
 ]
@@ -91,3 +93,11 @@ def msgspec_translation(source: SchemaSource) -> Translation:
     from ._msgspec_translation import translate
 
     return translate(source)
+
+
+def locations(explainer: BackendValidator) -> LocationValidators | None:
+    """Validators of single locations of the schema behind ``explainer``, for explaining a failure
+    piece by piece (``None`` where a location cannot be validated alone)."""
+    from ._locations import locations_of
+
+    return locations_of(explainer)

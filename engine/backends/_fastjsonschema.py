@@ -9,6 +9,7 @@ defaults are off.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
@@ -99,16 +100,17 @@ class FastjsonschemaBackend(Backend):
             TypeError,
             MemoryError,
             OverflowError,
+            re.error,  # a translation is valid Python re syntax; never let a library's error escape
         ) as exc:
             raise refuse(NAME, f"fastjsonschema cannot compile it: {type(exc).__name__}: {exc}"[:300]) from None
         patterns = namespace.get("REGEX_PATTERNS", {})
-        if not lowering.patterns <= patterns.keys():
+        if not lowering.patterns.keys() <= patterns.keys():
             # A fastjsonschema that compiles patterns elsewhere would run them with Python
             # semantics: refuse rather than answer differently.
             raise refuse(NAME, "the generated code does not keep its patterns where they can be made exact")
         for pattern in list(patterns):
             if pattern in lowering.patterns:
-                patterns[pattern] = _patterns.compile_pattern(pattern)
+                patterns[pattern] = _patterns.compile_pattern(lowering.patterns[pattern])
             else:  # pragma: no cover - format regexes are off; anything else is unexpected
                 raise refuse(NAME, f"unexpected regular expression {pattern!r} in the generated code")
         func = namespace["validate"]

@@ -18,8 +18,8 @@ So the engine never gives it the caller's schema. :class:`Lowering` first rewrit
 * only keywords with validation meaning are kept (annotations, ``default`` and unknown keywords
   are dropped), ``format`` is dropped when formats are annotations and the schema refused when
   they are assertions (fastjsonschema's format checks are approximations);
-* every pattern must pass :mod:`engine._patterns`; after compiling, the generated code's
-  pattern table is replaced by the exact Python translations.
+* every pattern must pass :mod:`engine._patterns` and is replaced by its exact Python
+  translation (fastjsonschema compiles patterns with Python ``re`` while generating code).
 
 The generated source is then checked (:func:`check_generated_code`) to call only what
 fastjsonschema's code generator calls, before it is executed in a namespace of its own.
@@ -45,6 +45,9 @@ from .._keywords import KEYWORDS, Applies, Shape
 from .._pointer import escape
 from ._contract import SchemaSource, refuse
 from ._resources import SPECIFICATIONS, build_registry
+
+if TYPE_CHECKING:
+    from referencing._core import Resolver  # what Registry.resolver() returns; not re-exported
 
 __all__ = ["NAME", "Lowering"]
 
@@ -82,8 +85,8 @@ _REFUSED = {
 
 class Lowering:
     """Rewrites a schema of any supported dialect into a self-contained draft-7 schema with the
-    same meaning, or refuses. ``patterns`` collects every pattern used (``pattern`` values and
-    ``patternProperties`` keys)."""
+    same meaning, or refuses. ``patterns`` maps the Python translation of every pattern used
+    (``pattern`` values and ``patternProperties`` keys) to the ECMA-262 original."""
 
     def __init__(self, source: SchemaSource) -> None:
         self.source = source
@@ -93,7 +96,7 @@ class Lowering:
         self.spec = SPECIFICATIONS[source.dialect]
         self.definitions: dict[str, Any] = {}
         self._names: dict[tuple[str, str], str] = {}
-        self.patterns: set[str] = set()
+        self.patterns: dict[str, str] = {}
 
     def lower(self) -> Any:
         source = self.source
@@ -181,8 +184,20 @@ class Lowering:
                     key: self.schema(sub, resolver, f"{path}/{keyword}/{escape(key)}")
                     for key, sub in node[keyword].items()
                 }
-        for key in node.get("patternProperties", {}):
-            self.pattern(key, f"{path}/patternProperties")
+        if "patternProperties" in out:
+            # fastjsonschema compiles each key with Python re while generating code: it is given the
+            # exact Python translation (an ECMA-only spelling such as \u{41} would raise re.error).
+            translated: dict[str, Any] = {}
+            for key, sub in out["patternProperties"].items():
+                python = self.pattern(key, f"{path}/patternProperties")
+                if python in translated:
+                    raise refuse(
+                        NAME,
+                        "two patternProperties translate to the same Python pattern",
+                        location=f"{path}/patternProperties",
+                    )
+                translated[python] = sub
+            out["patternProperties"] = translated
         for keyword in _LIST:
             if keyword in node:
                 out[keyword] = [
@@ -197,18 +212,20 @@ class Lowering:
     def plain(self, keyword: str, value: Any, path: str) -> Any:
         _check_data(value, path)
         if keyword == "pattern":
-            self.pattern(value, path)
+            return self.pattern(value, path)
         # A copy: fastjsonschema rewrites "$ref" members wherever they are, enum values included.
         return copy.deepcopy(value) if isinstance(value, (list, dict)) else value
 
-    def pattern(self, pattern: str, path: str) -> None:
+    def pattern(self, pattern: str, path: str) -> str:
+        """The Python translation fastjsonschema is given for ECMA-262 ``pattern``."""
         try:
-            _patterns.translate(pattern)
+            python = _patterns.translate(pattern)
         except _patterns.PatternRefused as exc:
             raise refuse(
                 NAME, f"pattern {pattern!r} cannot run exactly in Python re: {exc.why}", location=path
             ) from None
-        self.patterns.add(pattern)
+        self.patterns[python] = pattern
+        return python
 
     def items(self, node: Mapping[str, Any], resolver: Any, path: str, out: dict[str, Any]) -> None:
         if self.dialect is Dialect.DRAFT2020_12:

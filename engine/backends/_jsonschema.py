@@ -142,6 +142,11 @@ class JsonschemaValidator(BackendValidator):
         except _FAILURES:
             return self._rescue().is_valid(instance)
 
+    def general(self) -> BackendValidator:
+        """The jsonschema-rs validator of the same schema (explanation too costly to run whole
+        is done piece by piece with it)."""
+        return self._rescue()
+
     def iter_issues(self, instance: Any) -> Iterator[Issue]:
         try:
             errors = list(self._validator.iter_errors(instance))

@@ -3,10 +3,13 @@ refusal at compile time with a reason."""
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import engine
 from engine.backends import BACKENDS, BackendRefused
@@ -169,3 +172,60 @@ def test_an_object_shared_under_two_base_uris_means_two_things(backend: str, dia
     fresh.compile(json.dumps(schema).encode(), registry=registry)
     again = fresh.compile(schema, registry=registry)
     assert [again.is_valid(i) for i, _ in SHARED_CASES] == [v for _, v in SHARED_CASES]
+
+
+leaf_schemas = st.one_of(
+    st.builds(lambda n: {"minimum": n}, st.integers(-3, 3)),
+    st.builds(lambda n: {"maximum": n}, st.integers(-3, 3)),
+    st.builds(lambda t: {"type": t}, st.sampled_from(["integer", "string", "boolean"])),
+    st.builds(lambda n: {"maxLength": n}, st.integers(0, 2)),
+    st.builds(lambda v: {"const": v}, st.one_of(st.integers(-1, 1), st.sampled_from(["", "a"]))),
+    st.builds(lambda v: {"not": {"const": v}}, st.integers(-1, 1)),
+)
+shared_shapes = st.sampled_from(
+    [
+        {"$ref": "leaf"},
+        {"allOf": [{"$ref": "leaf"}, {"$ref": "other"}]},
+        {"anyOf": [{"$ref": "leaf"}, {"$ref": "other"}]},
+        {"not": {"$ref": "leaf"}},
+        {"properties": {"v": {"$ref": "leaf"}}, "$ref": "other"},
+    ]
+)
+instance_values = st.one_of(st.integers(-4, 4), st.sampled_from(["", "a", "ab", True, None]), st.just({"v": 2}))
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(
+    shape=shared_shapes,
+    leaves=st.lists(st.tuples(leaf_schemas, leaf_schemas), min_size=2, max_size=4),
+    instances=st.lists(st.dictionaries(st.sampled_from(["p0", "p1", "p2", "p3"]), instance_values), max_size=6),
+    dialect=st.sampled_from(["draft7", "2019-09", "2020-12"]),
+)
+def test_a_shared_object_agrees_with_its_unshared_copy(
+    shape: dict[str, Any], leaves: list[tuple[Any, Any]], instances: list[Any], dialect: str
+) -> None:
+    """One dict (``shape``, a deep copy of it: the same object everywhere) placed in 2-4 `$id`
+    resources, each with its own ``leaf`` and ``other``: every backend, given the shared dict,
+    answers as the general backend does on the JSON text (where nothing is shared)."""
+    shared = copy.deepcopy(shape)
+    defs = "definitions" if dialect == "draft7" else "$defs"
+    schema: dict[str, Any] = {defs: {}, "properties": {}}
+    for k, (leaf, other) in enumerate(leaves):
+        base = f"http://r{k}.example/"
+        schema[defs][f"R{k}"] = {
+            "$id": base,
+            defs: {"s": shared, "leaf": {"$id": "leaf", **leaf}, "other": {"$id": "other", **other}},
+        }
+        schema["properties"][f"p{k}"] = {"$ref": f"{base}#/{defs}/s"}
+    text = json.dumps(schema).encode()
+    general = engine.Engine(engine.EngineConfig(backend="jsonschema-rs", default_dialect=dialect, cache_size=0))  # type: ignore[arg-type]
+    reference = general.compile(text)
+    want = [reference.is_valid(instance) for instance in instances]
+    for backend in SHARED_BACKENDS:
+        eng = engine.Engine(engine.EngineConfig(backend=backend, default_dialect=dialect, cache_size=0))  # type: ignore[arg-type]
+        try:
+            compiled = eng.compile(schema)
+        except BackendRefused:
+            assert backend == "msgspec"
+            continue
+        assert [compiled.is_valid(instance) for instance in instances] == want, (backend, schema)

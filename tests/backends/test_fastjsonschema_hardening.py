@@ -256,6 +256,26 @@ def test_generated_code_check_accepts_real_output() -> None:
     check_generated_code(fastjsonschema.compile_to_code(schema, use_default=False, use_formats=False))
 
 
+def _ecma_patterns(node: Any, originals: dict[str, str]) -> Any:
+    """The lowered schema with each Python translation put back to its ECMA-262 original (the
+    lowering gives fastjsonschema Python patterns; a draft-7 validator expects ECMA ones)."""
+    if isinstance(node, list):
+        return [_ecma_patterns(item, originals) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "pattern" and isinstance(value, str):
+            out[key] = originals.get(value, value)
+        elif key == "patternProperties":
+            out[key] = {originals.get(k, k): _ecma_patterns(v, originals) for k, v in value.items()}
+        elif key in ("enum", "const"):
+            out[key] = value
+        else:
+            out[key] = _ecma_patterns(value, originals)
+    return out
+
+
 def test_lowered_schemas_are_valid_in_their_target_dialect() -> None:
     # What fastjsonschema receives is a well-formed draft-7 (draft-4 for draft 4) schema whose
     # only references are the generated #/definitions/rN names.
@@ -272,8 +292,9 @@ def test_lowered_schemas_are_valid_in_their_target_dialect() -> None:
             if key not in lowered_for:
                 lowered_for[key] = None
                 src = source(test.schema, Dialect(dialect), remotes(folder))
+                lowering = Lowering(src)
                 try:
-                    lowered = Lowering(src).lower()
+                    lowered = _ecma_patterns(lowering.lower(), lowering.patterns)
                 except BackendRefused:
                     continue
                 meta = jsonschema_rs.Draft4Validator if dialect == "draft4" else jsonschema_rs.Draft7Validator

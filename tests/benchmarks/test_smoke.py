@@ -238,3 +238,14 @@ def test_ratio_axis_is_linear_near_one_and_log_where_the_range_needs_it() -> Non
     assert near(near.ticks[-1]) == 100 and near.ticks[-1] >= 4.1
     wide = _Axis([1.0, 5.0, 1400.0], 0, 100)
     assert wide.log and "log scale" in wide.caption and wide(1.0) < wide(10.0) < wide(1000.0)
+
+
+def test_bar_axis_stays_linear_and_cuts_the_few_far_bars() -> None:
+    from benchmarks.report import _bar_axis
+
+    axis, cut = _bar_axis([1.2, 2.5, 4.0, 6.1], 0, 100)
+    assert not axis.log and cut is None
+    axis, cut = _bar_axis([1.2, 2.5, 4.0, 6.1, 135.0], 0, 100)  # one far bar: cut, the rest readable
+    assert not axis.log and cut is not None and 6.1 <= cut < 135 and axis(135.0) == 100
+    axis, cut = _bar_axis([1.2, 90.0, 400.0, 1400.0], 0, 100)  # mostly far apart: log, said
+    assert axis.log and cut is None and "log scale" in axis.caption

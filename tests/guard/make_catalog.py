@@ -153,10 +153,11 @@ CASES: dict[str, dict] = {
         "expect": "compiles",
         "payloads": [
             {
+                # Explained piece by piece: the one top-level issue (no branch of anyOf fits), whole.
                 "name": "depth-20-invalid",
                 "instance": nested("nested-array", 20, "x"),
                 "expect": "invalid",
-                "truncated": True,
+                "truncated": False,
             },
             {
                 "name": "depth-5-invalid",
@@ -458,6 +459,62 @@ CASES["shared-object-two-bases"] = {
 }
 
 
+
+
+def shared_under_two_bases(hostile_leaf: dict, description: str, expect: str, limit: str | None = None) -> dict:
+    """The shared {"$ref": "leaf"} with a hostile leaf at its first place (the one an identity
+    lookup finds) and a benign one at the second."""
+    case = {
+        "threat": "shared-object",
+        "description": description,
+        "schema": {
+            "generate": "shared",
+            "value": {"$ref": "leaf"},
+            "template": {
+                "$defs": {
+                    "A": {"$id": "http://a.example/", "$defs": {"s": {"generate": "use"}, "leaf": hostile_leaf}},
+                    "B": based("http://b.example/", {"minimum": 0}),
+                },
+                "properties": {
+                    "a": {"$ref": "http://a.example/#/$defs/s"},
+                    "b": {"$ref": "http://b.example/#/$defs/s"},
+                },
+            },
+        },
+        "expect": expect,
+    }
+    if limit:
+        case["limit"] = limit
+    return case
+
+
+CASES["shared-object-hidden-cycle"] = shared_under_two_bases(
+    {"$id": "leaf", "$ref": "http://a.example/#/$defs/s"},
+    "a shared dict whose first place closes a $ref cycle that never descends: seen at that place",
+    "invalid-schema",
+)
+CASES["shared-object-hidden-expansion"] = shared_under_two_bases(
+    {"$id": "leaf", **bomb(30)},
+    "a shared dict whose first place leads to a 2^30 anyOf expansion: counted at that place",
+    "limit-exceeded",
+    "max_ref_expansion",
+)
+
+CASES["duplicate-id-hidden-expansion"] = {
+    "threat": "shared-object",
+    "description": "two resources declare one $id, a 2^30 anyOf expansion and a benign one (which the "
+    "walk meets first): the guard would analyse one and a backend evaluate the other, so it is refused",
+    "schema": {
+        "$defs": {
+            "a": {"$id": "http://x.example/", **bomb(30)},
+            "b": {"$id": "http://x.example/", "$defs": {f"a{i}": {"minimum": 0} for i in range(31)}},
+        },
+        "properties": {"p": {"$ref": "http://x.example/#/$defs/a0"}},
+    },
+    "expect": "invalid-schema",
+}
+
+
 def unevaluated_nesting(depth: int) -> dict:
     schema: dict = {"unevaluatedProperties": False}
     for _ in range(depth):
@@ -468,6 +525,89 @@ def unevaluated_nesting(depth: int) -> dict:
 CASES["unevaluated-nesting"]["schema"] = unevaluated_nesting(12)
 CASES["unevaluated-nesting"]["expect"] = "limit-exceeded"
 CASES["unevaluated-nesting"]["limit"] = "max_unevaluated_nesting"
+
+
+def combinator_tower(levels: int, combinator: str) -> dict:
+    defs: dict = {"l0": {"type": "string", "maxLength": 1}}
+    for i in range(1, levels):
+        defs[f"l{i}"] = {combinator: [{"$ref": f"#/$defs/l{i - 1}"}, {"$ref": f"#/$defs/l{i - 1}"}]}
+    return {"$defs": defs, "type": "array", "items": {"$ref": f"#/$defs/l{levels - 1}"}}
+
+
+def run_patterns(count: int, runs: int) -> dict:
+    """An object schema of ``count`` properties, each with its own pattern of ``runs`` distinct
+    unbounded runs: the shape whose safety check once compared every run with every earlier one."""
+    patterns = {"generate": "run-patterns", "prefix": "p", "length": count, "runs": runs}
+    return gen_object("properties", patterns, {"type": "object"})
+
+
+# Explanation, pattern-check cost and pattern-semantics cases (one file each).
+CASES.update(
+    {
+        f"explain-{combinator.lower()}-tower": {
+            "threat": "explanation",
+            "description": (
+                f"813-byte schema: 11 levels of $defs, each an {combinator} of two $refs to the level below, "
+                "through items; 1,000 short strings. Explained whole, every item builds 1,024 nested "
+                "errors (5-10 s and 0.4-0.7 GiB at 100 items raw; no answer at 1,000)"
+            ),
+            "schema": combinator_tower(11, combinator),
+            "expect": "compiles",
+            # python-jsonschema, forced, answers "anyOf" alone for about a second (it gathers
+            # every branch's errors), so the bound leaves room on a busy machine.
+            "bound_seconds": 4.0,
+            "payloads": [
+                {"name": "1000-strings", "instance": gen_list(1000, "ab"), "expect": "invalid", "truncated": True},
+                # Valid items are evaluated against all 2,047 inlined subschemas each: a few suffice.
+                {"name": "3-chars", "instance": gen_list(3, "a"), "expect": "valid"},
+            ],
+        }
+        for combinator in ("allOf", "anyOf")
+    }
+)
+for label, count, bound in (("3k", 1, 1.0), ("122k", 40, 5.0), ("608k", 200, 20.0)):
+    CASES[f"regex-check-linear-{label}"] = {
+        "threat": "regex",
+        "description": (
+            f"{count} pattern(s) of 1,000 distinct runs each ({label}B of schema): the pattern check once "
+            "compared every run with every earlier one (9 s for 122 KB, 44 s for 608 KB under auto); "
+            "compile time must grow linearly up to the size limit"
+        ),
+        "schema": run_patterns(count, 1000),
+        "expect": "compiles",
+        "bound_seconds": bound,
+        "payloads": [
+            {"name": "empty", "instance": {}, "expect": "valid"},
+            {"name": "mismatch", "instance": {"p0": "x"}, "expect": "invalid", "truncated": False},
+        ],
+    }
+CASES["regex-word-boundary-unicode"] = {
+    "threat": "regex",
+    "description": (
+        "^\\bé against \"é\": ECMA-262's word boundary is ASCII-only (no match); jsonschema-rs's is "
+        "Unicode (a match), so the general backend refuses the pattern rather than answer wrongly"
+    ),
+    "schema": {"type": "string", "pattern": "^\\bé"},
+    "expect": "unsupported-by-backend",
+}
+CASES["regex-ecma-only-syntax"] = {
+    "threat": "regex",
+    "description": (
+        "ECMA-only spellings (\\u{41}, a named group (?<n>...)): fastjsonschema compiles patterns with "
+        "Python re while generating code, and re.error escaped raw (the catalog runs it on every backend)"
+    ),
+    "schema": {
+        "type": "object",
+        "properties": {"q": {"type": "string", "pattern": "^\\u{41}(?<n>a)$"}},
+        "patternProperties": {"^\\u{42}": {"type": "integer"}},
+    },
+    "expect": "compiles",
+    "payloads": [
+        {"name": "match", "instance": {"q": "Aa", "B": 1}, "expect": "valid"},
+        {"name": "mismatch", "instance": {"q": "AA"}, "expect": "invalid", "truncated": False},
+        {"name": "pattern-property", "instance": {"Bx": "1"}, "expect": "invalid", "truncated": False},
+    ],
+}
 
 
 def main() -> None:

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import engine
 from engine._config import FetchConfig
@@ -262,3 +264,17 @@ def test_slow_dns_is_cut_by_the_timeout(monkeypatch: pytest.MonkeyPatch) -> None
     with pytest.raises(engine.SchemaRejected) as refused:
         fetching(allow_hosts=["slow.test"], connect_timeout=0.2).compile({"$ref": "http://slow.test/x.json"})
     assert "does not resolve" in refused.value.message
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(path=st.text(max_size=24), query=st.text(max_size=8))
+def test_any_uri_text_ends_in_a_typed_refusal_or_a_document(running_server: Server, path: str, query: str) -> None:
+    # Non-ASCII (an IRI), spaces, control characters, CRLF, "#", "%": never an exception other
+    # than a refusal, never a request line or header that carries them raw.
+    url = f"http://127.0.0.1:{running_server.port}/{path}" + (f"?{query}" if query else "")
+    try:
+        fetching().compile({"$ref": url})
+    except engine.SchemaRejected as refused:
+        assert refused.reason in ("remote-ref", "unresolvable-ref", "invalid-schema"), refused.message
+        assert refused.message
+    assert all("\r" not in hit and "\n" not in hit and " " not in hit for hit in running_server.hits)

@@ -8,6 +8,7 @@ opens loopback only; ``allow_private`` opens RFC 1918 and fc00::/7 only.
 from __future__ import annotations
 
 import ipaddress
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -43,6 +44,8 @@ CLASSES = [
     ("::ffff:169.254.169.254", "IPv4-mapped"),
     ("::ffff:8.8.8.8", "IPv4-mapped"),
     ("::ffff:0:7f00:1", "IPv4-translated"),
+    ("2001:4860::5efe:7f00:1", "ISATAP"),  # a global prefix, 127.0.0.1 behind it
+    ("2a00:1450::200:5efe:a9fe:a9fe", "ISATAP"),  # u/g bit set, 169.254.169.254
     ("fec0::1", "site-local"),
     ("feff:ffff::1", "site-local"),
     ("fe80::1", "link-local"),
@@ -90,8 +93,9 @@ def test_every_non_public_class_is_refused_under_every_configuration(address: st
 def test_each_opt_in_opens_its_own_class_and_no_other(address: str, opened_by: str) -> None:
     assert address_refusal(address, DEFAULT) is not None
     other = "allow_private" if opened_by == "allow_loopback" else "allow_loopback"
-    assert address_refusal(address, FetchConfig(**{other: True})) is not None
-    assert address_refusal(address, FetchConfig(**{opened_by: True})) is None
+    opened = {"allow_loopback": FetchConfig(allow_loopback=True), "allow_private": FetchConfig(allow_private=True)}
+    assert address_refusal(address, opened[other]) is not None
+    assert address_refusal(address, opened[opened_by]) is None
 
 
 @pytest.mark.parametrize("address", ["8.8.8.8", "93.184.216.34", "1.1.1.1", "2606:4700::1111", "2a00:1450::1"])
@@ -113,6 +117,10 @@ def embeddings(v4: int, tail: int) -> list[str]:
         # Teredo: 2001:0::/32, server, flags, port, and the client IPv4 obfuscated (xor all ones).
         (0x20010000 << 96) | ((tail & (2**64 - 1)) << 32) | (v4 ^ 0xFFFFFFFF),
     ]
+    # ISATAP: any prefix (here from `tail`, kept inside 2000::/3), 0:5efe or 200:5efe, the IPv4.
+    prefix = (0x2000 << 48) | (tail & (2**61 - 1))
+    forms.append((prefix << 64) | (0x5EFE << 32) | v4)
+    forms.append((prefix << 64) | (0x0200_5EFE << 32) | v4)
     if v4 > 1:
         forms.append(v4)  # ::a.b.c.d  IPv4-compatible (:: and ::1 are not)
     return [str(ipaddress.IPv6Address(f)) for f in forms]
@@ -168,7 +176,7 @@ def test_a_host_resolving_to_such_an_address_is_never_connected_to(
 ) -> None:
     connections: list[object] = []
 
-    def getaddrinfo(host: str, port: int, *args: object, **kwargs: object) -> list:
+    def getaddrinfo(host: str, port: int, *args: object, **kwargs: object) -> list[Any]:
         return [(10, 1, 6, "", (address, port, 0, 0))]
 
     monkeypatch.setattr("socket.getaddrinfo", getaddrinfo)

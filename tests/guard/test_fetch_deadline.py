@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import engine
 
@@ -170,7 +174,7 @@ def test_a_body_without_length_sent_a_byte_at_a_time(serve: Callable[[Behaviour]
 
 @pytest.mark.timeout(BOUND)
 def test_a_server_that_never_answers(serve: Callable[[Behaviour], SlowServer]) -> None:
-    server = serve(lambda conn, path, stop: stop.wait(60))
+    server = serve(lambda conn, path, stop: None if stop.wait(60) else None)
     refused_at_the_deadline(fetching(), {"$ref": server.url("/s.json")}, "response headers")
 
 
@@ -231,14 +235,14 @@ def test_every_fetch_of_one_compile_shares_one_deadline(serve: Callable[[Behavio
 @pytest.mark.timeout(BOUND + 2 * DEADLINE)
 def test_the_deadline_is_per_compile_and_a_fetched_document_is_kept(serve: Callable[[Behaviour], SlowServer]) -> None:
     def slow_document(conn: socket.socket, path: str, stop: threading.Event) -> None:
-        if stop.wait(0.4):
+        if stop.wait(0.2):
             return
         body = b'{"type": "integer"}'
         conn.sendall(HEADERS_OK + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
 
     server = serve(slow_document)
     eng = fetching()
-    # Two compiles of two documents each: 0.8 s apiece, each inside its own deadline.
+    # Two compiles of two documents each: 0.4 s apiece, each well inside its own 1 s deadline.
     first = eng.compile({"prefixItems": [{"$ref": server.url("/a.json")}, {"$ref": server.url("/b.json")}]})
     second = eng.compile({"prefixItems": [{"$ref": server.url("/a.json")}, {"$ref": server.url("/c.json")}]})
     assert first.is_valid([1, 2]) and not first.is_valid(["x"])
@@ -252,14 +256,73 @@ def test_name_resolution_counts_against_the_deadline(monkeypatch: pytest.MonkeyP
     # deadline even when the connect timeout alone would allow 10 s.
     release = threading.Event()
 
-    def slow_getaddrinfo(*args: object, **kwargs: object) -> list:
+    def slow_getaddrinfo(*args: object, **kwargs: object) -> list[Any]:
         release.wait(30)
         return []
 
     monkeypatch.setattr("socket.getaddrinfo", slow_getaddrinfo)
     try:
-        with pytest.raises(engine.SchemaRejected) as refused:
-            fetching(allow_hosts=["slow.test"], connect_timeout=10.0).compile({"$ref": "http://slow.test/s.json"})
-        assert refused.value.reason == "remote-ref" and "does not resolve" in refused.value.message
+        eng = fetching(allow_hosts=["slow.test"], connect_timeout=10.0)
+        refused_at_the_deadline(eng, {"$ref": "http://slow.test/s.json"}, "resolving 'slow.test'")
     finally:
         release.set()
+
+
+@pytest.mark.timeout(BOUND)
+def test_an_endless_run_of_interim_responses(serve: Callable[[Behaviour], SlowServer]) -> None:
+    # http.client skips "100 Continue" responses in a loop of its own; each comes well within any
+    # per-read timeout, and none has a body the size cap could count.
+    server = serve(lambda conn, path, stop: dribble(conn, b"", b"HTTP/1.1 100 Continue\r\n\r\n", stop))
+    refused_at_the_deadline(fetching(), {"$ref": server.url("/s.json")}, "response headers")
+
+
+@pytest.mark.timeout(BOUND)
+def test_a_flood_of_interim_responses_at_full_speed(serve: Callable[[Behaviour], SlowServer]) -> None:
+    def flood(conn: socket.socket, path: str, stop: threading.Event) -> None:
+        interim = b"HTTP/1.1 100 Continue\r\n\r\n" * 1000
+        while not stop.is_set():
+            conn.sendall(interim)
+
+    server = serve(flood)
+    refused_at_the_deadline(fetching(), {"$ref": server.url("/s.json")}, "response headers")
+
+
+FULL_RESPONSE = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nX-Pad: "
+    + b"p" * 40
+    + b"\r\n\r\n"
+    + b"8\r\n{\"type\":\r\n"
+    + b"b\r\n \"integer\"}\r\n"
+    + b"0\r\n\r\n"
+)
+SHORT_DEADLINE = 0.3
+
+
+@pytest.mark.timeout(40)  # 20 examples, each cut at its 0.3 s deadline (or answered sooner)
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(cut=st.integers(0, len(FULL_RESPONSE) - 1), interval=st.sampled_from([0.02, 0.05, 0.1]))
+def test_a_response_slowed_anywhere_ends_by_the_deadline(cut: int, interval: float) -> None:
+    # The first `cut` bytes at once, then the rest one byte per `interval`: the response needs
+    # between 0 and 10 s; it is either whole within the deadline (a document) or refused at it.
+    def respond(conn: socket.socket, path: str, stop: threading.Event) -> None:
+        conn.sendall(FULL_RESPONSE[:cut])
+        for i in range(cut, len(FULL_RESPONSE)):
+            if stop.wait(interval):
+                return
+            conn.sendall(FULL_RESPONSE[i : i + 1])
+
+    server = SlowServer(respond)
+    try:
+        eng = fetching(total_timeout=SHORT_DEADLINE, connect_timeout=SHORT_DEADLINE)
+        started = time.monotonic()
+        try:
+            compiled = eng.compile({"$ref": server.url("/s.json")})
+        except engine.SchemaRejected as refused:
+            assert refused.reason == "remote-ref", refused.message
+            assert refused.details.get("limit") == "total_timeout", refused.message
+        else:
+            assert compiled.is_valid(3) and not compiled.is_valid("3")
+            assert (len(FULL_RESPONSE) - cut) * interval < SHORT_DEADLINE + 1.0  # it could finish in time
+        assert time.monotonic() - started < SHORT_DEADLINE + 1.0
+    finally:
+        server.close()

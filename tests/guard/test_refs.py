@@ -188,3 +188,112 @@ def test_guard_report_facts() -> None:
     assert report.measured["max_schema_depth"] == 3
     assert report.measured["max_ref_expansion"] == report.measured["max_subschemas"] == 3
     assert set(engine._guard.LIMIT_MEANINGS) == set(report.measured)
+
+
+# -- one Python object at two places: each place is analysed against its own base URI ----------------
+
+
+def two_bases(first_leaf: dict, second_leaf: dict, *, hostile_first: bool) -> dict:
+    """``{"$ref": "leaf"}`` shared by two `$id` resources; ``leaf`` differs between them. The
+    hostile leaf is placed first or second, so the test does not depend on the walk's order."""
+    shared = {"$ref": "leaf"}
+    hostile, benign = (first_leaf, second_leaf) if hostile_first else (second_leaf, first_leaf)
+    return {
+        "$defs": {
+            "A": {"$id": "http://a.example/", "$defs": {"s": shared, "leaf": {"$id": "leaf", **hostile}}},
+            "B": {"$id": "http://b.example/", "$defs": {"s": shared, "leaf": {"$id": "leaf", **benign}}},
+        },
+        "properties": {"a": {"$ref": "http://a.example/#/$defs/s"}, "b": {"$ref": "http://b.example/#/$defs/s"}},
+    }
+
+
+def bomb(levels: int) -> dict:
+    defs = {f"x{i}": {"anyOf": [{"$ref": f"#/$defs/x{i + 1}"}, {"$ref": f"#/$defs/x{i + 1}"}]} for i in range(levels)}
+    defs[f"x{levels}"] = {"type": "string"}
+    return {"$defs": defs, "$ref": "#/$defs/x0"}
+
+
+@pytest.mark.parametrize("hostile_first", [True, False])
+def test_a_cycle_behind_a_shared_object_is_seen_at_either_place(hostile_first: bool) -> None:
+    # Before places were told apart, the cycle behind the first place was never followed: the
+    # schema compiled, and evaluating property "a" would never end.
+    cycle = {"$ref": "http://a.example/#/$defs/s"} if hostile_first else {"$ref": "http://b.example/#/$defs/s"}
+    error = refused(two_bases(cycle, {"minimum": 0}, hostile_first=hostile_first))
+    assert error.reason == "invalid-schema" and "never descends" in error.message
+
+
+@pytest.mark.parametrize("hostile_first", [True, False])
+def test_an_expansion_behind_a_shared_object_is_counted_at_either_place(hostile_first: bool) -> None:
+    # 2**26 evaluations behind one place: measured 7 before (the other place's benign leaf); the
+    # general backend took 2.2 s on one instance and fastjsonschema never finished.
+    error = refused(two_bases(bomb(26), {"minimum": 0}, hostile_first=hostile_first))
+    assert error.reason == "limit-exceeded" and error.details["limit"] == "max_ref_expansion"
+    assert error.details["measured"] > 2**26
+
+
+def test_a_shared_object_in_two_registry_resources_is_analysed_in_each() -> None:
+    shared = {"$ref": "#/$defs/leaf"}
+    registry = {
+        "http://a.example/s.json": {"$defs": {"s": shared, "leaf": {"$ref": "#/$defs/s"}}},
+        "http://b.example/s.json": {"$defs": {"s": shared, "leaf": {"type": "string"}}},
+    }
+    schema = {"properties": {"a": {"$ref": "http://a.example/s.json#/$defs/s"}}}
+    assert refused(schema, registry=registry).reason == "invalid-schema"
+    benign = {"properties": {"b": {"$ref": "http://b.example/s.json#/$defs/s"}}}
+    assert compile(benign, registry=registry).is_valid({"b": "x"})
+
+
+def test_places_reached_through_different_roots_are_one_node() -> None:
+    # The same place named from the document root and through the embedded resource's own URI.
+    schema = {
+        "$defs": {"A": {"$id": "http://a.example/", "$defs": {"n": {"type": "integer"}}}},
+        "properties": {
+            "x": {"$ref": "#/$defs/A/$defs/n"},
+            "y": {"$ref": "http://a.example/#/$defs/n"},
+        },
+    }
+    compiled = compile(schema)
+    assert compiled.is_valid({"x": 1, "y": 2}) and not compiled.is_valid({"y": "2"})
+    assert compiled.guard is not None and compiled.guard.measured["max_ref_expansion"] < 10
+
+
+# -- one URI declared by two different schemas ----------------------------------------------------
+
+
+@pytest.mark.parametrize("bomb_first", [True, False])
+def test_two_resources_with_one_id_are_refused(bomb_first: bool) -> None:
+    # The guard reads one of them and a backend may take the other: with a benign one analysed
+    # (expansion 3, measured) fastjsonschema and python-jsonschema ran the 2^26 one for good.
+    benign = {"$id": "http://x.example/", "$defs": {f"x{i}": {"minimum": 0} for i in range(27)}}
+    hostile = {"$id": "http://x.example/", **bomb(26)}
+    first, second = (hostile, benign) if bomb_first else (benign, hostile)
+    schema = {"$defs": {"a": first, "b": second}, "properties": {"p": {"$ref": "http://x.example/#/$defs/x0"}}}
+    error = refused(schema)
+    assert error.reason == "invalid-schema" and error.details["uri"] == "http://x.example/"
+    assert "ambiguous" in error.message
+
+
+def test_one_anchor_named_twice_in_a_resource_is_refused() -> None:
+    schema = {
+        "$defs": {"a": {"$anchor": "n", "type": "integer"}, "b": {"$anchor": "n", "type": "string"}},
+        "$ref": "#n",
+    }
+    error = refused(schema)
+    assert error.reason == "invalid-schema" and error.details["uri"].endswith("#n")
+
+
+def test_an_embedded_id_the_registry_holds_differently_is_refused() -> None:
+    registry = {"http://x.example/s.json": {"type": "string"}}
+    schema = {"$defs": {"s": {"$id": "http://x.example/s.json", "type": "integer"}}, "$ref": "http://x.example/s.json"}
+    assert refused(schema, registry=registry).reason == "invalid-schema"
+
+
+def test_the_same_schema_declared_twice_is_one_meaning() -> None:
+    shared = {"$id": "http://x.example/", "$defs": {"n": {"type": "integer"}}}
+    copies = [shared, {"$id": "http://x.example/", "$defs": {"n": {"type": "integer"}}}]
+    for second in copies:  # the same dict at two places, then an equal copy
+        schema = {"$defs": {"a": shared, "b": second}, "properties": {"p": {"$ref": "http://x.example/#/$defs/n"}}}
+        compiled = compile(schema)
+        assert compiled.is_valid({"p": 1}) and not compiled.is_valid({"p": "1"})
+    registry = {"http://x.example/": {"$id": "http://x.example/", "$defs": {"n": {"type": "integer"}}}}
+    assert not compile({"$defs": {"a": shared}, "$ref": "http://x.example/#/$defs/n"}, registry=registry).is_valid("1")

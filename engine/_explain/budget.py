@@ -1,0 +1,222 @@
+"""What an explanation may spend, and what it has found: the work and time budget, the issue list
+(capped, and marked truncated where it was cut), and the measures of an instance the estimates
+multiply by."""
+
+from __future__ import annotations
+
+import heapq
+import json
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._config import Limits
+from .._errors import Issue, ValidationFailed
+from .._pointer import pointer
+
+__all__ = [
+    "EXPLAIN_FRAMES",
+    "INFINITE",
+    "SECONDS_PER_EVALUATION",
+    "Budget",
+    "Issues",
+    "Pointer",
+    "shape",
+    "short",
+    "size",
+    "too_costly",
+]
+
+EXPLAIN_FRAMES = 512
+"""Nested schema applications the error path of jsonschema-rs runs safely: it first crashed at
+1,024 on a 1 MiB thread stack (building nested error contexts); a factor of two below."""
+
+SECONDS_PER_EVALUATION = 50e-6
+"""The slowest error-path evaluation measured (the ``anyOf`` tower above: 10.7 s for 206,000
+evaluations); a piece is started only if its estimate, at this rate, fits the time left."""
+
+INFINITE = 1 << 62
+INFINITE = 1 << 62
+
+Pointer = tuple[str | int, ...]
+
+
+@dataclass
+class Budget:
+    work: int
+    deadline: float
+
+    def __init__(self, limits: Limits) -> None:
+        self.work = limits.max_explain_work
+        self.deadline = time.monotonic() + limits.max_explain_seconds
+
+    def allowance(self) -> int:
+        """The most evaluations a step may start now: what is left of the work, and of the time
+        at the measured rate."""
+        seconds = self.deadline - time.monotonic()
+        if seconds <= 0 or self.work <= 0:
+            return 0
+        return min(self.work, int(seconds / SECONDS_PER_EVALUATION))
+
+    def spend(self, work: int) -> None:
+        self.work -= work
+
+
+@dataclass
+class Issues:
+    cap: int
+    issues: list[Issue] = field(default_factory=list)
+    truncated: bool = False
+
+    @property
+    def full(self) -> bool:
+        return self.truncated and len(self.issues) >= self.cap
+
+    def add(self, issue: Issue) -> bool:
+        """Keep ``issue``; ``False`` once the list is full (then it is marked truncated)."""
+        if len(self.issues) >= self.cap:
+            self.truncated = True
+            return False
+        self.issues.append(issue)
+        return True
+
+    def cut(self, issue: Issue) -> None:
+        """The explanation stops here: say so."""
+        self.truncated = True
+        if len(self.issues) < self.cap:
+            self.issues.append(issue)
+
+    def run(self, issues: Iterator[Issue], budget: Budget, path: str, location: Pointer) -> None:
+        """Read the issues of one piece, each re-rooted at ``path`` / ``location``."""
+        prefix = pointer(location)
+        try:
+            for issue in issues:
+                if path or prefix:
+                    issue = Issue(
+                        instance_path=path + issue.instance_path,
+                        keyword_location=prefix + issue.keyword_location,
+                        keyword=issue.keyword,
+                        message=issue.message,
+                    )
+                if not self.add(issue) or time.monotonic() > budget.deadline:
+                    self.truncated = True
+                    break
+        except (ValueError, RecursionError) as exc:
+            # jsonschema-rs refuses to describe a failing value that nests 256 levels or more.
+            self.cut(
+                Issue(
+                    instance_path=path,
+                    keyword_location=prefix,
+                    keyword="",
+                    message=f"instance is invalid; the explanation stopped: {exc}",
+                )
+            )
+
+    def failure(self) -> ValidationFailed:
+        if not self.issues:
+            # The fast path said no but nothing was said: never report valid.
+            self.issues.append(Issue(instance_path="", keyword_location="", keyword="", message="instance is invalid"))
+        return ValidationFailed(self.issues, truncated=self.truncated)
+
+
+def too_costly(path: str, location: str, cost: int) -> str:
+    where = f" at {path!r}" if path else ""
+    against = f" against {location!r}" if location else ""
+    estimate = f"an estimated {cost} evaluations" if cost < INFINITE else "work the budget cannot bound"
+    return (
+        f"instance is invalid{where}{against}; explaining it further would take {estimate}, over what "
+        "is left of max_explain_work / max_explain_seconds (explanation truncated)"
+    )
+
+
+def shape(instance: Any, limit: int) -> tuple[int, int]:
+    """(the most values on one level of ``instance``, its depth), level by level; a long string
+    counts once per 64 characters (every error message quotes it), an object's keys count with its
+    values. Counting stops once a level passes ``limit``."""
+    level, widest, depth = [instance], 0, -1
+    while level:
+        depth += 1
+        width, below = 0, list[Any]()
+        for value in level:
+            width += 1
+            if isinstance(value, str):
+                width += len(value) >> 6
+            elif isinstance(value, Mapping):
+                width += len(value)
+                below.extend(value.values())
+            elif isinstance(value, list):
+                below.extend(value)
+        widest = max(widest, width)
+        if widest > limit:
+            break
+        level = below
+    return widest, depth
+
+
+def size(instance: Any, limit: int) -> int:
+    """How many values ``instance`` holds, counted as :func:`shape` counts them; counting stops
+    past ``limit``."""
+    total = 0
+    stack = [instance]
+    while stack:
+        value = stack.pop()
+        total += 1
+        if isinstance(value, str):
+            total += len(value) >> 6
+        elif isinstance(value, Mapping):
+            total += len(value)
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        if total > limit:
+            return total
+    return total
+
+
+def short(instance: Any, limit: int = 80) -> str:
+    """``instance`` as JSON, cut after ``limit`` characters: written piece by piece so that a
+    huge or deeply nested value costs no more than the characters shown."""
+    parts: list[str] = []
+    length = 0
+    stack: list[Any] = [instance]
+    while stack and length <= limit:
+        item = stack.pop()
+        if isinstance(item, Text):
+            text = item.text
+        elif isinstance(item, Mapping):
+            text = "{"
+            entries: list[Any] = [Text("}")]
+            # Keys sorted, as jsonschema-rs writes them.
+            keys = heapq.nsmallest(limit, item)  # the first keys in order, without sorting them all
+            for n, (key, value) in enumerate(reversed([(k, item[k]) for k in keys])):
+                entries.append(value)
+                entries.append(Text(json.dumps(str(key), ensure_ascii=False) + ":"))
+                if n < min(len(item), limit) - 1:
+                    entries.append(Text(","))
+            stack.extend(entries)
+        elif isinstance(item, list):
+            text = "["
+            entries = [Text("]")]
+            shown = item[:limit]
+            for n, value in enumerate(reversed(shown)):
+                entries.append(value)
+                if n < len(shown) - 1:
+                    entries.append(Text(","))
+            stack.extend(entries)
+        elif isinstance(item, str):
+            text = json.dumps(item[: limit + 1], ensure_ascii=False)
+        else:
+            try:
+                text = json.dumps(item)
+            except (TypeError, ValueError):
+                text = repr(item)[: limit + 1]
+        parts.append(text)
+        length += len(text)
+    text = "".join(parts)
+    return text if len(text) <= limit and not stack else text[: limit - 3] + "..."
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    text: str

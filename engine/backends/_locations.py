@@ -1,0 +1,134 @@
+"""Validators for single locations of a schema, for explaining a failure piece by piece.
+
+The schema is registered with jsonschema-rs under a URI of its own, so that any subschema of it can
+be validated alone as ``{"$ref": "<uri>#<pointer>"}``, its references resolving as in the whole.
+Only where that is exact: a schema with dynamic references (``$dynamicRef``, ``$recursiveRef``)
+means something that depends on the path that reached them, and has no such validators.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import jsonschema_rs
+
+from .._dialect import Dialect
+from .._errors import Issue
+from .._pointer import pointer
+from ._contract import BackendValidator, SchemaSource
+from ._jsonschema_rs import JsonschemaRsValidator, issue_from_rs, rs_options
+
+__all__ = ["LocationValidators", "locations_of"]
+
+_DOCUMENT = "urn:engine:explain"
+"""The URI the schema is registered under."""
+
+Pointer = tuple[str | int, ...]
+
+
+class LocationValidators:
+    """Validators of single locations of one schema, compiled on demand and kept."""
+
+    def __init__(self, source: SchemaSource) -> None:
+        self.root: Any = source.schema
+        self.dialect: Dialect = source.dialect
+        self.resources = source.resources
+        options = rs_options(source)
+        self._plain = {k: v for k, v in options.items() if k != "registry"}
+        options["registry"] = jsonschema_rs.Registry(
+            [(_DOCUMENT, self.root), *source.resources.items()],
+            draft=source.dialect.rs_draft,
+            retriever=_deny,
+        )
+        self._options = options
+        self._by_pointer: dict[Pointer, Any] = {}
+        self._own: dict[Pointer, Any] = {}
+
+    def compiled(self, at: Pointer) -> bool:
+        """Whether the validator of ``at`` exists already (compiling one costs the subschemas it reaches)."""
+        return at in self._by_pointer
+
+    def _validator(self, at: Pointer) -> Any:
+        validator = self._by_pointer.get(at)
+        if validator is None:
+            schema = {"$ref": _DOCUMENT + "#" + pointer(at)}
+            try:
+                validator = self.dialect.rs_validator_class(schema, **self._options)
+            except jsonschema_rs.ReferencingError as exc:  # the caller ends the explanation there
+                raise ValueError(f"the location {pointer(at)!r} cannot be validated alone: {exc}") from None
+            self._by_pointer[at] = validator
+        return validator
+
+    def is_valid(self, at: Pointer, instance: Any) -> bool:
+        return bool(self._validator(at).is_valid(instance))
+
+    def issues(self, at: Pointer, instance: Any) -> Iterator[Issue]:
+        """The issues of ``instance`` against the subschema at ``at``, keyword locations relative to it."""
+        for error in self._validator(at).iter_errors(instance):  # raised here, inside the caller's guard
+            issue = issue_from_rs(error)
+            if issue.keyword_location.startswith("/$ref"):  # the reference to the location itself
+                issue = Issue(
+                    instance_path=issue.instance_path,
+                    keyword_location=issue.keyword_location[5:],
+                    keyword=issue.keyword,
+                    message=issue.message,
+                )
+            yield issue
+
+    def own_issues(self, at: Pointer, own: Mapping[str, Any], instance: Any) -> Iterator[Issue]:
+        """The issues of ``instance`` against ``own``: keywords of the schema at ``at`` that hold
+        no subschema (so nothing to resolve)."""
+        validator = self._own.get(at)
+        if validator is None:
+            validator = self._own[at] = self.dialect.rs_validator_class(dict(own), **self._plain)
+        for error in validator.iter_errors(instance):
+            yield issue_from_rs(error)
+
+
+# The locations of each general validator, built on its first piece-by-piece explanation; False
+# where they cannot be validated alone.
+_BUILT: weakref.WeakKeyDictionary[JsonschemaRsValidator, LocationValidators | bool] = weakref.WeakKeyDictionary()
+
+
+def locations_of(explainer: BackendValidator) -> LocationValidators | None:
+    """The location validators of the schema ``explainer`` was compiled from (jsonschema-rs's own,
+    or the one python-jsonschema keeps for its rescue), or ``None``."""
+    general: Any = explainer
+    if not isinstance(general, JsonschemaRsValidator):
+        rescue = getattr(explainer, "general", None)
+        general = rescue() if callable(rescue) else None
+    if not isinstance(general, JsonschemaRsValidator) or general.source is None:
+        return None
+    cached = _BUILT.get(general)
+    if cached is None:
+        source = general.source
+        if not isinstance(source.schema, Mapping) or any(
+            _has_dynamic(doc) for doc in (source.schema, *source.resources.values())
+        ):
+            cached = False
+        else:
+            try:
+                cached = LocationValidators(source)
+            except (ValueError, jsonschema_rs.ReferencingError):
+                cached = False
+        _BUILT[general] = cached
+    return cached if isinstance(cached, LocationValidators) else None
+
+
+def _has_dynamic(document: Any) -> bool:
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            if "$dynamicRef" in node or "$recursiveRef" in node:
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+def _deny(uri: str) -> Any:
+    raise LookupError(f"retrieval of {uri!r} is disabled")
