@@ -98,7 +98,7 @@ def inspect(
     root = graph.add_document(schema, DEFAULT_BASE, dialect)  # the root's `$id` is registered by the walk
     # Size first: a document over the subschema limit is refused before any further work.
     _check_walk(graph, limits)
-    resolve_refs(graph, resources, dialect, fetch, fetched)
+    resolve_refs(graph, resources, dialect, fetch, fetched, limits)
     _check_walk(graph, limits)  # referenced resources count too
     shape = analyse(graph, root)
 
