@@ -268,9 +268,8 @@ class Pieces:
 
         if "$ref" in node:
             target = self.resolve(at, node["$ref"])
-            if target is None:
-                if fails(at, instance):
-                    out.cut(self._cut(path, (*location, "$ref"), INFINITE))
+            if target is None:  # outside the document, or an anchor: not followed here
+                out.cut(self._cut(path, (*location, "$ref"), INFINITE))
             else:
                 into(target, instance, path, (*location, "$ref"))
             if self.legacy:
