@@ -63,7 +63,9 @@ TOWER_PROBE = textwrap.dedent(
         except engine.ValidationFailed as failure:
             issues, truncated = failure.issues, failure.truncated
     elapsed = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    # VmHWM, not ru_maxrss: Linux keeps ru_maxrss across exec, so a probe started from a large
+    # pytest process reported the parent's peak (739 MiB in a full run) as its own.
+    peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:")) // 1024
     print(json.dumps({"seconds": elapsed, "peak_mib": peak, "issues": len(issues), "truncated": truncated,
                       "first": issues[0].message}))
     """
