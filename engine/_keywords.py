@@ -20,9 +20,10 @@ specification plus one legacy keyword: ``dependencies`` is still applied in 2019
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import Enum
 from types import MappingProxyType
+
+import msgspec
 
 from ._dialect import Dialect
 
@@ -56,8 +57,7 @@ class Applies(Enum):
     HOLD = "hold"  # `$defs`: reached only through `$ref`
 
 
-@dataclass(frozen=True, slots=True)
-class DialectKeywords:
+class DialectKeywords(msgspec.Struct, frozen=True):
     """The keyword facts of one dialect."""
 
     dialect: Dialect

@@ -17,8 +17,9 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Literal, TypeVar
+
+import msgspec
 
 __all__ = [
     "CacheEvent",
@@ -48,8 +49,7 @@ Side = Literal["server", "client"]
 """Which peer validated it."""
 
 
-@dataclass(frozen=True, slots=True)
-class CompileEvent:
+class CompileEvent(msgspec.Struct, frozen=True):
     """One schema compiled (a cache miss), or refused while compiling."""
 
     seconds: float
@@ -59,15 +59,13 @@ class CompileEvent:
     """The refusal reason (``remote-ref``, ``limit-exceeded``, ...); ``None`` when it compiled."""
 
 
-@dataclass(frozen=True, slots=True)
-class CacheEvent:
+class CacheEvent(msgspec.Struct, frozen=True):
     """A compile-cache look-up (``hit`` / ``miss``) or an entry pushed out (``eviction``)."""
 
     outcome: Literal["hit", "miss", "eviction"]
 
 
-@dataclass(frozen=True, slots=True)
-class RefusalEvent:
+class RefusalEvent(msgspec.Struct, frozen=True):
     """A tool's (or an elicitation form's) schema refused: the tool cannot be used."""
 
     tool: str | None
@@ -78,8 +76,7 @@ class RefusalEvent:
     side: Side
 
 
-@dataclass(frozen=True, slots=True)
-class ValidationEvent:
+class ValidationEvent(msgspec.Struct, frozen=True):
     """One payload validated by an adapter."""
 
     tool: str | None
@@ -158,8 +155,7 @@ def observed_compile(compile: Callable[[], T]) -> Callable[[], T]:
     return run
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
+class Snapshot(msgspec.Struct, frozen=True):
     """Counts and total seconds, as :class:`Recorder` saw them."""
 
     compiles: int
@@ -182,19 +178,19 @@ class Snapshot:
         )
 
 
-@dataclass
 class Recorder:
     """A hook that keeps counters in memory: ``engine.metrics.add_hook(recorder)``, then
     ``recorder.snapshot()``. Thread-safe."""
 
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _compiles: int = 0
-    _compile_seconds: float = 0.0
-    _compile_refusals: Counter[str] = field(default_factory=Counter)
-    _cache: Counter[str] = field(default_factory=Counter)
-    _refusals: Counter[tuple[str | None, str | None, str]] = field(default_factory=Counter)
-    _validations: Counter[tuple[str | None, str, str, str]] = field(default_factory=Counter)
-    _validation_seconds: dict[str, float] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._compiles = 0
+        self._compile_seconds = 0.0
+        self._compile_refusals: Counter[str] = Counter()
+        self._cache: Counter[str] = Counter()
+        self._refusals: Counter[tuple[str | None, str | None, str]] = Counter()
+        self._validations: Counter[tuple[str | None, str, str, str]] = Counter()
+        self._validation_seconds: dict[str, float] = {}
 
     def __call__(self, event: Event) -> None:
         with self._lock:

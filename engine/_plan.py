@@ -15,8 +15,9 @@ references resolve, explains the failures of backends that do not explain, and r
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from ._errors import BackendUnavailable
 from .backends import (
@@ -34,8 +35,7 @@ from .backends import (
 __all__ = ["Candidates", "Plan", "candidates", "plan"]
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(msgspec.Struct, frozen=True):
     """How one schema is checked, explained and decoded."""
 
     backend: str
@@ -54,8 +54,7 @@ class Plan:
     """The backends tried before the chosen one, each with why it refused."""
 
 
-@dataclass(frozen=True, slots=True)
-class Candidates:
+class Candidates(msgspec.Struct, frozen=True):
     """The backends one engine plans with."""
 
     order: tuple[Backend, ...]

@@ -5,11 +5,11 @@ multiply by."""
 from __future__ import annotations
 
 import heapq
-import json
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from .._config import Limits
 from .._errors import Issue, ValidationFailed
@@ -42,10 +42,8 @@ INFINITE = 1 << 62
 Pointer = tuple[str | int, ...]
 
 
-@dataclass
 class Budget:
-    work: int
-    deadline: float
+    __slots__ = ("deadline", "work")
 
     def __init__(self, limits: Limits) -> None:
         self.work = limits.max_explain_work
@@ -63,10 +61,9 @@ class Budget:
         self.work -= work
 
 
-@dataclass
-class Issues:
+class Issues(msgspec.Struct):
     cap: int
-    issues: list[Issue] = field(default_factory=list)
+    issues: list[Issue] = msgspec.field(default_factory=list)
     truncated: bool = False
 
     @property
@@ -177,6 +174,8 @@ def size(instance: Any, limit: int) -> int:
 def short(instance: Any, limit: int = 80) -> str:
     """``instance`` as JSON, cut after ``limit`` characters: written piece by piece so that a
     huge or deeply nested value costs no more than the characters shown."""
+    import json  # here, on the slow path that explains a failure: not on `import engine`
+
     parts: list[str] = []
     length = 0
     stack: list[Any] = [instance]
@@ -217,6 +216,5 @@ def short(instance: Any, limit: int = 80) -> str:
     return text if len(text) <= limit and not stack else text[: limit - 3] + "..."
 
 
-@dataclass(frozen=True, slots=True)
-class Text:
+class Text(msgspec.Struct, frozen=True):
     text: str

@@ -6,7 +6,8 @@ checking a pattern is linear in its length."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+import msgspec
 
 from .charsets import DIGIT, DOT, MAX_CODE_POINT, SPACE, WORD, Ranges, emit_char, emit_ranges, negate, norm
 
@@ -49,67 +50,64 @@ class PatternRefused(ValueError):
         self.why = why
 
 
-@dataclass
+# Plain classes with slots, not dataclasses: creating the node dataclasses cost about 10 ms of
+# `import engine`, for fields computed once in the constructor anyway.
+
+
 class Atom:
-    chars: Ranges  # the characters one step of this atom may consume
-    source: str  # the Python text for it
-    first: Ranges | None = field(init=False)  # characters a match may start with; None: may be empty
-    all: Ranges = field(init=False)  # every character a match may contain
-    quantified: bool = field(init=False, default=False)  # holds a quantifier
-    run: bool = field(init=False, default=False)  # may consume a long stretch
-    unbounded: bool = field(init=False, default=False)  # may consume any length
+    __slots__ = ("all", "chars", "first", "quantified", "run", "source", "unbounded")
 
-    def __post_init__(self) -> None:
-        self.first = self.all = self.chars
+    def __init__(self, chars: Ranges, source: str) -> None:
+        self.chars = chars  # the characters one step of this atom may consume
+        self.source = source  # the Python text for it
+        self.first: Ranges | None = chars  # characters a match may start with; None: may be empty
+        self.all: Ranges = chars  # every character a match may contain
+        self.quantified = False  # holds a quantifier
+        self.run = False  # may consume a long stretch
+        self.unbounded = False  # may consume any length
 
 
-@dataclass
 class Assertion:
-    source: str
-    first: Ranges | None = field(init=False, default=None)
-    all: Ranges = field(init=False, default=())
-    quantified: bool = field(init=False, default=False)
-    run: bool = field(init=False, default=False)
-    unbounded: bool = field(init=False, default=False)
+    __slots__ = ("all", "first", "quantified", "run", "source", "unbounded")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.first: Ranges | None = None
+        self.all: Ranges = ()
+        self.quantified = False
+        self.run = False
+        self.unbounded = False
 
 
-@dataclass
 class Group:
-    alternatives: list[list[Node]]
-    firsts: list[Ranges | None] = field(init=False)  # per alternative
-    first: Ranges | None = field(init=False)
-    all: Ranges = field(init=False)
-    quantified: bool = field(init=False)
-    run: bool = field(init=False)
-    unbounded: bool = field(init=False)
+    __slots__ = ("all", "alternatives", "first", "firsts", "quantified", "run", "unbounded")
 
-    def __post_init__(self) -> None:
-        self.firsts = [first_of_sequence(alternative) for alternative in self.alternatives]
-        self.first = None if any(f is None for f in self.firsts) else norm(r for f in self.firsts for r in f or ())
+    def __init__(self, alternatives: list[list[Node]]) -> None:
+        self.alternatives = alternatives
+        self.firsts = [first_of_sequence(alternative) for alternative in self.alternatives]  # per alternative
+        self.first: Ranges | None = (
+            None if any(f is None for f in self.firsts) else norm(r for f in self.firsts for r in f or ())
+        )
         children = [n for alternative in self.alternatives for n in alternative]
-        self.all = norm(r for n in children for r in n.all)
-        self.quantified = any(n.quantified for n in children)
-        self.run = any(n.run for n in children)
-        self.unbounded = any(n.unbounded for n in children)
+        self.all: Ranges = norm(r for n in children for r in n.all)
+        self.quantified: bool = any(n.quantified for n in children)
+        self.run: bool = any(n.run for n in children)
+        self.unbounded: bool = any(n.unbounded for n in children)
 
 
-@dataclass
 class Repeat:
-    node: Atom | Group
-    low: int
-    high: int | None  # None: unbounded
-    lazy: bool
-    first: Ranges | None = field(init=False)
-    all: Ranges = field(init=False)
-    quantified: bool = field(init=False, default=True)
-    run: bool = field(init=False)
-    unbounded: bool = field(init=False)
+    __slots__ = ("all", "first", "high", "lazy", "low", "node", "quantified", "run", "unbounded")
 
-    def __post_init__(self) -> None:
-        self.first = self.node.first if self.low > 0 else None
-        self.all = self.node.all
-        self.run = self.high is None or self.high > LONG_RUN or self.node.run
-        self.unbounded = self.high is None or self.node.unbounded
+    def __init__(self, node: Atom | Group, low: int, high: int | None, lazy: bool) -> None:
+        self.node = node
+        self.low = low
+        self.high = high  # None: unbounded
+        self.lazy = lazy
+        self.quantified = True
+        self.first: Ranges | None = self.node.first if self.low > 0 else None
+        self.all: Ranges = self.node.all
+        self.run: bool = self.high is None or self.high > LONG_RUN or self.node.run
+        self.unbounded: bool = self.high is None or self.node.unbounded
 
 
 Node = Atom | Assertion | Group | Repeat
@@ -129,12 +127,11 @@ def first_of_sequence(nodes: list[Node]) -> Ranges | None:
     return None
 
 
-@dataclass
-class Parser:
+class Parser(msgspec.Struct):
     pattern: str
     pos: int = 0
     depth: int = 0
-    names: set[str] = field(default_factory=set)
+    names: set[str] = msgspec.field(default_factory=set)
 
     def refuse(self, why: str) -> PatternRefused:
         return PatternRefused(self.pattern, why)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
+
+import msgspec
 
 from .._config import EngineConfig
 from .._dialect import Dialect
@@ -19,8 +20,7 @@ from .._errors import Issue, RejectReason, SchemaRejected
 __all__ = ["Backend", "BackendRefused", "BackendValidator", "Refusal", "SchemaSource", "TypedDecode", "refuse"]
 
 
-@dataclass(frozen=True, slots=True)
-class SchemaSource:
+class SchemaSource(msgspec.Struct, frozen=True):
     """A schema ready for a backend: checked, with everything it may reference."""
 
     schema: Any
