@@ -19,6 +19,7 @@ import engine
 
 from .contenders import Contender, EngineContender, Refused, decode, mcp_available
 from .corpus import Corpus
+from .instances import is_valid_reference
 from .report import column_label
 from .results import Cell, Row, Workload
 from .timing import Budget, measure
@@ -267,16 +268,33 @@ def arguments_workload(ctx: Context) -> Workload:
     for tool in ctx.corpus.tools:
         definitions.setdefault(tool.source, []).append(tool.definition)
     payload = {id(t): encode(t.arguments) for t in ctx.corpus.tools if t.arguments is not None}
+    # The same arguments with one property the schema does not name, for the tools whose schema
+    # admits it: what a payload pays when the one-pass typed decode refuses it.
+    extra = {
+        id(t): encode({**t.arguments, "zz_extra": ["x", 1]})
+        for t in ctx.corpus.tools
+        if isinstance(t.arguments, dict)
+        and isinstance(t.input_schema, dict)
+        and is_valid_reference(t.input_schema, {**t.arguments, "zz_extra": ["x", 1]})
+    }
 
-    def prepare(from_bytes: bool) -> Callable[[Contender, Any], Prepared]:
+    def prepare(form: str) -> Callable[[Contender, Any], Prepared]:
+        """``form``: "bytes", "dicts", "typed" (bytes to the typed value) or "extra" (bytes with
+        an extra property)."""
+
         def run(contender: Contender, tool: Any) -> Prepared:
-            arg = payload[id(tool)] if from_bytes else tool.arguments
+            if form == "extra":
+                arg = extra[id(tool)]
+            else:
+                arg = tool.arguments if form == "dicts" else payload[id(tool)]
             if mcp and isinstance(contender, EngineContender):
                 tools = _tool_set(ctx, contender, tool.source, definitions[tool.source])
                 _refused_tool(tools, tool.name)
+                if form == "typed":
+                    return tools.tool(tool.name).input.decode_typed, arg, False
                 return functools.partial(tools.validate_arguments, tool.name), arg, False
             checker = _checker(ctx, contender, tool.input_schema)
-            if from_bytes:
+            if form != "dicts":
                 return checker.from_bytes, arg, contender.kind == "raw"
             if checker.from_object is None:
                 raise Refused("n/a", "decodes bytes only")
@@ -288,12 +306,21 @@ def arguments_workload(ctx: Context) -> Workload:
     for source, tools in _tools_by_source(ctx):
         recorded = sum(t.arguments_recorded for t in tools)
         detail = f"{len(tools)} tools, {recorded} recorded"
-        # Every tool from bytes and from dicts; per source, from bytes (the hot path) only.
-        for from_bytes in (True, False) if source == "all" else (True,):
-            case = f"{source} {'bytes' if from_bytes else 'dicts'}"
+        # Every tool from bytes, from dicts, to typed values and with an extra property; per
+        # source, from bytes (the hot path) only.
+        for form in ("bytes", "dicts", "typed", "extra") if source == "all" else ("bytes",):
+            case = f"{source} {form}"
+            if form == "extra":
+                with_extra = [t for t in tools if id(t) in extra]
+                row = Row(case=case, detail=f"{len(with_extra)} tools whose schema admits it")
+                work.rows.append(time_row(ctx, row, with_extra, lambda t: extra[id(t)], prepare(form)))
+                continue
             row = Row(case=case, detail=detail)
-            work.rows.append(time_row(ctx, row, tools, lambda t: payload[id(t)], prepare(from_bytes)))
-    work.unit += f"; engine via {api}"
+            work.rows.append(time_row(ctx, row, tools, lambda t: payload[id(t)], prepare(form)))
+    work.unit += (
+        f"; engine via {api}; 'typed': CompiledSchema.decode_typed (Structs); 'extra': the arguments"
+        " with one property the schema does not name"
+    )
     return work
 
 

@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from operator import countOf
+from typing import Any, NamedTuple
 
 import msgspec
 
 from ._config import Limits
-from ._decode import brackets, check_depth, decode_json
+from ._decode import brackets, decode_json
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
 from ._guard import GuardReport
+from ._instance import admit, max_values
 from .backends import BackendValidator, TypedDecode
 
-_decode = msgspec.json.decode
+_SCALARS = frozenset({int, bool, type(None)})  # nothing to bound: straight to the backend
+_FLAT = frozenset({str, int, float, bool, type(None)})
+_encode = msgspec.json.encode
+_parse = msgspec.json.decode
 
-__all__ = ["EVAL_FRAMES", "EXPLAIN_FRAMES", "CompiledSchema", "depth_bound"]
+__all__ = ["EVAL_FRAMES", "EXPLAIN_FRAMES", "CompiledSchema", "HotPath", "depth_bound"]
 
 # How many schema applications jsonschema-rs may nest (instance depth x the schema's evaluation
 # depth) before its native stack is at risk, measured on a 1 MiB thread stack (the main thread
@@ -25,6 +30,17 @@ __all__ = ["EVAL_FRAMES", "EXPLAIN_FRAMES", "CompiledSchema", "depth_bound"]
 # error path (`iter_errors`, which builds nested error contexts) at 1024 (``EXPLAIN_FRAMES``, kept
 # with the explanation in ``_explain``). Each bound keeps a factor of two below.
 EVAL_FRAMES = 4096
+
+
+class HotPath(NamedTuple):
+    """See :meth:`CompiledSchema.hot_path`."""
+
+    check: Callable[[Any], bool]
+    max_bytes: int
+    max_depth: int
+    plain: Any
+    """The built ``PlainReader`` of the msgspec translation (``decode``, ``type``, ``convert``,
+    ``depth``), or ``None``."""
 
 
 def depth_bound(guard: GuardReport | None, limits: Limits) -> int | None:
@@ -41,20 +57,32 @@ class CompiledSchema:
 
     ``is_valid`` answers yes or no on the fast path. ``validate`` and ``decode`` raise
     :class:`~engine.ValidationFailed` with every issue (up to ``limits.max_issues``), explained by
-    a reference-quality backend.
+    a reference-quality backend. A Python object is held to the bounds of a JSON document first
+    (see :mod:`engine._instance`): anything no document decodes to is a :class:`~engine.DecodeError`.
+
+    ``decode(data)`` parses JSON ``data`` (bytes, text or a buffer) and validates it; the parsed
+    value is returned, plain dicts and lists equal to what ``msgspec.json.decode`` gives (where the
+    schema translates to msgspec types, the keys of each object follow the schema's
+    ``properties``). It is a reader bound once per schema, built on first call: only the checks
+    this schema needs run.
     """
 
     __slots__ = (
-        "_checker",
+        "_check",
         "_depth_bound",
-        "_decode_typed",
+        "checked",
         "_explainer",
         "_fallback",
+        "_general_reader",
         "_limits",
         "_max_bytes",
         "_max_depth",
-        "_plain_check",
+        "_max_values",
+        "_other_decoder",
+        "_typed",
+        "_typed_reader",
         "backend",
+        "decode",
         "dialect",
         "fingerprint",
         "guard",
@@ -65,11 +93,12 @@ class CompiledSchema:
     )
 
     is_valid: Callable[[Any], bool]
-    """Whether an instance conforms. Against a recursive schema an instance nesting deeper than
-    the schema's depth bound raises ``DecodeError(too-deep)`` instead (never an answer).
+    """Whether an instance conforms. An object that is not a JSON value within the bounds (see
+    above; against a recursive schema, nesting deeper than its depth bound) raises
+    :class:`~engine.DecodeError` instead: never an answer."""
 
-    Where nothing needs checking before or after the backend (no depth bound, no fallback), this
-    is the backend's own native method: no Python frame on the hot path."""
+    decode: Callable[[bytes | bytearray | memoryview | str], Any]
+    """Parse JSON ``data`` and validate it; the parsed value is returned."""
 
     def __init__(
         self,
@@ -93,84 +122,264 @@ class CompiledSchema:
         self.fingerprint = fingerprint
         self.notes: dict[str, str] = notes or {}
         """Why faster backends refused this schema, by backend name (from ``auto``)."""
-        self._checker = checker
         self._explainer = explainer
-        # A checker that may reject valid instances (msgspec's typed path) has a general fallback
-        # that gets the last word on every "no".
+        # A checker that may reject valid instances has a general fallback that gets the last word
+        # on every "no".
         self._fallback = fallback
-        # A typed one-pass decoder from another backend than the checker (msgspec decodes bytes,
-        # the general backend checks Python objects faster than msgspec.convert does).
-        self._decode_typed = decoder if decoder is not None else checker.decode
+        # The one-pass decoder the plan gave (msgspec's, whose readers are built on first use; the
+        # general backend checks Python objects, faster than msgspec.convert does): its validator
+        # builds the plain and typed readers. Another backend's decoder is used as it is.
+        owner = getattr(decoder, "__self__", None)
+        self._typed: Any = owner if hasattr(owner, "plain_reader") else None
+        self._other_decoder = decoder if self._typed is None else None
         self.typed = typed
         """The msgspec type the one-pass decoder parses into (see the plan), or ``None``."""
+        self._typed_reader: Callable[[Any], Any] | None = None
+        self._general_reader: Callable[[Any], Any] | None = None
         self._limits = limits
         self.guard = guard
         """What the guard measured (each limit's value, recursion, fan-out), or ``None``."""
-        # Only a recursive schema lets the backend descend as deep as the instance: only then are
-        # Python objects depth-checked, so the hot path of every other schema has no extra walk.
         self._depth_bound = depth_bound(guard, limits)
         self._max_bytes = limits.max_instance_bytes
         self._max_depth = self._depth_bound or limits.max_instance_depth
-        plain = self._depth_bound is None and fallback is None
-        self._plain_check: Callable[[Any], bool] | None = checker.is_valid if plain else None
-        self.is_valid = checker.is_valid if plain else self._guarded_is_valid
+        self._max_values = max_values(self._max_bytes)
+        check = checker.is_valid
+        if fallback is not None:
+            again = fallback.is_valid
+            first = check
+
+            def check(instance: Any) -> bool:
+                return first(instance) or again(instance)
+
+        self._check = check
+        self.is_valid = self._bind_is_valid()
+        self.checked = self._bind_checked()
+        self.decode = self._first_decode
 
     def __repr__(self) -> str:
         return f"<CompiledSchema backend={self.backend!r} dialect={self.dialect.value!r}>"
 
-    def _guarded_is_valid(self, instance: Any) -> bool:
-        if self._depth_bound is not None:
-            check_depth(instance, self._depth_bound)
-        return self._is_valid(instance)
+    # -- Python objects --------------------------------------------------------------------------
 
-    def _is_valid(self, instance: Any) -> bool:
-        if self._checker.is_valid(instance):
-            return True
-        fallback = self._fallback
-        return fallback is not None and fallback.is_valid(instance)
+    def _bind_is_valid(self) -> Callable[[Any], bool]:
+        check = self._check
+        admit_object = self._admit_object()
+
+        def is_valid(instance: Any) -> bool:
+            admit_object(instance)
+            try:
+                return check(instance)
+            except (ValueError, TypeError, RecursionError) as exc:
+                raise _backend_refusal(exc) from None
+
+        return is_valid
+
+    def _admit_object(self) -> Callable[[Any], None]:
+        """The bounds of a JSON document for a Python object (see :mod:`engine._instance`), with
+        the common case inline: an object of scalars (430 of the 487 argument objects in
+        ``bench_data/``) needs a type test, a key join (which stops at a key that is not a string)
+        and one encode pass (which stops at a lone surrogate), no walk."""
+        max_depth = self._max_depth
+        limit = self._max_values
+        scalars = _SCALARS
+        flat = _FLAT.issuperset
+        encode = _encode
+        count_of = countOf
+
+        def admit_object(instance: Any) -> None:
+            kind = type(instance)
+            if kind is dict:
+                values = instance.values()
+                if not flat(map(type, values)) or len(instance) >= limit:
+                    admit(instance, max_depth, limit)
+                    return
+                try:
+                    "".join(instance)  # a key that is not a string stops the join
+                    data = encode(instance)
+                except (TypeError, UnicodeEncodeError):
+                    admit(instance, max_depth, limit)  # says which, precisely
+                    return
+                # NaN and the infinities are written `null`: more of them than `None` values (or
+                # `null` inside a string) sends the object to the exact check.
+                if b"null" in data and data.count(b"null") != count_of(values, None):
+                    admit(instance, max_depth, limit)
+            elif kind not in scalars:
+                admit(instance, max_depth, limit)
+
+        return admit_object
 
     def validate(self, instance: Any) -> None:
-        """Return if ``instance`` conforms; otherwise raise :class:`~engine.ValidationFailed`.
+        """Return if ``instance`` conforms; otherwise raise :class:`~engine.ValidationFailed`
+        (or :class:`~engine.DecodeError` for an object that is not a JSON value within bounds)."""
+        self.checked(instance)
 
-        An object no JSON document decodes to (bytes, a set, a dict with non-string keys...) is a
-        ``DecodeError(not-json)``. (``is_valid`` answers on the native path, where such an object
-        raises the backend's ``ValueError``.)"""
+    checked: Callable[[Any], Any]
+    """``instance`` itself if it conforms; raises like ``validate`` otherwise (one bound call, for
+    the hot path of Python objects)."""
+
+    def _bind_checked(self) -> Callable[[Any], Any]:
+        check = self._check
+        admit_object = self._admit_object()
+        failure = self._failure
+
+        def checked(instance: Any) -> Any:
+            admit_object(instance)
+            try:
+                valid = check(instance)
+            except (ValueError, TypeError, RecursionError) as exc:
+                raise _backend_refusal(exc) from None
+            if valid:
+                return instance
+            raise failure(instance)
+
+        return checked
+
+    def hot_path(self) -> HotPath:
+        """What a caller reading this schema's instances inside a larger document binds once: the
+        backend check of a *decoded* value (no bounds: a decoded value is JSON within them), the
+        bounds, and the one-pass msgspec reader where the schema translates (``None`` otherwise)."""
+        return HotPath(self._check, self._max_bytes, self._max_depth, self._plain_reader())
+
+    # -- bytes -------------------------------------------------------------------------------------
+
+    def _first_decode(self, data: bytes | bytearray | memoryview | str) -> Any:
+        read = self.reader()
+        return read(data)
+
+    def reader(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+        """The bound reader behind ``decode`` (built on first call; callers may keep it)."""
+        read = self.decode
+        if read == self._first_decode:
+            read = self.decode = self._build_reader()
+        return read
+
+    def _plain_reader(self) -> Any:
+        typed = self._typed
+        if typed is None:
+            return None
         try:
-            valid = self.is_valid(instance)
-        except (ValueError, TypeError) as exc:
-            raise DecodeError(DecodeReason.NOT_JSON, f"instance is not a JSON value: {exc}") from None
-        if not valid:
-            raise self._failure(instance)
+            return typed.plain_reader()
+        except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
+            self._typed = None  # the general path is exact on its own
+            return None
 
-    def decode(self, data: bytes | bytearray | memoryview | str) -> Any:
-        """Parse JSON ``data`` and validate it; the parsed value is returned."""
+    def _build_reader(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+        plain = self._plain_reader()
+        if plain is None:
+            if self._other_decoder is not None:
+                return self._one_pass(self._other_decoder, None, None)
+            return self._bind_general()
+        return self._one_pass(plain.typed, plain.convert, plain.depth, plain)
+
+    def _one_pass(
+        self,
+        typed: Callable[[Any], Any],
+        convert: Callable[[Any], Any] | None,
+        depth: int | None,
+        plain: Any = None,
+    ) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+        """A reader that decodes in one typed pass and converts, with every refusal judged again
+        on the general path. Four variants, so that no call pays a test it does not need."""
+        slow = self._general_reader = self._general_reader or self._bind_general()
+        max_bytes = self._max_bytes
         max_depth = self._max_depth
-        size = len(data)
-        # Within the size cap, and with fewer brackets than the depth bound (so no walk is needed
-        # to prove the depth; a document shorter than the bound cannot have more), the common case
-        # runs in native code from end to end.
-        if size <= self._max_bytes and (size <= max_depth or brackets(data) <= max_depth):
-            typed = self._decode_typed
-            if typed is not None:
-                try:
-                    return typed(data)
-                except Exception:  # noqa: BLE001 - a typed refusal is re-judged below, never trusted
-                    pass
-            else:
-                check = self._plain_check
-                if check is not None:
+        if depth is not None and depth <= max_depth:
+            # The type nests no deeper than the bound: whatever it accepts is within it, so no
+            # scan of the bytes (300-530 ns on documents over 256 bytes) is needed.
+            generated: Callable[[bytes | bytearray | memoryview | str], Any] | None = (
+                plain.generated(slow, max_bytes) if plain is not None else None
+            )
+            if generated is not None:
+                return generated
+            if convert is None:
+
+                def read(data: bytes | bytearray | memoryview | str) -> Any:
+                    if len(data) <= max_bytes:
+                        try:
+                            return typed(data)
+                        except Exception:  # noqa: BLE001,S110 - a typed refusal is re-judged below
+                            pass
+                    return slow(data)
+
+                return read
+
+            def read_converted(data: bytes | bytearray | memoryview | str) -> Any:
+                if len(data) <= max_bytes:
                     try:
-                        value = _decode(data)
-                    except Exception:  # noqa: BLE001 - the bounded path below names the reason
-                        pass
-                    else:
-                        if check(value):
-                            return value
-                        raise self._failure(value)
-        value = decode_json(data, max_bytes=self._max_bytes, max_depth=max_depth)
-        if not self._is_valid(value):  # the depth was checked while decoding
-            raise self._failure(value)
-        return value
+                        value = typed(data)
+                    except Exception:  # noqa: BLE001 - a typed refusal is re-judged below, never trusted
+                        return slow(data)
+                    return convert(value)
+                return slow(data)
+
+            return read_converted
+
+        def read_bounded(data: bytes | bytearray | memoryview | str) -> Any:
+            size = len(data)
+            # Fewer brackets than the depth bound (a document shorter than the bound cannot have
+            # more) proves the depth without a walk.
+            if size <= max_bytes and (size <= max_depth or brackets(data) <= max_depth):
+                try:
+                    value = typed(data)
+                except Exception:  # noqa: BLE001 - a typed refusal is re-judged below, never trusted
+                    return slow(data)
+                return value if convert is None else convert(value)
+            return slow(data)
+
+        return read_bounded
+
+    def _decode_checked(self, data: bytes | bytearray | memoryview | str) -> Any:
+        """The general path: bounded parse, then the general backend; explains a failure."""
+        read = self._general_reader
+        if read is None:
+            read = self._general_reader = self._bind_general()
+        return read(data)
+
+    def _bind_general(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+        max_bytes = self._max_bytes
+        max_depth = self._max_depth
+        check = self._check
+        failure = self._failure
+        parse = _parse
+
+        def general(data: bytes | bytearray | memoryview | str) -> Any:
+            size = len(data)
+            # Within the size cap and with fewer brackets than the depth bound (a document shorter
+            # than the bound cannot have more), the bounded parse needs no walk: parse directly.
+            if size <= max_bytes and (size <= max_depth or brackets(data) <= max_depth):
+                try:
+                    value = parse(data)
+                except Exception:  # noqa: BLE001 - the bounded parse below names the reason
+                    value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
+            else:
+                value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
+            try:
+                valid = check(value)
+            except (ValueError, TypeError, RecursionError) as exc:
+                raise _backend_refusal(exc) from None
+            if not valid:
+                raise failure(value)
+            return value
+
+        return general
+
+    def decode_typed(self, data: bytes | bytearray | memoryview | str) -> Any:
+        """Parse and validate JSON ``data`` like ``decode``, returning the *typed* value where the
+        schema translates to msgspec types: Structs (fields ``f0``, ``f1``... in property order,
+        ``msgspec.UNSET`` for an absent optional property; properties the schema does not name are
+        not kept). Where the schema does not translate, and for the rare valid document msgspec
+        cannot type (an integer written ``1.0``), the plain value is returned."""
+        read = self._typed_reader
+        if read is None:
+            typed = self._typed
+            if typed is None or self._plain_reader() is None:
+                read = self.reader()
+            else:
+                # Open objects ignore unnamed properties here, which the bound reader's depth
+                # proof does not cover: the bytes are always scanned (depth=None).
+                read = self._one_pass(typed.typed_reader(), None, None)
+            self._typed_reader = read
+        return read(data)
 
     def issues(self, instance: Any) -> list[Issue]:
         """Every issue with ``instance`` (empty when valid), capped like ``validate``'s."""
@@ -183,3 +392,12 @@ class CompiledSchema:
         return explain(
             instance, explainer=self._explainer, guard=self.guard, limits=self._limits, depth_bound=self._depth_bound
         )
+
+
+def _backend_refusal(exc: BaseException) -> DecodeError:
+    """What a backend raising on an admitted instance means: jsonschema-rs stops at its own
+    recursion limit (below ``max_instance_depth`` in some keywords: ``uniqueItems``, ``const``)."""
+    text = str(exc)
+    if isinstance(exc, RecursionError) or "ecursion" in text:
+        return DecodeError(DecodeReason.TOO_DEEP, f"instance nests too deeply to validate: {text}")
+    return DecodeError(DecodeReason.NOT_JSON, f"instance is not a JSON value: {text}")

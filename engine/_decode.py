@@ -15,6 +15,7 @@ __all__ = ["brackets", "check_depth", "decode_json", "nesting", "syntax_error"]
 
 _decode = msgspec.json.decode
 _OFFSET = re.compile(r"\(byte (\d+)\)")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity", b"+Infinity", b"-NaN")
 
 
@@ -42,7 +43,9 @@ def syntax_error(exc: Exception, data: bytes | bytearray | memoryview | str) -> 
     if isinstance(exc, UnicodeEncodeError):  # text with lone surrogates: no UTF-8 document spells it
         return DecodeError(DecodeReason.INVALID_UTF8, f"not valid JSON text: {exc}")
     text = str(exc)
-    if "UTF-8" in text:
+    if "UTF-8" in text or "surrogate" in text or ("truncated" in text and _SURROGATE_ESCAPE.search(_raw(data))):
+        # A `\ud800` escape with no pair spells a lone surrogate: no UTF-8 text holds one, and a
+        # Python string holding one is refused the same way.
         return DecodeError(DecodeReason.INVALID_UTF8, f"not valid JSON: {text}")
     if _non_finite_at(data, text):
         return DecodeError(
@@ -60,6 +63,10 @@ def brackets(data: bytes | bytearray | memoryview | str) -> int:
     if not isinstance(data, bytearray):
         data = memoryview(data).tobytes()  # msgspec.Raw and other buffers
     return data.count(b"[") + data.count(b"{")
+
+
+def _raw(data: bytes | bytearray | memoryview | str) -> bytes:
+    return data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
 
 
 def _non_finite_at(data: bytes | bytearray | memoryview | str, message: str) -> bool:

@@ -70,10 +70,14 @@ class Engine:
                     if found is not None:
                         return found
             elif kind is bytes or kind is str:
-                text = schema.encode() if kind is str else schema
-                found = cache.find_text(text)
-                if found is not None:
-                    return found
+                try:
+                    text = schema.encode() if kind is str else schema
+                except UnicodeEncodeError:  # refused by intake, with the reason
+                    text = None
+                else:
+                    found = cache.find_text(text)
+                    if found is not None:
+                        return found
         schema, size, plain = load_schema(schema, self.config.limits)
         if not plain:
             packed = None  # only a plain document is found by its serialisation

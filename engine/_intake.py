@@ -120,7 +120,12 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
     if isinstance(schema, (bytes, bytearray, memoryview, str)):
         from ._decode import decode_json  # the same bounded parser as payloads
 
-        size = len(schema.encode() if isinstance(schema, str) else schema)
+        try:
+            size = len(schema.encode() if isinstance(schema, str) else schema)
+        except UnicodeEncodeError as exc:  # a lone surrogate: no JSON text holds it
+            raise SchemaRejected(
+                RejectReason.INVALID_SCHEMA, f"schema text is not valid Unicode: {exc}", location=""
+            ) from None
         known = size
         if size > limits.max_schema_bytes:
             raise _too_large(size, limits)

@@ -57,17 +57,17 @@ def explain(
     depth = 0 if depth_bound is None else nesting(instance, depth_bound)
     budget = Budget(limits)
     out = Issues(limits.max_issues)
-    whole = _whole_cost(guard, instance, depth, budget.allowance())
-    found = locations(explainer) if whole > budget.allowance() else None
-    pieces = Pieces.of(found) if found is not None else None
-    if whole <= budget.allowance() or pieces is None:
-        if whole > budget.allowance():
-            out.cut(Issue(instance_path="", keyword_location="", keyword="", message=too_costly("", "", whole)))
-        else:
-            budget.spend(whole)
-            out.run(explainer.iter_issues(instance), budget, "", ())
+    allowance = budget.allowance()
+    whole = _whole_cost(guard, instance, depth, allowance)
+    if whole <= allowance:
+        budget.spend(whole)
+        out.run(explainer.iter_issues(instance), budget, "", ())
+        return out.failure()
+    found = locations(explainer)
+    if found is None:
+        out.cut(Issue(instance_path="", keyword_location="", keyword="", message=too_costly("", "", whole)))
     else:
-        pieces.explain(instance, budget, out, guard.eval_depth if guard is not None else 1)
+        Pieces.of(found).explain(instance, budget, out, guard.eval_depth if guard is not None else 1)
     return out.failure()
 
 

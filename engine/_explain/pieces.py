@@ -70,7 +70,7 @@ class Pieces:
         self._charge_compile(at, budget)
         return self.locations.issues(at, instance)
 
-    def own_issues(self, at: Pointer, node: Mapping[str, Any], instance: Any) -> Iterator[Issue]:
+    def own_issues(self, at: Pointer, node: Mapping[str, Any], instance: Any, budget: Budget) -> Iterator[Issue]:
         """The issues of ``node``'s own assertions (the keywords that hold no subschema)."""
         keywords = self.keywords
         own = {
@@ -88,6 +88,11 @@ class Pieces:
         dependencies = node.get("dependencies")
         if isinstance(dependencies, Mapping):  # its lists of names are assertions
             own["dependencies"] = {k: v for k, v in dependencies.items() if isinstance(v, list)}
+        budget.spend(1)
+        if self.locations.own_valid(at, own, instance):
+            return iter(())
+        # Each message quotes the value: charged by its size, so that a huge value is quoted few times.
+        budget.spend(size(instance, budget.work))
         return self.locations.own_issues(at, own, instance)
 
     # -- cost -------------------------------------------------------------------------------------
@@ -271,8 +276,7 @@ class Pieces:
             if self.legacy:
                 return
         # The schema's own assertions depend on nothing else: always explained.
-        budget.spend(1 + size(instance, budget.work))
-        out.run(self.own_issues(at, node, instance), budget, pointer(path), location)
+        out.run(self.own_issues(at, node, instance, budget), budget, pointer(path), location)
         if any(k in node for k in ("unevaluatedProperties", "unevaluatedItems", "patternProperties")):
             # Annotations flow between these keywords and their siblings: the rest is not split.
             out.cut(self._cut(path, location, INFINITE))
@@ -342,7 +346,12 @@ class Pieces:
             elif has_rest:
                 into((*at, rest_keyword), item, (*path, i), (*location, rest_keyword))
         if "contains" in node and self._knows("contains"):
-            passing = sum(self.valid((*at, "contains"), item, budget) for item in instance)
+            passing = 0
+            for item in instance:
+                if budget.allowance() <= 0:
+                    out.cut(self._cut(path, (*location, "contains"), INFINITE))
+                    return
+                passing += self.valid((*at, "contains"), item, budget)
             low = node.get("minContains", 1) if self._knows("minContains") else 1
             high = node.get("maxContains") if self._knows("maxContains") else None
             if passing < low or (high is not None and passing > high):

@@ -63,6 +63,9 @@ _GLOBAL_UNICAST_V6 = ipaddress.IPv6Network("2000::/3")
 # Inside 2000::/3 but not globally routable, beyond what this Python's ``is_global`` knows
 # (3.11.7 calls 3fff::1 global): documentation prefixes.
 _NOT_GLOBAL_V6 = tuple(ipaddress.IPv6Network(net) for net in ("2001:db8::/32", "3fff::/20"))
+# IPv4 special-purpose blocks this Python calls global (3.11.7: 192.0.0.8): IETF protocol
+# assignments and the deprecated 6to4 relay anycast block. No schema host lives there.
+_NOT_GLOBAL_V4 = tuple(ipaddress.IPv4Network(net) for net in ("192.0.0.0/24", "192.88.99.0/24"))
 
 
 def address_refusal(address: str, config: FetchConfig) -> str | None:
@@ -105,6 +108,8 @@ def address_refusal(address: str, config: FetchConfig) -> str | None:
     if isinstance(ip, ipaddress.IPv6Address) and (
         ip not in _GLOBAL_UNICAST_V6 or any(ip in net for net in _NOT_GLOBAL_V6)
     ):
+        return "an address that is not globally routable"
+    if isinstance(ip, ipaddress.IPv4Address) and any(ip in net for net in _NOT_GLOBAL_V4):
         return "an address that is not globally routable"
     if not ip.is_global:
         return "an address that is not globally routable"

@@ -17,8 +17,12 @@ from functools import cache
 from typing import Any, Protocol
 from urllib.parse import unquote
 
+import msgspec
+
+from .._config import Limits
 from .._dialect import Dialect, dialect_for_uri
 from .._errors import RejectReason, SchemaRejected
+from .._intake import measure_document
 from .._pointer import escape, unescape
 from .walk import Graph, split_uri
 
@@ -48,11 +52,13 @@ def resolve_refs(
     dialect: Dialect,
     fetch: Fetcher | None = None,
     fetched: dict[str, Any] | None = None,
+    limits: Limits | None = None,
 ) -> None:
     """Add an in-place edge from every referring node to every node it may reach.
 
     ``resources`` is the caller's registry; ``fetched`` collects what ``fetch`` retrieved (it
-    becomes part of the resources handed to the backends).
+    becomes part of the resources handed to the backends), each fetched document held to the
+    document ``limits`` the schema itself is held to at intake.
     """
     registry = {_strip_empty_fragment(uri): doc for uri, doc in resources.items()}
     retrieve = fetch.begin() if fetch is not None else None
@@ -65,7 +71,7 @@ def resolve_refs(
         node, keyword, target = graph.refs[done]
         done += 1
         resource, fragment = split_uri(target)
-        found = _lookup(graph, places, resource, fragment, registry, dialect, retrieve, fetched)
+        found = _lookup(graph, places, resource, fragment, registry, dialect, retrieve, fetched, limits)
         if found is None:
             raise _refusal(graph, node, keyword, target, resource, registry, fetch)
         graph.in_place.setdefault(node, []).append(found)
@@ -115,6 +121,7 @@ def _lookup(
     dialect: Dialect,
     fetch: Retrieve | None,
     fetched: dict[str, Any] | None,
+    limits: Limits | None = None,
 ) -> int | None:
     root = graph.resources.get(resource)
     if root is None:
@@ -123,6 +130,8 @@ def _lookup(
             document = _bundled().get(resource)
         if document is None and fetch is not None and _scheme(resource) in _NETWORK:
             document = fetch(resource)
+            if limits is not None:
+                _check_fetched(resource, document, limits)
             if fetched is not None:
                 fetched[resource] = document
         if document is None or not isinstance(document, (Mapping, bool)):
@@ -136,6 +145,18 @@ def _lookup(
     if fragment.startswith("/"):
         return _follow_pointer(graph, places, root, unquote(fragment))
     return graph.anchors.get((resource, fragment))
+
+
+def _check_fetched(uri: str, document: Any, limits: Limits) -> None:
+    """A fetched document is as untrusted as the schema: the same size and depth limits. (Deeper,
+    it reached the backends, where jsonschema-rs refused it as an unresolvable reference:
+    "Recursion limit reached" at 300 levels of arrays, measured.)"""
+    try:
+        measure_document(document, limits)
+    except SchemaRejected as exc:
+        raise SchemaRejected(
+            exc.reason, f"the document fetched from {uri!r}: {exc.message}", details={**exc.details, "uri": uri}
+        ) from None
 
 
 def _check_unambiguous(graph: Graph, registry: Mapping[str, Any]) -> None:
@@ -167,9 +188,13 @@ def _check_unambiguous(graph: Graph, registry: Mapping[str, Any]) -> None:
 
 
 def _same(a: Any, b: Any) -> bool:
+    """The same JSON: compared as canonical text, since Python's ``==`` calls ``1``, ``1.0`` and
+    ``True`` equal, and ``const: 1`` and ``const: true`` are different schemas."""
+    if a is b:
+        return True
     try:
-        return a is b or bool(a == b)
-    except RecursionError:  # nested deeper than comparison goes: not shown to be the same
+        return bool(msgspec.json.encode(a, order="sorted") == msgspec.json.encode(b, order="sorted"))
+    except (TypeError, ValueError, RecursionError, msgspec.EncodeError):  # not JSON: not shown to be the same
         return False
 
 

@@ -30,7 +30,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from .._compiled import CompiledSchema
-from .._decode import decode_json
+from .._decode import brackets, decode_json
 from .._engine import Engine, default_engine
 from .._errors import DecodeError, DecodeReason, Issue, RejectReason, SchemaRejected, ValidationFailed
 from .._pointer import escape
@@ -70,32 +70,24 @@ class ElicitationForm:
         self,
         schema: Mapping[str, Any],
         compiled: CompiledSchema,
-        content_type: Any,
+        translation: Any,
         fields: tuple[str, ...],
         *,
         max_bytes: int,
+        max_depth: int,
     ) -> None:
         self.schema = schema
         self.compiled = compiled
         """The form under the general backend with formats asserted: the format check and the
         explanation of every refusal."""
-        self.content_type = content_type
         self.fields = fields
         self.required: tuple[str, ...] = tuple(schema.get("required", ()))
         self._has_formats = any(isinstance(p, Mapping) and "format" in p for p in schema["properties"].values())
         self._max_bytes = max_bytes
-        wire = msgspec.defstruct(
-            "ElicitResultWire",
-            [
-                ("action", Action),
-                ("content", Any if content_type is None else content_type | None | UnsetType, UNSET),
-                ("meta", Any, UNSET),
-            ],
-            rename={"meta": "_meta"},
-        )
-        self._decode_wire: Callable[[bytes | bytearray | memoryview | str], Any] = (
-            msgspec.json.Decoder(wire).decode if content_type is not None else _no_typed_path
-        )
+        self._max_depth = max_depth
+        self._translation = translation  # `engine.backends.msgspec_translation` of the form, or None
+        # Built on the first answer read: a form compiled and never answered builds no msgspec type.
+        self._read: Callable[[Any], ElicitResult] | None = None
 
     def __repr__(self) -> str:
         return f"<ElicitationForm fields={list(self.fields)!r}>"
@@ -105,29 +97,70 @@ class ElicitationForm:
 
         Raises :class:`~engine.DecodeError` for bytes that are not JSON and
         :class:`~engine.ValidationFailed` (issues under ``/content``) for an answer the form rejects."""
-        if isinstance(data, (bytes, bytearray, memoryview, str)):
-            if len(data) > self._max_bytes:
+        read = self._read
+        if read is None:
+            read = self._read = self._reader()
+        return read(data)
+
+    def _reader(self) -> Callable[[Any], ElicitResult]:
+        """The form's one-pass reader: the answer decoded with ``content`` typed by the form, in
+        the same pass; anything it refuses is judged again (and explained) on the general path."""
+        max_bytes = self._max_bytes
+        max_depth = self._max_depth
+        checked = self._checked
+        # Decoded content is JSON within bounds already: the general backend's own check, and the
+        # full explanation only for a "no".
+        formats_check = self.compiled.hot_path().check if self._has_formats else None
+        validate_content = self._validate_content
+        general = self._general
+        decode_wire: Callable[[Any], Any] = _no_typed_path
+        convert: Callable[[Any], Any] | None = None
+        if self._translation is not None:
+            # Unnamed properties are dropped from `content` (a form keeps its own fields only), so
+            # its Structs ignore them: exact, since the form admits any value there.
+            content_type, convert = self._translation.built(False)
+            wire = msgspec.defstruct(
+                "ElicitResultWire",
+                [
+                    ("action", Action),
+                    ("content", content_type | None | UnsetType, UNSET),
+                    ("meta", Any, UNSET),
+                ],
+                rename={"meta": "_meta"},
+            )
+            decode_wire = msgspec.json.Decoder(wire).decode
+
+        def read(data: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> ElicitResult:
+            if not isinstance(data, (bytes, bytearray, memoryview, str)):
+                return checked(data)
+            size = len(data)
+            if size > max_bytes:
                 raise DecodeError(
-                    DecodeReason.TOO_LARGE, f"document is {len(data)} bytes, over the limit of {self._max_bytes}"
+                    DecodeReason.TOO_LARGE, f"document is {size} bytes, over the limit of {max_bytes}"
                 )
+            if size > max_depth and brackets(data) > max_depth:
+                return general(data)  # measures the depth, as every document's is
             try:
-                wire = self._decode_wire(data)
-            except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
-                # Malformed, invalid, or only stricter than the schema (`1.0` for an integer):
-                # judged again on the general path, which also says exactly what is wrong.
-                return self._checked(decode_json(data, max_bytes=self._max_bytes))
+                wire = decode_wire(data)
+            except Exception:  # noqa: BLE001 - malformed, invalid, or only stricter than the schema
+                # (`1.0` for an integer): judged again on the general path, which says what is wrong.
+                return general(data)
             content = wire.content
             if wire.action != "accept":
                 if content is not UNSET and content is not None:
                     raise _content_without_accept(wire.action)
                 return ElicitResult(action=wire.action)
             if content is UNSET or content is None:
-                return self._checked({"action": "accept", "content": {}})
-            values: dict[str, Any] = msgspec.to_builtins(content)
-            if self._has_formats:
-                self._validate_content(values)
+                return checked({"action": "accept", "content": {}})
+            values: dict[str, Any] = convert(content) if convert is not None else content
+            if formats_check is not None and not formats_check(values):
+                validate_content(values)  # raises, explained
             return ElicitResult(action="accept", content=values)
-        return self._checked(data)
+
+        return read
+
+    def _general(self, data: bytes | bytearray | memoryview | str) -> ElicitResult:
+        return self._checked(decode_json(data, max_bytes=self._max_bytes, max_depth=self._max_depth))
 
     def _checked(self, result: Any) -> ElicitResult:
         if not isinstance(result, Mapping):
@@ -196,18 +229,21 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
         resources={},
         config=engine.config.replace(formats="annotate"),  # formats are checked on `compiled`
     )
+    translation: Any
     try:
-        content_type: Any = msgspec_translation(source).type
+        translation = msgspec_translation(source)
     except SchemaRejected:
         # Only property names msgspec cannot rename to (quotes, backslashes, control characters)
         # get here: such a form is read on the general path alone.
-        content_type = None
+        translation = None
+    limits = engine.config.limits
     return ElicitationForm(
         requested_schema,
         compiled,
-        content_type,
+        translation,
         tuple(requested_schema["properties"]),
-        max_bytes=engine.config.limits.max_instance_bytes,
+        max_bytes=limits.max_instance_bytes,
+        max_depth=limits.max_instance_depth,
     )
 
 

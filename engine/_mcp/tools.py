@@ -4,21 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
-import msgspec
 from msgspec import UNSET
 
 from .._compiled import CompiledSchema
-from .._decode import decode_json
+from .._decode import brackets, decode_json
 from .._engine import Engine, default_engine
 from .._errors import Issue, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
 from .envelope import CallToolResult, decode_envelope, envelope_failure, envelope_from_dict, typed_envelope_decoder
 from .mapping import with_text_fallback
 
 __all__ = ["CompiledTool", "ToolSet", "compile_tools"]
-
-to_builtins = msgspec.to_builtins
 
 # What `true` / `{}` stand for as an inputSchema: MCP arguments are always a JSON object.
 _NO_PARAMETERS: dict[str, Any] = {"type": "object"}
@@ -34,16 +31,7 @@ class CompiledTool:
     output: CompiledSchema | None
 
 
-class _ResultPath(NamedTuple):
-    """How one tool's results are read from bytes in a single pass."""
-
-    decode: Callable[[bytes | bytearray | memoryview | str], Any]
-    """The whole result, ``structuredContent`` typed by the output schema's msgspec translation
-    (or untyped: ``Any``); raises on anything unexpected."""
-    to_builtins: bool
-    """The typed value holds Structs: turn them into plain values."""
-    check: CompiledSchema | None
-    """Untyped ``structuredContent`` still to be checked against this schema."""
+Reader = Callable[[bytes | bytearray | memoryview | str], Any]
 
 
 class ToolSet:
@@ -52,11 +40,11 @@ class ToolSet:
 
     def __init__(self, tools: dict[str, CompiledTool], rejected: dict[str, SchemaRejected], *, engine: Engine) -> None:
         self._tools = tools
-        max_bytes = engine.config.limits.max_instance_bytes
-        self._fast = {
-            name: _fast_result_reader(_result_path(engine, tool.output), tool.output is not None, max_bytes)
-            for name, tool in tools.items()
-        }
+        # One bound reader per tool and per form of input, made on the tool's first call (a cold
+        # compile of a tool list builds none): the hot path is a dict lookup and one call.
+        self._from_bytes: dict[str, Reader] = {}
+        self._from_dict: dict[str, Callable[[Any], Any]] = {}
+        self._results: dict[str, Callable[[bytes | bytearray | memoryview | str], CallToolResult | None]] = {}
         self.rejected: Mapping[str, SchemaRejected] = rejected
         """Tool name -> why it cannot be used."""
         self._max_bytes = engine.config.limits.max_instance_bytes
@@ -95,26 +83,31 @@ class ToolSet:
 
         Raises :class:`UnknownTool`, :class:`ValidationFailed` (see :func:`invalid_arguments_result`
         to answer it as MCP does) or :class:`DecodeError`."""
+        kind = type(arguments)
+        if kind is bytes:
+            read = self._from_bytes.get(name)
+            if read is not None:
+                return read(arguments)  # type: ignore[no-any-return]
+        elif kind is dict:
+            check = self._from_dict.get(name)
+            if check is not None:
+                return check(arguments)  # type: ignore[no-any-return]
+        return self._arguments(name, arguments)
+
+    def _arguments(self, name: str, arguments: Any) -> dict[str, Any]:
+        """A tool's first call (binding its readers), and every input that is neither bytes nor a dict."""
         tool = self._tools.get(name)
         schema = (tool if tool is not None else self.tool(name)).input
-        kind = type(arguments)
-        if kind is dict:  # the hot paths: one native call each when the schema is plain
-            try:
-                valid = schema.is_valid(arguments)
-            except (ValueError, TypeError):
-                valid = False  # not JSON: `validate` below says so, typed
-            if not valid:
-                schema.validate(arguments)  # raises, with every issue
-            validated: dict[str, Any] = arguments
-            return validated
+        # `inputSchema` has `type: "object"` at its root: whatever it accepts is a dict.
+        self._from_bytes[name] = schema.reader()
+        self._from_dict[name] = schema.checked
         if arguments is None:
             arguments = {}
-        if kind is bytes or isinstance(arguments, (bytes, bytearray, memoryview, str)):
+        if isinstance(arguments, (bytes, bytearray, memoryview, str)):
             value = schema.decode(arguments)
         else:
-            schema.validate(arguments)
-            value = arguments
-        if not isinstance(value, dict):  # `type: object` at the root refuses it first
+            value = schema.checked(arguments)
+        if not isinstance(value, dict):  # pragma: no cover - `type: object` at the root refuses it first
             raise ValidationFailed(
                 [
                     Issue(
@@ -142,11 +135,12 @@ class ToolSet:
         without the ``TextContent`` block holding its JSON that SEP-2106 requires."""
         is_bytes = isinstance(result, (bytes, bytearray, memoryview, str))
         if is_bytes:  # the hot path: one bound reader, one pass
-            read = self._fast.get(name)
-            if read is not None:
-                envelope = read(result)
-                if envelope is not None:
-                    return with_text_fallback(envelope) if require_text_fallback else envelope
+            read = self._results.get(name)
+            if read is None:
+                read = self._results[name] = _fast_result_reader(self.tool(name).output, self._max_bytes)
+            envelope = read(result)
+            if envelope is not None:
+                return with_text_fallback(envelope) if require_text_fallback else envelope
         tool = self._tools.get(name)
         if tool is None:
             tool = self.tool(name)  # raises the right error
@@ -275,26 +269,35 @@ def _compile_tool(engine: Engine, name: str, definition: Mapping[str, Any]) -> C
 _ANY_RESULT = typed_envelope_decoder(Any)
 
 
-def _result_path(engine: Engine, output: CompiledSchema | None) -> _ResultPath:
-    if output is None:
-        return _ResultPath(_ANY_RESULT, False, None)
-    if output.typed is not None:  # the plan gave it a one-pass typed decoder: embed its type
-        return _ResultPath(typed_envelope_decoder(output.typed.type), output.typed.to_builtins, None)
-    # Decoded untyped in the same pass as the envelope, then checked by the compiled schema.
-    return _ResultPath(_ANY_RESULT, False, output)
-
-
-def _fast_result_reader(
-    path: _ResultPath, needs_structured: bool, max_bytes: int
-) -> Callable[[bytes | bytearray | memoryview | str], CallToolResult | None]:
+def _fast_result_reader(output: CompiledSchema | None, max_bytes: int) -> Callable[[Any], CallToolResult | None]:
     """One tool's single-pass reader: the validated result, or ``None`` to take the raw path,
-    which judges again and explains. Everything it needs is bound once, here."""
-    decode = path.decode
-    convert = to_builtins if path.to_builtins else None
-    check = path.check.is_valid if path.check is not None else None
+    which judges again and explains. Everything it needs is bound once, here.
+
+    Where the output schema translates to msgspec, ``structuredContent`` is decoded as its type in
+    the same pass as the envelope; otherwise it is decoded untyped and checked by the general
+    backend. Either way the raw path takes over when the typed pass says no."""
+    if output is None:
+        decode, convert, check = _ANY_RESULT, None, None
+        max_depth = 0
+        bounded = True  # nothing checks structuredContent: nothing descends into it
+    else:
+        path = output.hot_path()
+        max_depth = path.max_depth
+        if path.plain is not None:
+            decode, convert, check = typed_envelope_decoder(path.plain.type), path.plain.convert, None
+            bounded = path.plain.depth is not None and path.plain.depth <= max_depth
+        else:
+            decode, convert, check = _ANY_RESULT, None, path.check
+            bounded = False
+    needs_structured = output is not None
 
     def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
-        if len(data) > max_bytes:
+        size = len(data)
+        if size > max_bytes:
+            return None
+        # An untyped (or unbounded) structuredContent: fewer brackets than the depth bound in the
+        # whole result proves its depth; otherwise the raw path measures it.
+        if not bounded and size > max_depth and brackets(data) > max_depth:
             return None
         try:
             wire = decode(data)
@@ -310,8 +313,12 @@ def _fast_result_reader(
                 return None
         elif convert is not None:
             structured = convert(structured)
-        elif check is not None and not wire.is_error and not check(structured):
-            return None
+        elif check is not None and not wire.is_error:
+            try:
+                if not check(structured):
+                    return None
+            except (ValueError, TypeError, RecursionError):
+                return None
         return CallToolResult(
             content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta
         )

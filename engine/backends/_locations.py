@@ -77,13 +77,20 @@ class LocationValidators:
                 )
             yield issue
 
-    def own_issues(self, at: Pointer, own: Mapping[str, Any], instance: Any) -> Iterator[Issue]:
-        """The issues of ``instance`` against ``own``: keywords of the schema at ``at`` that hold
-        no subschema (so nothing to resolve)."""
+    def _own_validator(self, at: Pointer, own: Mapping[str, Any]) -> Any:
         validator = self._own.get(at)
         if validator is None:
             validator = self._own[at] = self.dialect.rs_validator_class(dict(own), **self._plain)
-        for error in validator.iter_errors(instance):
+        return validator
+
+    def own_valid(self, at: Pointer, own: Mapping[str, Any], instance: Any) -> bool:
+        """Whether ``instance`` meets ``own``: keywords of the schema at ``at`` that hold no
+        subschema (so nothing to resolve)."""
+        return bool(self._own_validator(at, own).is_valid(instance))
+
+    def own_issues(self, at: Pointer, own: Mapping[str, Any], instance: Any) -> Iterator[Issue]:
+        """The issues of ``instance`` against ``own`` (see :meth:`own_valid`)."""
+        for error in self._own_validator(at, own).iter_errors(instance):
             yield issue_from_rs(error)
 
 

@@ -1,21 +1,28 @@
 """The hot-path backend: a schema translated into a msgspec type (see
 :mod:`engine.backends._msgspec_translation`), so decoding *is* validating.
 
-What ``decode`` returns: plain JSON values (``dict``, ``list``, ``str``, ``int``, ``float``,
-``bool``, ``None``), equal to what the general path returns. The bytes are decoded straight into
-the typed shape in one pass (Structs for objects with ``properties``) and turned into builtins.
-That is only exact where every object is *closed* (``additionalProperties: false``, or a map
-``additionalProperties: {schema}``): a Struct drops properties it does not name, so a schema with
-an open object is refused ("open object") and ``auto`` uses the general backend, which parses once
-and validates the parsed value.
+Objects that admit properties the schema does not name (``additionalProperties`` absent or
+``true``: most real tool schemas) are translated *optimistically*, as Structs that refuse unnamed
+properties. A payload without such a property, the common case, is decoded and checked in one pass
+and loses nothing; one with an extra property is refused by the typed decode and judged again by
+the general backend, as is anything else the typed decode is stricter about (``1.0`` for an
+integer, duplicate keys). So every "yes" is exact and no "no" is trusted.
 
-``is_valid`` on Python objects goes through ``msgspec.convert`` (exact, used on its own by the
-tests); the pipeline checks Python objects with the general backend instead, which is several
-times faster than ``convert`` on dicts.
+Three readers, each built on first use (a cold compile builds no msgspec type):
+
+- :meth:`MsgspecValidator.plain_reader`: bytes to plain JSON values (dicts with the keys in the
+  schema's property order, lists, scalars), through a converter generated per Struct type;
+- :meth:`MsgspecValidator.typed_reader`: bytes to the typed value itself (Structs whose fields are
+  ``f0``, ``f1``... in property order; absent optional fields are ``msgspec.UNSET``). Here open
+  objects *ignore* unnamed properties, which is exact for validity (the schema admits any value
+  there) and drops them from the value;
+- ``is_valid`` on Python objects through ``msgspec.convert`` (used on its own by the tests; the
+  pipeline checks Python objects with the general backend, several times faster than ``convert``).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
@@ -23,50 +30,101 @@ import msgspec
 
 from .._dialect import Dialect
 from .._errors import Issue
-from ._contract import Backend, BackendValidator, Refusal, SchemaSource, TypedDecode, refuse
+from ._contract import Backend, BackendValidator, Refusal, SchemaSource, refuse
 from ._msgspec_translation import NAME, Translation, translate
+from ._msgspec_values import one_pass_reader, plain_converter, type_depth
 
-__all__ = ["MsgspecBackend", "MsgspecValidator"]
+__all__ = ["MsgspecBackend", "MsgspecValidator", "PlainReader"]
+
+Reader = Callable[[bytes | bytearray | memoryview | str], Any]
+
+
+class PlainReader:
+    """The plain-value one-pass path of one schema, built: ``typed`` is the typed decode (raises on
+    anything it refuses), ``type`` what it produces, ``convert`` (``None``: nothing to do) turns
+    that into plain values and ``decode`` does both; ``depth`` bounds how deeply an accepted
+    document nests (``None``: unbounded). The converters are generated on first use: a reader
+    generated for a Struct-rooted schema (:func:`one_pass_reader`) needs only the nested ones."""
+
+    __slots__ = ("_convert", "converters", "depth", "type", "typed")
+
+    def __init__(self, typed: Reader, depth: int | None, kind: Any) -> None:
+        self.typed = typed
+        self.depth = depth
+        self.type = kind
+        self.converters: dict[Any, Any] = {}
+        """The converter of every Struct type inside, by type (shared with generated readers)."""
+        self._convert: Any = self  # not built yet
+
+    @property
+    def convert(self) -> Callable[[Any], Any] | None:
+        convert = self._convert
+        if convert is self:
+            convert = self._convert = plain_converter(self.type, self.converters)
+        return convert  # type: ignore[no-any-return]
+
+    def decode(self, data: bytes | bytearray | memoryview | str) -> Any:
+        convert = self.convert
+        value = self.typed(data)
+        return value if convert is None else convert(value)
+
+    def generated(self, slow: Callable[[Any], Any], max_bytes: int) -> Callable[[Any], Any] | None:
+        """For a Struct at the root, one generated function: typed decode, conversion inline, and
+        ``slow`` for a refusal or a document over ``max_bytes`` (see :func:`one_pass_reader`)."""
+        return one_pass_reader(self.type, self.typed, slow, max_bytes, self.converters)
 
 
 class MsgspecValidator(BackendValidator):
-    """``decode``: bytes to a validated value in one parse; ``is_valid`` through ``msgspec.convert``."""
+    """One translated schema; every msgspec object it needs is built on first use."""
 
     def __init__(self, translation: Translation) -> None:
-        self.type = translation.type
-        target = translation.type
-        self._typed = msgspec.json.Decoder(target)
-        convert = msgspec.convert
+        self.translation = translation
+        # The contract's `typed` (a built msgspec type) is left unset: types are built on first use,
+        # and the MCP layer reads them from `CompiledSchema.hot_path()` when it first needs them.
+        self.typed = None
+        self._lock = threading.Lock()
+        self._plain: PlainReader | None = None
+        self._typed: Reader | None = None
+        self._strict_type: Any = None
 
-        def is_valid(instance: Any) -> bool:
-            try:
-                convert(instance, target)
-            except (msgspec.ValidationError, TypeError, ValueError):
-                return False
-            return True
+    def plain_reader(self) -> PlainReader:
+        """Build (once) and return the plain-value reader. Raises ``TypeError``/``ValueError`` if
+        msgspec refuses the type (the translator is meant to rule that out)."""
+        reader = self._plain
+        if reader is None:
+            with self._lock:
+                reader = self._plain
+                if reader is None:
+                    kind = self.translation.build(True)
+                    typed = msgspec.json.Decoder(kind).decode
+                    reader = self._plain = PlainReader(typed, type_depth(kind), kind)
+        return reader
 
-        self.is_valid = is_valid  # type: ignore[method-assign]
-        self.decode = self._decoder(translation)
-        self.typed = TypedDecode(translation.type, translation.has_structs)
+    def typed_reader(self) -> Reader:
+        """Build (once) and return the decoder into the typed value (see the module notes)."""
+        reader = self._typed
+        if reader is None:
+            reader = self._typed = msgspec.json.Decoder(self.translation.build(False)).decode
+        return reader
 
-    def _decoder(self, translation: Translation) -> Callable[[bytes | bytearray | memoryview | str], Any]:
-        typed = self._typed.decode
-        if not translation.has_structs:
-            return typed  # lists, maps and scalars are builtins already
-        to_builtins = msgspec.to_builtins
+    def decode(self, data: bytes | bytearray | memoryview | str) -> Any:
+        """Bytes to plain values in one pass; raises on anything the typed decode refuses."""
+        return self.plain_reader().decode(data)
 
-        def decode(data: bytes | bytearray | memoryview | str) -> Any:
-            return to_builtins(typed(data))
-
-        return decode
-
-    def is_valid(self, instance: Any) -> bool:  # pragma: no cover - replaced per instance
-        raise NotImplementedError
+    def is_valid(self, instance: Any) -> bool:
+        kind = self._strict_type
+        if kind is None:
+            kind = self._strict_type = self.plain_reader().type
+        try:
+            msgspec.convert(instance, kind)
+        except (msgspec.ValidationError, TypeError, ValueError):
+            return False
+        return True
 
     def iter_issues(self, instance: Any) -> Iterator[Issue]:
         # Issues are explained by the general backend; this yields msgspec's one message.
         try:
-            msgspec.convert(instance, self.type)
+            msgspec.convert(instance, self.plain_reader().type)
         except msgspec.ValidationError as exc:
             yield Issue(instance_path="", keyword_location="", keyword="", message=str(exc))
 
@@ -78,72 +136,23 @@ class MsgspecBackend(Backend):
     checks_objects: ClassVar[bool] = False  # msgspec.convert on dicts is slower than the general backend
 
     def refusal(self, source: SchemaSource) -> Refusal | None:
-        # Decided before any type is built: on the 489 real tools in bench_data/ an open object (the
-        # common case for an MCP inputSchema) was found only after the whole translation ran, 42%
-        # of a cold compile under `auto`.
         refused = super().refusal(source)
         if refused is not None:
             return refused
         if source.resources and _mentions_external_ref(source.schema):
             return Refusal(_EXTERNAL_REF)
-        where = _open_object(source.schema)
-        return None if where is None else Refusal(_open_why(where), where)
+        return None
 
     def compile(self, source: SchemaSource) -> MsgspecValidator:
         self.check_dialect(source)
-        if source.resources:
+        if source.resources and _mentions_external_ref(source.schema):
             # `$ref` s into the registry would need the general resolver; keep the subset simple.
-            if _mentions_external_ref(source.schema):
-                raise refuse(NAME, _EXTERNAL_REF)
-        translation = translate(source)
-        if translation.open_at is not None:
-            raise refuse(NAME, _open_why(translation.open_at), location=translation.open_at)
-        return MsgspecValidator(translation)
+            raise refuse(NAME, _EXTERNAL_REF)
+        # The translation is decided here; no msgspec type is built until the first decode.
+        return MsgspecValidator(translate(source))
 
 
 _EXTERNAL_REF = "`$ref` to a registry resource is not followed by the msgspec translation"
-
-
-def _open_why(where: str) -> str:
-    return (
-        f"an object admits properties the schema does not name (at {where or 'the root'}: "
-        "`additionalProperties` is not false); a typed decode would drop them"
-    )
-
-
-def _open_object(schema: Any) -> str | None:
-    """Where the translation would meet an object with named properties that is not closed, or
-    ``None``. Only subschemas the translation always reaches are looked at (the root, and down
-    through the properties of closed objects and through array items), so a location returned is
-    one the translation would refuse, for this reason or an earlier one."""
-    todo = [(schema, "")]
-    while todo:
-        node, where = todo.pop()
-        if not isinstance(node, Mapping) or not _KINDLESS.isdisjoint(node):
-            continue  # a boolean, a reference, a combination or literals: the translation decides
-        kinds = node.get("type")
-        if isinstance(kinds, str):
-            kinds = (kinds,)
-        elif not isinstance(kinds, list):
-            kinds = ("object", "array")
-        if "object" in kinds:
-            properties = node.get("properties", {})
-            if properties or node.get("required"):
-                extra = node.get("additionalProperties", True)
-                if extra is not False:
-                    return where
-                if isinstance(properties, Mapping):
-                    todo.extend((sub, f"{where}/properties/{_escape(name)}") for name, sub in properties.items())
-        if "array" in kinds and isinstance(node.get("items"), Mapping):
-            todo.append((node["items"], f"{where}/items"))
-    return None
-
-
-_KINDLESS = frozenset({"$ref", "anyOf", "oneOf", "enum", "const"})
-
-
-def _escape(name: Any) -> str:
-    return str(name).replace("~", "~0").replace("/", "~1")
 
 
 def _mentions_external_ref(schema: Any) -> bool:

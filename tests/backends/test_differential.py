@@ -189,6 +189,8 @@ shared_shapes = st.sampled_from(
         {"anyOf": [{"$ref": "leaf"}, {"$ref": "other"}]},
         {"not": {"$ref": "leaf"}},
         {"properties": {"v": {"$ref": "leaf"}}, "$ref": "other"},
+        {"$ref": "#A"},  # a plain-name anchor of each resource
+        {"items": {"$ref": "#A"}, "$ref": "leaf"},
     ]
 )
 instance_values = st.one_of(st.integers(-4, 4), st.sampled_from(["", "a", "ab", True, None]), st.just({"v": 2}))
@@ -214,7 +216,13 @@ def test_a_shared_object_agrees_with_its_unshared_copy(
         base = f"http://r{k}.example/"
         schema[defs][f"R{k}"] = {
             "$id": base,
-            defs: {"s": shared, "leaf": {"$id": "leaf", **leaf}, "other": {"$id": "other", **other}},
+            defs: {
+                "s": shared,
+                "leaf": {"$id": "leaf", **leaf},
+                "other": {"$id": "other", **other},
+                # The anchor "A" of this resource: `$anchor` from 2019-09, a fragment `$id` before.
+                "anchored": {**({"$id": "#A"} if dialect == "draft7" else {"$anchor": "A"}), **other},
+            },
         }
         schema["properties"][f"p{k}"] = {"$ref": f"{base}#/{defs}/s"}
     text = json.dumps(schema).encode()

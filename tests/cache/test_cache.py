@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import threading
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import engine
 
@@ -175,3 +178,46 @@ def test_an_equal_copy_serialised_differently_is_found_by_its_text() -> None:
         eng.compile({"enum": [{1, 2}]})
     with pytest.raises(engine.SchemaRejected):
         eng.compile({"enum": [b"bytes"]})
+
+
+def test_text_with_a_lone_surrogate_is_refused_not_raised() -> None:
+    eng = engine.Engine()
+    for text in ('"\ud800"', '{"description": "\ud800"}'):
+        with pytest.raises(engine.SchemaRejected) as refused:
+            eng.compile(text)
+        assert refused.value.reason == "invalid-schema"
+    with pytest.raises(engine.SchemaRejected):
+        eng.compile({"description": "\ud800"})
+
+
+scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0.0, 1.0, -0.0]), st.sampled_from(["a", ""])
+)
+names = st.sampled_from(["a", "b"])
+json_values = st.recursive(
+    scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(names, c, max_size=2), max_leaves=8
+)
+schemas = st.fixed_dictionaries(
+    {}, optional={"enum": st.lists(json_values, min_size=1, max_size=3), "const": json_values, "type": st.just("array")}
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(first=schemas, second=schemas)
+def test_a_cached_engine_answers_like_a_fresh_one(first: dict[str, Any], second: dict[str, Any]) -> None:
+    """Whatever was compiled before, in whatever order, a schema gets the compile of its own
+    content: JSON types kept apart (true is not 1, 1.0 is not 1), changes in place seen."""
+    cached = engine.Engine()
+    probes = [None, True, 1, 1.0, -0.0, "a", [], {}, [1], {"a": None}]
+
+    def answers(eng: engine.Engine, schema: Any) -> Any:
+        try:
+            compiled = eng.compile(schema)
+        except engine.SchemaRejected as refused:
+            return refused.reason
+        return [compiled.is_valid(p) for p in probes]
+
+    for schema in (first, second, first):
+        assert answers(cached, schema) == answers(engine.Engine(cache_size=0), schema)
+    first["enum"] = [True]  # changed in place after it was cached
+    assert answers(cached, first) == answers(engine.Engine(cache_size=0), first)

@@ -57,15 +57,19 @@ def test_size_cap() -> None:
 # and a dropped explanation cut grows memory without limit; either fails the test by name.
 
 
-def test_non_recursive_schema_has_no_depth_walk() -> None:
-    isolated("100,000-deep instance, non-recursive schema", non_recursive_schema_has_no_depth_walk, seconds=10)
+def test_objects_get_the_depth_bound_of_bytes_on_every_schema() -> None:
+    isolated("100,000-deep instance, non-recursive schema", objects_get_the_depth_bound_of_bytes, seconds=10)
 
 
-def non_recursive_schema_has_no_depth_walk() -> None:
+def objects_get_the_depth_bound_of_bytes() -> None:
     compiled = engine.compile({"type": "array", "items": {"type": "array"}})
     assert compiled.guard is not None and not compiled.guard.recursive
     assert compiled._depth_bound is None
-    assert compiled.is_valid(nested(100_000))  # no native recursion follows the instance
+    deep = nested(100_000)
+    for call in (compiled.is_valid, compiled.validate):
+        with pytest.raises(engine.DecodeError) as error:
+            call(deep)
+        assert error.value.reason == "too-deep"  # as its bytes are
 
 
 def test_recursive_schema_bounds_objects_and_bytes() -> None:

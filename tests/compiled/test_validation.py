@@ -132,3 +132,97 @@ def test_schema_with_python_only_values_is_invalid_schema() -> None:
     with pytest.raises(engine.SchemaRejected) as info:
         engine.Engine().compile({"type": {"string"}})
     assert info.value.reason == "invalid-schema"
+
+
+# -- Python objects get the bounds of bytes ----------------------------------------------------
+
+
+def _shared(levels: int) -> list[object]:
+    value: list[object] = []
+    for _ in range(levels):
+        value = [value, value]  # 2**levels values in `levels` objects
+    return value
+
+
+def _nested(depth: int) -> object:
+    value: object = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+RECURSIVE = {"$defs": {"node": {"type": "array", "items": {"$ref": "#/$defs/node"}}}, "$ref": "#/$defs/node"}
+
+
+@pytest.mark.parametrize("schema", [{"const": 1}, RECURSIVE, {"uniqueItems": True}, {}])
+def test_shared_objects_are_bounded_on_every_entry_point(schema: object) -> None:
+    """`x = [x, x]` forty times is 2**40 values: refused as too large before any backend sees it
+    (jsonschema-rs aborted the process on `const`, and walked it for ever on a recursive schema)."""
+    compiled = engine.Engine().compile(schema)
+    bomb = _shared(40)
+    for call in (compiled.is_valid, compiled.validate, compiled.issues, compiled.checked):
+        with pytest.raises(DecodeError) as error:
+            call(bomb)
+        assert error.value.reason == "too-large"
+    assert compiled.is_valid(_shared(3)) is (schema != {"const": 1} and schema != {"uniqueItems": True})
+
+
+@pytest.mark.parametrize("depth", [257, 10_000])
+@pytest.mark.parametrize("schema", [{"uniqueItems": True}, {"type": "array"}, {"const": 1}, RECURSIVE])
+def test_too_deep_everywhere(schema: object, depth: int) -> None:
+    compiled = engine.Engine().compile(schema)
+    value = _nested(depth)
+    data = b"[" * depth + b"1" + b"]" * depth
+    for call in (compiled.is_valid, compiled.validate, compiled.checked, compiled.decode):
+        with pytest.raises(DecodeError) as error:
+            call(data if call == compiled.decode else value)
+        assert error.value.reason == "too-deep", call
+
+
+@pytest.mark.parametrize(
+    ("value", "data", "reason"),
+    [
+        ({"unchecked": float("nan")}, b'{"unchecked": NaN}', "non-finite-number"),
+        ({"unchecked": [1, float("-inf")]}, b'{"unchecked": [1, -Infinity]}', "non-finite-number"),
+        ({"unchecked": "\ud800"}, b'{"unchecked": "\\ud800"}', "invalid-utf8"),
+        ({"unchecked": ["a", {"\udc00": 1}]}, b'{"unchecked": ["a", {"\\udc00": 1}]}', "invalid-utf8"),
+        ({"unchecked": {1, 2}}, None, "not-json"),
+        ({"unchecked": b"x"}, None, "not-json"),
+        ({"unchecked": [(1, 2)]}, None, "not-json"),
+        ({1: "key"}, None, "not-json"),
+        ({"a": {None: 1}}, None, "not-json"),
+    ],
+)
+@pytest.mark.parametrize("backend", ["auto", "jsonschema-rs", "fastjsonschema", "jsonschema"])
+def test_a_value_and_its_bytes_get_the_same_answer(
+    value: object, data: bytes | None, reason: str, backend: str
+) -> None:
+    """Values in places the schema does not check are held to JSON all the same."""
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    compiled = engine.Engine(engine.EngineConfig(backend=backend)).compile(schema)  # type: ignore[arg-type]
+    for call in (compiled.is_valid, compiled.validate):
+        with pytest.raises(DecodeError) as error:
+            call(value)
+        assert error.value.reason == reason
+    if data is not None:
+        with pytest.raises(DecodeError) as error:
+            compiled.decode(data)
+        assert error.value.reason == reason
+    tools = engine.compile_tools([{"name": "t", "inputSchema": schema}])
+    with pytest.raises(DecodeError) as error:
+        tools.validate_arguments("t", value)
+    assert error.value.reason == reason
+    if data is not None:
+        with pytest.raises(DecodeError) as error:
+            tools.validate_arguments("t", data)
+        assert error.value.reason == reason
+
+
+def test_mappings_that_are_not_dicts_are_not_json() -> None:
+    from types import MappingProxyType
+
+    compiled = engine.Engine().compile({"type": "object"})
+    with pytest.raises(DecodeError) as error:
+        compiled.validate(MappingProxyType({"a": 1}))
+    assert error.value.reason == "not-json"
+    assert compiled.is_valid({"a": 1, "b": [None, True, 1.5, "é"]})

@@ -25,6 +25,7 @@ import pytest
 import engine
 from engine._dialect import Dialect, normalise_schema_uri
 from engine.backends import BACKENDS, Backend, BackendValidator, SchemaSource, load_backend
+from tests import conftest
 from tests.conformance.suite import DIALECTS, SUITE, SuiteTest, iter_tests, remotes
 from tests.conftest import EngineFor
 
@@ -127,6 +128,14 @@ def outcome(engine_for: EngineFor, backend: str, run: Run) -> Compiled | engine.
             )
             _outcomes[key] = Compiled(pipeline, backend_instance(backend).compile(source))
     return _outcomes[key]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def release_compiled() -> Iterator[None]:
+    """Thousands of compiled validators are kept for the pins; they go with this module."""
+    yield
+    _outcomes.clear()
+    conftest.engine_for.cache_clear()
 
 
 @pytest.mark.parametrize(("backend", "run"), params())

@@ -38,32 +38,28 @@ TOWER_PROBE = textwrap.dedent(
     import engine
     schema, items, entry = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
     instance = ["ab"] * items
-    started = time.perf_counter()
-    if entry == "validate":
+    if entry in ("validate", "decode"):
         compiled = engine.compile(schema)
-        try:
-            compiled.validate(instance)
-        except engine.ValidationFailed as failure:
-            issues, truncated = failure.issues, failure.truncated
-    elif entry == "decode":
-        compiled = engine.compile(schema)
-        try:
-            compiled.decode(json.dumps(instance).encode())
-        except engine.ValidationFailed as failure:
-            issues, truncated = failure.issues, failure.truncated
+        call = compiled.validate if entry == "validate" else compiled.decode
+        argument = instance if entry == "validate" else json.dumps(instance).encode()
     else:
         defs = schema.pop("$defs")
         wrapped = {"type": "object", "$defs": defs, "properties": {"a": schema}}
         tools = engine.compile_tools([{"name": "t", "inputSchema": wrapped, "outputSchema": wrapped}])
-        try:
-            if entry == "arguments":
-                tools.validate_arguments("t", {"a": instance})
-            else:
-                tools.validate_result("t", {"content": [], "structuredContent": {"a": instance}})
-        except engine.ValidationFailed as failure:
-            issues, truncated = failure.issues, failure.truncated
+        if entry == "arguments":
+            call, argument = lambda value: tools.validate_arguments("t", value), {"a": instance}
+        else:
+            call = lambda value: tools.validate_result("t", value)
+            argument = {"content": [], "structuredContent": {"a": instance}}
+    started = time.perf_counter()  # the failing call alone: compiling is not explaining
+    try:
+        call(argument)
+    except engine.ValidationFailed as failure:
+        issues, truncated = failure.issues, failure.truncated
     elapsed = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    # This process's own high-water mark (ru_maxrss would carry the forking pytest worker's).
+    with open("/proc/self/status") as status:
+        peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) // 1024
     print(json.dumps({"seconds": elapsed, "peak_mib": peak, "issues": len(issues), "truncated": truncated,
                       "first": issues[0].message}))
     """
@@ -88,10 +84,12 @@ def test_the_combinator_tower_is_explained_in_bounded_time_and_memory(items: int
     )
     assert result.returncode == 0, result.stderr[-2000:]
     report = json.loads(result.stdout)
-    assert report["seconds"] < 2.0, report
+    # max_explain_seconds (1 s) and one bounded step, with room for a busy shared machine.
+    assert report["seconds"] < 3.0, report
     assert report["peak_mib"] < 400, report
-    # Real issues of failing items, up to max_issues (100) or until the work budget is spent.
-    assert report["issues"] >= 50 and (report["truncated"] or report["issues"] == 100), report
+    # Real issues of failing items, up to max_issues (100) or until the budget is spent.
+    assert report["issues"] == 100 or report["truncated"], report
+    assert "explanation truncated" not in report["first"], report
     assert "longer than 1 character" in report["first"] or "anyOf" in report["first"], report
 
 
@@ -258,3 +256,81 @@ def test_a_huge_value_is_quoted_in_bounded_time() -> None:
     assert explain_budget.short(wide).startswith('{"k0000000":0,"k0000001":1')
     assert explain_budget.short(deep).endswith("...")
     assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.timeout(300)
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(schemas(), INSTANCES, st.integers(1, 300), st.sampled_from([0, 50, 2_000, 20_000]))
+def test_any_budget_ends_in_issues_never_an_error(schema: Any, item: Any, count: int, work: int) -> None:
+    # Large instances (up to 300 copies of a value) under budgets from none to the default: the
+    # answer is the fast path's, and the explanation is a non-empty list, cut or whole.
+    eng = engine.Engine(engine.EngineConfig.load(env={}, limits={"max_explain_work": work}))
+    compiled = eng.compile(schema)
+    for instance in ([item] * count, {f"k{i}": item for i in range(count)}):
+        valid = compiled.is_valid(instance)
+        started = time.perf_counter()
+        try:
+            compiled.validate(instance)
+        except engine.ValidationFailed as failure:
+            assert not valid
+            assert failure.issues
+            assert len(failure.issues) <= eng.config.limits.max_issues
+        else:
+            assert valid
+        assert time.perf_counter() - started < 3.0
+
+
+@pytest.mark.timeout(120)
+def test_threads_explaining_one_schema_at_once_agree() -> None:
+    import threading
+
+    compiled = engine.compile(tower(9, "allOf"))
+    expected = compiled.issues(["ab"] * 40)
+    results: list[list[engine.Issue]] = []
+    errors: list[BaseException] = []
+
+    def explain() -> None:
+        try:
+            for _ in range(5):
+                results.append(compiled.issues(["ab"] * 40))
+        except BaseException as exc:  # noqa: BLE001 - reported below, by the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=explain) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert len(results) == 30
+    assert all({i.instance_path for i in r} <= {f"/{n}" for n in range(40)} and r for r in results)
+    assert all(len(r) == len(expected) for r in results)
+
+
+QUOTE_PROBE = textwrap.dedent(
+    """
+    import json, resource, sys
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    import engine
+    defs = {"l0": {"type": "string"}}
+    for i in range(1, 11):
+        defs[f"l{i}"] = {"allOf": [{"$ref": f"#/$defs/l{i - 1}"}, {"$ref": f"#/$defs/l{i - 1}"}]}
+    compiled = engine.compile({"$defs": defs, "$ref": "#/$defs/l10"})
+    try:
+        compiled.validate(list(range(1_000_000)))
+    except engine.ValidationFailed as failure:
+        quoted = sum(len(issue.message) for issue in failure.issues)
+        print(json.dumps({"issues": len(failure.issues), "truncated": failure.truncated, "quoted": quoted}))
+    """
+)
+
+
+@pytest.mark.timeout(120)
+def test_a_huge_value_is_quoted_a_bounded_number_of_times() -> None:
+    # Every issue's message quotes the failing value: 1,024 leaf issues about a 7 MB array would be
+    # 7 GB of messages. Explaining a value is charged by its size, so it is quoted a few times.
+    result = subprocess.run([sys.executable, "-c", QUOTE_PROBE], capture_output=True, text=True, timeout=100)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(result.stdout)
+    assert report["truncated"] and report["issues"] >= 1, report
+    assert report["quoted"] < 100_000_000, report

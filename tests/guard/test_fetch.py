@@ -278,3 +278,22 @@ def test_any_uri_text_ends_in_a_typed_refusal_or_a_document(running_server: Serv
         assert refused.reason in ("remote-ref", "unresolvable-ref", "invalid-schema"), refused.message
         assert refused.message
     assert all("\r" not in hit and "\n" not in hit and " " not in hit for hit in running_server.hits)
+
+
+def test_a_fetched_document_is_held_to_the_schema_document_limits(server: Server) -> None:
+    deep: object = 1
+    for _ in range(300):
+        deep = [deep]
+    server.serve("/deep.json", {"enum": [deep]})
+    with pytest.raises(engine.SchemaRejected) as refused:
+        fetching().compile({"$ref": server.url("/deep.json")})
+    assert refused.value.reason == "limit-exceeded"
+    assert refused.value.details["limit"] == "max_document_depth"
+    assert refused.value.details["uri"] == server.url("/deep.json")
+    server.serve("/wide.json", {"enum": ["x" * 100] * 100})
+    settings = {"enabled": True, "allow_hosts": ["127.0.0.1"], "allow_http": True, "allow_loopback": True}
+    config = engine.EngineConfig.load(env={}, fetch=settings, limits={"max_schema_bytes": 5000})
+    with pytest.raises(engine.SchemaRejected) as refused:
+        engine.Engine(config).compile({"$ref": server.url("/wide.json")})
+    assert refused.value.details["limit"] == "max_schema_bytes"
+    assert "fetched from" in refused.value.message

@@ -57,6 +57,8 @@ CLASSES = [
     ("100.64.0.1", "not globally routable"),
     ("192.0.2.1", "not globally routable"),
     ("198.18.0.1", "not globally routable"),
+    ("192.0.0.8", "not globally routable"),  # this Python calls it global
+    ("192.88.99.1", "not globally routable"),  # the 6to4 relay anycast block
     ("2001:db8::1", "not globally routable"),
     ("3fff::1", "not globally routable"),
     ("100::1", "reserved"),
@@ -139,7 +141,8 @@ def test_no_ipv6_form_embedding_an_ipv4_address_passes(v4: int, tail: int) -> No
 def test_an_ipv4_address_passes_only_when_public_or_opened(v4: int) -> None:
     ip = ipaddress.IPv4Address(v4)
     private = any(ip in net for net in RFC1918)
-    public = ip.is_global and not ip.is_multicast and not ip.is_reserved
+    special = any(ip in ipaddress.ip_network(n) for n in ("192.0.0.0/24", "192.88.99.0/24"))
+    public = ip.is_global and not ip.is_multicast and not ip.is_reserved and not special
     assert (address_refusal(str(ip), DEFAULT) is None) is public, ip
     if address_refusal(str(ip), EVERYTHING_ALLOWED) is None:
         assert public or private or ip.is_loopback, ip

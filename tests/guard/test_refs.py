@@ -297,3 +297,10 @@ def test_the_same_schema_declared_twice_is_one_meaning() -> None:
         assert compiled.is_valid({"p": 1}) and not compiled.is_valid({"p": "1"})
     registry = {"http://x.example/": {"$id": "http://x.example/", "$defs": {"n": {"type": "integer"}}}}
     assert not compile({"$defs": {"a": shared}, "$ref": "http://x.example/#/$defs/n"}, registry=registry).is_valid("1")
+
+
+@pytest.mark.parametrize(("first", "second"), [(1, True), (1, 1.0), (0, False)])
+def test_values_python_calls_equal_are_different_schemas(first: object, second: object) -> None:
+    uri = "http://x.example/"
+    schema = {"$defs": {"a": {"$id": uri, "const": first}, "b": {"$id": uri, "const": second}}, "$ref": uri}
+    assert refused(schema).reason == "invalid-schema"

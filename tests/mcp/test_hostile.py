@@ -6,6 +6,9 @@ import pytest
 
 import engine
 
+# Hostile payloads: each test ends in well under a second; a hang fails it by name.
+pytestmark = pytest.mark.timeout(60)
+
 DEEP = b"[" * 100_000 + b"]" * 100_000
 
 
@@ -101,3 +104,35 @@ def test_result_decode_reasons_match_the_decoder(eng: engine.Engine, payload: by
     with pytest.raises(engine.DecodeError) as info:
         tools.validate_result("t", payload)
     assert info.value.reason == reason
+
+
+def test_elicitation_depth_is_max_instance_depth(eng: engine.Engine) -> None:
+    """An answer nesting past `max_instance_depth` (in `_meta`, or a field the form did not ask
+    for) is `too-deep`, as any document is, not what msgspec's own nesting limit says."""
+    form = engine.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}}, engine=eng)
+    depth = eng.config.limits.max_instance_depth + 1
+    nested = b"[" * depth + b"]" * depth
+    for payload in (
+        b'{"action": "accept", "content": {"a": "x"}, "_meta": ' + nested + b"}",
+        b'{"action": "accept", "content": {"a": "x", "b": ' + nested + b"}}",
+    ):
+        with pytest.raises(engine.DecodeError) as error:
+            form.decode_result(payload)
+        assert error.value.reason == "too-deep"
+    shallow = b"[" * 10 + b"]" * 10
+    answer = form.decode_result(b'{"action": "accept", "content": {"a": "x", "b": ' + shallow + b"}}")
+    assert answer.content == {"a": "x"}  # fields the form did not ask for are dropped
+
+
+def test_elicitation_answers_as_python_objects_get_json_bounds(eng: engine.Engine) -> None:
+    from types import MappingProxyType
+
+    form = engine.compile_elicitation({"type": "object", "properties": {"a": {"type": "number"}}}, engine=eng)
+    for content, reason in (
+        ({"a": float("nan")}, "non-finite-number"),
+        (MappingProxyType({"a": 1}), "not-json"),
+        ({"a": 1, "b": "\ud800"}, "invalid-utf8"),
+    ):
+        with pytest.raises(engine.DecodeError) as error:
+            form.decode_result({"action": "accept", "content": content})
+        assert error.value.reason == reason

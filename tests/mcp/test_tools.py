@@ -229,7 +229,8 @@ def test_results_through_each_path(backend: str) -> None:
     , engine=eng)
     if backend == "auto":
         assert tools.tool("closed").output.backend == "msgspec"
-        assert tools.tool("open").output.backend == "jsonschema-rs"
+        assert tools.tool("open").output.backend == "msgspec"  # optimistically closed
+        assert tools.tool("allof").output.backend == "jsonschema-rs"
     cases = [({"n": 1}, True), ({"n": 1.0}, True), ({"n": "1"}, False), ({}, False), ([], False), (None, False)]
     for name in schemas:
         for value, valid in cases:
