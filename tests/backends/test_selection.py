@@ -88,7 +88,9 @@ POINTER = re.compile(r"^(/([^~/]|~[01])*)*$")
 
 
 def issue_locations(backend: str) -> dict[str, list[set[tuple[str, str]]]]:
-    eng = engine.Engine(backend=backend)
+    # A generous time budget: the issue lists are compared whole, and a loaded machine must not cut
+    # one backend's explanation short (the work budget, which is deterministic, still applies).
+    eng = engine.Engine(backend=backend, limits={"max_explain_seconds": 120.0})
     found: dict[str, list[set[tuple[str, str]]]] = {}
     for item in corpus():
         try:
