@@ -99,6 +99,14 @@ class Engine:
         compiled = cache.get_or_compile(key, compile)
         if fast:
             cache.remember(compiled, text=text, packed=packed)
+            if packed is not None:
+                # What the compiled schema keeps of the document (the msgspec translation holds
+                # some of its objects) changes which objects marshal marks as shared: a third of the
+                # corpus serialised differently once compiled. Remember that form too, so that
+                # asking again with the same object is found at once.
+                again = marshal.dumps(schema)
+                if again != packed:
+                    cache.remember(compiled, packed=again)
         return compiled
 
     def _compile(self, schema: Any, resources: Mapping[str, Any], key: bytes, size: DocumentSize) -> CompiledSchema:

@@ -13,6 +13,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 import jsonschema_rs
+import msgspec
 
 from .._dialect import Dialect
 from .._errors import Issue, RejectReason, SchemaRejected
@@ -85,6 +86,7 @@ def _deny(uri: str) -> Any:
 
 
 NAME = "jsonschema-rs"
+_encode = msgspec.json.encode
 
 
 class JsonschemaRsBackend(Backend):
@@ -113,6 +115,8 @@ def _refuse_inexact_patterns(source: SchemaSource) -> None:
     against regress, an ECMA-262 engine, on 30,000 generated patterns: every disagreement had a
     \\b or \\B). It compiles every schema, so such a pattern is refused for all backends."""
     for document in (source.schema, *source.resources.values()):
+        if not _may_hold_word_boundary(document):
+            continue
         for location, pattern in schema_patterns(document):
             construct = word_boundary(pattern)
             if construct is not None:
@@ -123,6 +127,18 @@ def _refuse_inexact_patterns(source: SchemaSource) -> None:
                     "compiles every schema, whichever backend answers: spell the boundary with classes)",
                     location=location,
                 )
+
+
+def _may_hold_word_boundary(document: Any) -> bool:
+    """Whether any string of ``document`` holds a backslash followed by ``b`` or ``B``, judged on
+    its JSON text (where a backslash is written as two): only then can a pattern hold a word
+    boundary. Encoding is native and about ten times cheaper than locating every pattern, which
+    was a fifth of a cold compile on the tool schemas in bench_data/ (none has a word boundary)."""
+    try:
+        text = _encode(document)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        return True  # let the walk decide
+    return b"\\\\b" in text or b"\\\\B" in text
 
 
 def lazy_validator(source: SchemaSource) -> Callable[[], JsonschemaRsValidator]:

@@ -1,0 +1,49 @@
+"""The jsonschema-rs backend refuses a word-boundary pattern wherever it is, and looks for one only
+when the document's text can hold it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import engine
+from engine.backends._jsonschema_rs import _may_hold_word_boundary
+
+ENG = engine.Engine(backend="jsonschema-rs", cache_size=0)
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"pattern": r"\bword"},
+        {"properties": {"a": {"pattern": r"x\B"}}},
+        {"patternProperties": {r"^\bk": {}}},
+        {"$defs": {"unused": {"pattern": r"(\b)"}}},
+        {"x-unknown": {"pattern": r"\b"}},
+    ],
+)
+def test_word_boundaries_are_refused_wherever_they_are(schema: dict[str, Any]) -> None:
+    assert _may_hold_word_boundary(schema)
+    with pytest.raises(engine.SchemaRejected) as refused:
+        ENG.compile(schema)
+    assert "word boundary" in refused.value.message
+
+
+@pytest.mark.parametrize(
+    ("schema", "instance"),
+    [
+        ({"pattern": r"\\b"}, "\\b"),  # an escaped backslash, then b
+        ({"description": "a \\b in prose", "pattern": "^a$"}, "a"),
+    ],
+)
+def test_a_backslash_b_elsewhere_is_looked_at_and_accepted(schema: dict[str, Any], instance: str) -> None:
+    assert _may_hold_word_boundary(schema)
+    compiled = ENG.compile(schema)
+    assert compiled.is_valid(instance) and not compiled.is_valid("zzz")
+
+
+def test_text_without_a_backslash_b_is_not_walked() -> None:
+    for schema in ({"pattern": r"^\d+$"}, {"description": "\b is a backspace", "type": "string"}, True):
+        assert not _may_hold_word_boundary(schema)
+        ENG.compile(schema)
