@@ -21,7 +21,7 @@ in ``bench_data/``) is one level.
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import chain, compress
 from math import isfinite
 from typing import Any
 
@@ -52,8 +52,10 @@ def admit(value: Any, max_depth: int, max_values: int) -> None:
             _flat(value, values, max_values)
         else:
             _walk(value, max_depth, max_values)
+            _no_surrogates(value)
     elif kind is list:
         _walk(value, max_depth, max_values)
+        _no_surrogates(value)
     elif kind is str:
         _strings((value,))
     elif kind is float:
@@ -147,16 +149,15 @@ def _weigh(weights: dict[int, list[Any]], node: Any, weight: int) -> None:
 
 
 def _children(level: list[Any]) -> list[Any]:
-    """Check the keys and scalars one level down from ``level``; return its containers."""
+    """Check the keys and scalars one level down from ``level`` (strings are checked for lone
+    surrogates afterwards, in one encode pass); return its containers."""
     dicts = [node for node in level if type(node) is dict]
     if dicts:
         keys = list(chain.from_iterable(dicts))
         try:
-            joined = "".join(keys)
+            "".join(keys)  # a key that is not a string stops the join
         except TypeError:
             raise _bad_key(keys) from None
-        if not joined.isascii():
-            _strings((joined,))
         children = list(chain.from_iterable(map(dict.values, dicts)))
         if len(dicts) != len(level):
             children.extend(chain.from_iterable(node for node in level if type(node) is not dict))
@@ -165,21 +166,23 @@ def _children(level: list[Any]) -> list[Any]:
     kinds = set(map(type, children))
     if not kinds <= _JSON:
         raise _not_json(next(iter(kinds - _JSON)))
-    if str in kinds:
-        text = "".join([child for child in children if type(child) is str])
-        if not text.isascii():
-            _strings((text,))
     if float in kinds and not all(map(isfinite, [child for child in children if type(child) is float])):
         raise _non_finite()
-    return list(filter(_is_container_value, children)) if kinds & _CONTAINERS else []
+    if not kinds & _CONTAINERS:
+        return []
+    return list(compress(children, map(_is_container, map(type, children))))
 
 
 def _too_deep(max_depth: int) -> DecodeError:
     return DecodeError(DecodeReason.TOO_DEEP, f"instance nests more than {max_depth} levels deep")
 
 
-def _is_container_value(value: Any) -> bool:
-    return _is_container(type(value))
+def _no_surrogates(value: Any) -> None:
+    """After the walk has bounded ``value``: one encode pass in C over every string and key."""
+    try:
+        _encode(value)
+    except UnicodeEncodeError as exc:
+        raise _surrogate(exc) from None
 
 
 def _strings(texts: tuple[str, ...]) -> None:

@@ -118,12 +118,14 @@ class Issues(msgspec.Struct):
 
 
 def too_costly(path: str, location: str, cost: int) -> str:
-    where = f" at {path!r}" if path else ""
-    against = f" against {location!r}" if location else ""
+    """The message of the issue that ends an explanation early. It claims nothing about the part
+    it names (that part may hold no issue): only that the instance is invalid and the explanation
+    stopped there."""
+    part = f"{path or '/'!r} against {location or '/'!r}"
     estimate = f"an estimated {cost} evaluations" if cost < INFINITE else "work the budget cannot bound"
     return (
-        f"instance is invalid{where}{against}; explaining it further would take {estimate}, over what "
-        "is left of max_explain_work / max_explain_seconds (explanation truncated)"
+        f"instance is invalid; explaining {part} further would take {estimate}, over what is left of "
+        "max_explain_work / max_explain_seconds (explanation truncated)"
     )
 
 

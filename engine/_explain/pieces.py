@@ -268,16 +268,15 @@ class Pieces:
 
         if "$ref" in node:
             target = self.resolve(at, node["$ref"])
-            if target is None:
-                if fails(at, instance):
-                    out.cut(self._cut(path, (*location, "$ref"), INFINITE))
+            if target is None:  # outside the document, or an anchor: not followed here
+                out.cut(self._cut(path, (*location, "$ref"), INFINITE))
             else:
                 into(target, instance, path, (*location, "$ref"))
             if self.legacy:
                 return
         # The schema's own assertions depend on nothing else: always explained.
         out.run(self.own_issues(at, node, instance, budget), budget, pointer(path), location)
-        if any(k in node for k in ("unevaluatedProperties", "unevaluatedItems", "patternProperties")):
+        if any(k in node for k in ("unevaluatedProperties", "unevaluatedItems")):
             # Annotations flow between these keywords and their siblings: the rest is not split.
             out.cut(self._cut(path, location, INFINITE))
             return
@@ -370,12 +369,17 @@ class Pieces:
         out: Issues,
     ) -> None:
         properties = node.get("properties", {})
+        patterns = "patternProperties" in node and self._knows("patternProperties")
         for name, value in instance.items():
             if out.full or budget.allowance() <= 0:
                 if not out.full:
                     out.cut(self._cut(path, location, INFINITE))
                 return
-            if name in properties:
+            if patterns:
+                # Which subschemas a property meets depends on every pattern: the property is
+                # checked against the three keywords together, and explained whole or cut.
+                self._member(at, node, name, value, path, location, budget, out)
+            elif name in properties:
                 into((*at, "properties", name), value, (*path, name), (*location, "properties", name))
             elif "additionalProperties" in node and node["additionalProperties"] is not False:
                 into((*at, "additionalProperties"), value, (*path, name), (*location, "additionalProperties"))
@@ -396,6 +400,35 @@ class Pieces:
                 sub = node.get(keyword, {}).get(name) if self._knows(keyword) else None
                 if isinstance(sub, (Mapping, bool)):
                     into((*at, keyword, name), instance, path, (*location, keyword, name))
+
+
+    def _member(
+        self,
+        at: Pointer,
+        node: Mapping[str, Any],
+        name: str,
+        value: Any,
+        path: Pointer,
+        location: Pointer,
+        budget: Budget,
+        out: Issues,
+    ) -> None:
+        budget.spend(1)
+        if self.locations.member_valid(at, node, name, value):
+            return
+        work = 1
+        for keyword in ("properties", "patternProperties"):
+            for key in node.get(keyword, {}):
+                work = min(work + self.cost((*at, keyword, key))[0], INFINITE)
+        if "additionalProperties" in node:
+            work = min(work + self.cost((*at, "additionalProperties"))[0], INFINITE)
+        allowance = budget.allowance()
+        whole = work * shape(value, allowance // work + 1)[0] if work < INFINITE else INFINITE
+        if whole > allowance:
+            out.cut(self._cut((*path, name), location, whole))
+            return
+        budget.spend(whole)
+        out.run(self.locations.member_issues(at, node, name, value), budget, pointer(path), location)
 
 
 def count_objects(document: Any) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterator, Mapping
 from typing import Any
+from urllib.parse import quote
 
 import jsonschema_rs
 
@@ -45,6 +46,7 @@ class LocationValidators:
         self._options = options
         self._by_pointer: dict[Pointer, Any] = {}
         self._own: dict[Pointer, Any] = {}
+        self._members_of: dict[Pointer, Any] = {}
 
     def compiled(self, at: Pointer) -> bool:
         """Whether the validator of ``at`` exists already (compiling one costs the subschemas it reaches)."""
@@ -53,7 +55,7 @@ class LocationValidators:
     def _validator(self, at: Pointer) -> Any:
         validator = self._by_pointer.get(at)
         if validator is None:
-            schema = {"$ref": _DOCUMENT + "#" + pointer(at)}
+            schema = {"$ref": _uri(at)}
             try:
                 validator = self.dialect.rs_validator_class(schema, **self._options)
             except jsonschema_rs.ReferencingError as exc:  # the caller ends the explanation there
@@ -94,6 +96,47 @@ class LocationValidators:
             yield issue_from_rs(error)
 
 
+    def _members(self, at: Pointer, node: Mapping[str, Any]) -> Any:
+        """A validator of the property keywords of the schema at ``at`` (``properties``,
+        ``patternProperties``, ``additionalProperties``: they decide together which subschema a
+        property meets), each subschema reached through a reference to its own location."""
+        validator = self._members_of.get(at)
+        if validator is None:
+            schema: dict[str, Any] = {}
+            for keyword in ("properties", "patternProperties"):
+                if isinstance(node.get(keyword), Mapping):
+                    schema[keyword] = {name: {"$ref": _uri((*at, keyword, name))} for name in node[keyword]}
+            if "additionalProperties" in node:
+                schema["additionalProperties"] = {"$ref": _uri((*at, "additionalProperties"))}
+            try:
+                validator = self.dialect.rs_validator_class(schema, **self._options)
+            except jsonschema_rs.ReferencingError as exc:
+                raise ValueError(f"the properties at {pointer(at)!r} cannot be validated alone: {exc}") from None
+            self._members_of[at] = validator
+        return validator
+
+    def member_valid(self, at: Pointer, node: Mapping[str, Any], name: str, value: Any) -> bool:
+        """Whether property ``name`` with ``value`` meets what the schema at ``at`` asks of it."""
+        return bool(self._members(at, node).is_valid({name: value}))
+
+    def member_issues(self, at: Pointer, node: Mapping[str, Any], name: str, value: Any) -> Iterator[Issue]:
+        """The issues of property ``name``, keyword locations relative to the schema at ``at``."""
+        for error in self._members(at, node).iter_errors({name: value}):
+            issue = issue_from_rs(error)
+            parts = list(error.evaluation_path)
+            # Drop the reference that stands for each subschema: right after its keyword and name.
+            at_ref = 1 if parts[:1] == ["additionalProperties"] else 2
+            if len(parts) > at_ref and parts[at_ref] == "$ref":
+                del parts[at_ref]
+                issue = Issue(
+                    instance_path=issue.instance_path,
+                    keyword_location=pointer(parts),
+                    keyword=issue.keyword,
+                    message=issue.message,
+                )
+            yield issue
+
+
 # The locations of each general validator, built on its first piece-by-piece explanation; False
 # where they cannot be validated alone.
 _BUILT: weakref.WeakKeyDictionary[JsonschemaRsValidator, LocationValidators | bool] = weakref.WeakKeyDictionary()
@@ -122,6 +165,12 @@ def locations_of(explainer: BackendValidator) -> LocationValidators | None:
                 cached = False
         _BUILT[general] = cached
     return cached if isinstance(cached, LocationValidators) else None
+
+
+def _uri(at: Pointer) -> str:
+    """The URI of location ``at``: its JSON pointer as a fragment, percent-encoded where a URI
+    does not allow a character (``^`` in a patternProperties key, a space, any non-ASCII)."""
+    return _DOCUMENT + "#" + quote(pointer(at), safe="/~!$&'()*+,;=:@-._")
 
 
 def _has_dynamic(document: Any) -> bool:

