@@ -89,7 +89,7 @@ class Engine:
             else:
                 found = cache.find_text(text)
                 if found is not None:
-                    cache.remember(found, packed=packed)  # the next copy serialised alike is found first
+                    cache.remember(found.fingerprint, found, packed=packed)  # the next such copy is found first
                     return found
         resources: Mapping[str, Any] = dict(registry) if registry else {}
         key = fingerprint(schema, resources)
@@ -98,7 +98,7 @@ class Engine:
             compile = _metrics.observed_compile(compile)
         compiled = cache.get_or_compile(key, compile)
         if fast:
-            cache.remember(compiled, text=text, packed=packed)
+            cache.remember(key, compiled, text=text, packed=packed)
             if packed is not None:
                 # What the compiled schema keeps of the document (the msgspec translation holds
                 # some of its objects) changes which objects marshal marks as shared: a third of the
@@ -106,7 +106,7 @@ class Engine:
                 # asking again with the same object is found at once.
                 again = marshal.dumps(schema)
                 if again != packed:
-                    cache.remember(compiled, packed=again)
+                    cache.remember(key, compiled, packed=again)
         return compiled
 
     def _compile(self, schema: Any, resources: Mapping[str, Any], key: bytes, size: DocumentSize) -> CompiledSchema:
