@@ -124,6 +124,9 @@ class Pieces:
         for child in self._children(at, node):
             work, nesting = self.cost(child)
             total, deepest = min(total + work, INFINITE), max(deepest, nesting)
+        if total < INFINITE and "if" in node and "then" in node and "else" in node and self._knows("if"):
+            # Only one of then / else is evaluated (both are finite here: each is in the total).
+            total -= min(self.cost((*at, "then"))[0], self.cost((*at, "else"))[0])
         if "$ref" in node:
             target = self.resolve(at, node["$ref"])
             if target is None:
