@@ -5,7 +5,7 @@ had to stop."""
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
@@ -18,6 +18,11 @@ if TYPE_CHECKING:
     from ..backends import LocationValidators
 
 __all__ = ["MAX_PIECE_DEPTH", "Pieces"]
+
+_Into = Callable[[Pointer, Any, Pointer, Pointer], None]
+"""Explain a value against a subschema if it fails it: (location, value, path, keyword location)."""
+_Say = Callable[[str, str, Pointer], None]
+"""Add one issue of the current value: (keyword, message, keyword location)."""
 
 # The walk over each schema's locations, built on its first piece-by-piece explanation.
 _BUILT: weakref.WeakKeyDictionary[LocationValidators, Pieces] = weakref.WeakKeyDictionary()
@@ -119,6 +124,9 @@ class Pieces:
         for child in self._children(at, node):
             work, nesting = self.cost(child)
             total, deepest = min(total + work, INFINITE), max(deepest, nesting)
+        if total < INFINITE and "if" in node and "then" in node and "else" in node and self._knows("if"):
+            # Only one of then / else is evaluated (both are finite here: each is in the total).
+            total -= min(self.cost((*at, "then"))[0], self.cost((*at, "else"))[0])
         if "$ref" in node:
             target = self.resolve(at, node["$ref"])
             if target is None:
@@ -321,8 +329,8 @@ class Pieces:
         instance: list[Any],
         path: Pointer,
         location: Pointer,
-        into: Any,
-        say: Any,
+        into: _Into,
+        say: _Say,
         budget: Budget,
         out: Issues,
     ) -> None:
@@ -364,7 +372,7 @@ class Pieces:
         instance: Mapping[str, Any],
         path: Pointer,
         location: Pointer,
-        into: Any,
+        into: _Into,
         budget: Budget,
         out: Issues,
     ) -> None:
