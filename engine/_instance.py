@@ -47,9 +47,24 @@ def admit(value: Any, max_depth: int, max_values: int) -> None:
     """Return if ``value`` is a JSON value within the bounds; raise :class:`DecodeError` otherwise."""
     kind = type(value)
     if kind is dict:
-        values = value.values()
-        if _SCALARS.issuperset(map(type, values)):
-            _flat(value, values, max_values)
+        kinds = set(map(type, value.values()))
+        if kinds <= _SCALARS:
+            # An object of scalars (most tool arguments), inline: a frame is 50-80 ns of ~800.
+            # Nothing nests, so only its keys, strings and floats need a look: joining the keys
+            # stops at one that is not a string; `msgspec.json.encode` (a C pass over every
+            # string) raises on a lone surrogate; floats are looked at only when there is one.
+            if len(value) >= max_values:
+                raise _too_many(max_values)
+            try:
+                "".join(value)
+            except TypeError:
+                raise _bad_key(value) from None
+            try:
+                _encode(value)
+            except UnicodeEncodeError as exc:
+                raise _surrogate(exc) from None
+            if float in kinds and not all(isfinite(v) for v in value.values() if type(v) is float):
+                raise _non_finite()
         else:
             _walk(value, max_depth, max_values)
             _no_surrogates(value)
@@ -63,26 +78,6 @@ def admit(value: Any, max_depth: int, max_values: int) -> None:
             raise _non_finite()
     elif kind not in _SCALARS:
         raise _not_json(kind)
-
-
-def _flat(value: dict[Any, Any], values: Any, max_values: int) -> None:
-    """An object of scalars: nothing nests, so only its keys, strings and floats need a look.
-
-    Joining the keys stops at one that is not a string; ``msgspec.json.encode`` (a C pass over
-    every string) raises on a lone surrogate; it writes NaN and the infinities as ``null``, so only
-    an object whose encoding holds ``null`` has its floats looked at one by one."""
-    if len(value) >= max_values:
-        raise _too_many(max_values)
-    try:
-        "".join(value)
-    except TypeError:
-        raise _bad_key(value) from None
-    try:
-        data = _encode(value)
-    except UnicodeEncodeError as exc:
-        raise _surrogate(exc) from None
-    if b"null" in data and not all(isfinite(v) for v in values if type(v) is float):
-        raise _non_finite()
 
 
 def _bad_key(keys: Any) -> DecodeError:
