@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from math import isfinite
 from typing import Any, NamedTuple
 
 import msgspec
@@ -17,9 +16,6 @@ from ._guard import GuardReport
 from ._instance import admit, max_values
 from .backends import BackendValidator, TypedDecode
 
-_SCALARS = frozenset({int, bool, type(None)})  # nothing to bound: straight to the backend
-_FLAT = frozenset({str, int, float, bool, type(None)})
-_encode = msgspec.json.encode
 _parse = msgspec.json.decode
 
 __all__ = ["EVAL_FRAMES", "EXPLAIN_FRAMES", "CompiledSchema", "HotPath", "depth_bound"]
@@ -163,50 +159,16 @@ class CompiledSchema:
 
     def _bind_is_valid(self) -> Callable[[Any], bool]:
         check = self._check
-        admit_object = self._admit_object()
+        max_depth, limit = self._max_depth, self._max_values
 
         def is_valid(instance: Any) -> bool:
-            admit_object(instance)
+            admit(instance, max_depth, limit)
             try:
                 return check(instance)
             except (ValueError, TypeError, RecursionError) as exc:
                 raise _backend_refusal(exc) from None
 
         return is_valid
-
-    def _admit_object(self) -> Callable[[Any], None]:
-        """The bounds of a JSON document for a Python object (see :mod:`engine._instance`), with
-        the common case inline: an object of scalars (430 of the 487 argument objects in
-        ``bench_data/``) needs the set of its value types, a key join (which stops at a key that is
-        not a string) and one encode pass (which stops at a lone surrogate); its floats are looked
-        at only when it has some. No walk."""
-        max_depth = self._max_depth
-        limit = self._max_values
-        scalars = _SCALARS
-        flat = _FLAT
-        encode = _encode
-        finite = isfinite
-
-        def admit_object(instance: Any) -> None:
-            kind = type(instance)
-            if kind is dict:
-                values = instance.values()
-                kinds = set(map(type, values))
-                if not kinds <= flat or len(instance) >= limit:
-                    admit(instance, max_depth, limit)
-                    return
-                try:
-                    "".join(instance)  # a key that is not a string stops the join
-                    encode(instance)  # a lone surrogate stops the encode
-                except (TypeError, UnicodeEncodeError):
-                    admit(instance, max_depth, limit)  # says which, precisely
-                    return
-                if float in kinds and not all(map(finite, [v for v in values if type(v) is float])):
-                    admit(instance, max_depth, limit)
-            elif kind not in scalars:
-                admit(instance, max_depth, limit)
-
-        return admit_object
 
     def validate(self, instance: Any) -> None:
         """Return if ``instance`` conforms; otherwise raise :class:`~engine.ValidationFailed`
@@ -219,11 +181,11 @@ class CompiledSchema:
 
     def _bind_checked(self) -> Callable[[Any], Any]:
         check = self._check
-        admit_object = self._admit_object()
+        max_depth, limit = self._max_depth, self._max_values
         failure = self._failure
 
         def checked(instance: Any) -> Any:
-            admit_object(instance)
+            admit(instance, max_depth, limit)
             try:
                 valid = check(instance)
             except (ValueError, TypeError, RecursionError) as exc:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
-from .charsets import ANY, Ranges, emit_ranges, norm
+from .charsets import ANY, Ranges, emit_ranges, norm, overlap
 from .parse import LONG_RUN, Assertion, Atom, Group, Node, Parser, Repeat
 
 __all__ = ["check", "restart_guard"]
@@ -20,19 +20,6 @@ _MAX_PENDING = 4
 (which can only refuse more, never less: the merged set stays pending while any of its runs
 would). No pattern of the corpus has more than 3 pending runs; each kept run costs one set
 comparison per later run (16 made a 1,000-run pattern's check 3 times slower than 4)."""
-
-
-def overlap(a: Ranges, b: Ranges) -> bool:
-    """Whether two sets share a code point, in one merge pass."""
-    i = j = 0
-    while i < len(a) and j < len(b):
-        if a[i][1] < b[j][0]:
-            i += 1
-        elif b[j][1] < a[i][0]:
-            j += 1
-        else:
-            return True
-    return False
 
 
 class _Union:
