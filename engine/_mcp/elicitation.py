@@ -87,6 +87,7 @@ class ElicitationForm:
         self._max_depth = max_depth
         self._translation = translation  # `engine.backends.msgspec_translation` of the form, or None
         # Built on the first answer read: a form compiled and never answered builds no msgspec type.
+        self._built: Callable[[Any], ElicitResult] | None = None
         self.decode_result = self._first_read
 
     def __repr__(self) -> str:
@@ -99,7 +100,11 @@ class ElicitationForm:
     It is the form's bound reader, built on the first call."""
 
     def _first_read(self, data: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> ElicitResult:
-        read = self.decode_result = self._reader()
+        # A caller may have kept `decode_result` from before the first call: it still reads
+        # through the reader built once.
+        read = self._built
+        if read is None:
+            read = self._built = self.decode_result = self._reader()
         return read(data)
 
     def _reader(self) -> Callable[[Any], ElicitResult]:
