@@ -230,6 +230,11 @@ class CompiledSchema:
             if self._other_decoder is not None:
                 return self._one_pass(self._other_decoder, slow)
             return slow
+        if self.guard is not None and self.guard.measured.get("max_pattern_length", 0):
+            # msgspec checks a `pattern` with Python `re`; the general backend's native regex
+            # check of the parsed value costs less (19 corpus tools: 5.2x the decode floor
+            # against 6.5x for the typed decode and the parse).
+            return slow
         # The typed decode into Structs that refuse unnamed properties proves the depth of what it
         # accepts when its type nests no deeper than the bound; the one that ignores them (exact
         # for validity) does not, since an ignored value may nest at will.
