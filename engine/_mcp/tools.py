@@ -305,7 +305,7 @@ def _fast_result_reader(output: CompiledSchema | None, max_bytes: int) -> Callab
     else:
         path = output.hot_path()
         if path.plain is not None:
-            return _translated_result_reader(output.reader(), max_bytes)
+            return _translated_result_reader(output, max_bytes)
         check = path.check
         max_depth = path.max_depth
         bounded = False
@@ -345,13 +345,14 @@ def _fast_result_reader(output: CompiledSchema | None, max_bytes: int) -> Callab
     return read
 
 
-def _translated_result_reader(
-    read_structured: Callable[[Any], Any], max_bytes: int
-) -> Callable[[Any], CallToolResult | None]:
+def _translated_result_reader(output: CompiledSchema, max_bytes: int) -> Callable[[Any], CallToolResult | None]:
     """The reader of a tool whose output schema translates: the envelope with
     ``structuredContent`` raw, then the output schema's bound reader on that slice, which raises
     what the raw path would. ``None`` (a malformed envelope, no structuredContent, ``isError``)
     hands the result to the raw path."""
+    read_structured = output.reader()
+    check, limit = output.short_path()
+    parse = _parse
 
     def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
         if len(data) > max_bytes:
@@ -367,10 +368,18 @@ def _translated_result_reader(
         raw = wire.structured_content
         if raw is UNSET or wire.is_error:
             return None
-        try:
-            structured = read_structured(raw)
-        except ValidationFailed as failure:
-            raise failure.under("/structuredContent") from None
+        structured: Any = UNSET
+        if len(raw) <= limit:  # the commonest read inline, as in `validate_arguments`
+            try:
+                check(raw)  # type: ignore[misc]
+                structured = parse(raw)
+            except Exception:  # noqa: BLE001,S110 - judged again by the reader, never trusted
+                pass
+        if structured is UNSET:
+            try:
+                structured = read_structured(raw)
+            except ValidationFailed as failure:
+                raise failure.under("/structuredContent") from None
         return CallToolResult(content=wire.content, structured_content=structured, is_error=False, meta=wire.meta)
 
     return read
