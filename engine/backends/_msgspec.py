@@ -31,6 +31,7 @@ import msgspec
 from .._dialect import Dialect
 from .._errors import Issue
 from ._contract import Backend, BackendValidator, Refusal, SchemaSource, refuse
+from ._msgspec_decide import translates
 from ._msgspec_translation import NAME, Translation, translate
 from ._msgspec_values import one_pass_reader, plain_converter, type_depth
 
@@ -75,10 +76,14 @@ class PlainReader:
 
 
 class MsgspecValidator(BackendValidator):
-    """One translated schema; every msgspec object it needs is built on first use."""
+    """One translated schema; every msgspec object it needs is built on first use, and the
+    translation itself too where the compile only decided that there is one (``source``)."""
 
-    def __init__(self, translation: Translation) -> None:
-        self.translation = translation
+    def __init__(self, translation: Translation | None = None, *, source: SchemaSource | None = None) -> None:
+        if translation is None and source is None:
+            raise TypeError("a translation or the source to translate on first use")
+        self._translation = translation
+        self._source = source
         # The contract's `typed` (a built msgspec type) is left unset: types are built on first use,
         # and the MCP layer reads them from `CompiledSchema.hot_path()` when it first needs them.
         self.typed = None
@@ -86,6 +91,16 @@ class MsgspecValidator(BackendValidator):
         self._plain: PlainReader | None = None
         self._typed: Reader | None = None
         self._strict_type: Any = None
+
+    @property
+    def translation(self) -> Translation:
+        """The translation (made on first use where the compile only decided it, see
+        :func:`~engine.backends._msgspec_decide.translates`)."""
+        translation = self._translation
+        if translation is None:
+            assert self._source is not None  # noqa: S101 - one of the two is given
+            translation = self._translation = translate(self._source)  # the same answer in every thread
+        return translation
 
     def plain_reader(self) -> PlainReader:
         """Build (once) and return the plain-value reader. Raises ``TypeError``/``ValueError`` if
@@ -148,7 +163,11 @@ class MsgspecBackend(Backend):
         if source.resources and _mentions_external_ref(source.schema):
             # `$ref` s into the registry would need the general resolver; keep the subset simple.
             raise refuse(NAME, _EXTERNAL_REF)
-        # The translation is decided here; no msgspec type is built until the first decode.
+        # The translation is decided here; no msgspec type is built until the first decode. Where
+        # the lean walk is sure the translator takes the schema, the translation waits too; where
+        # it is not, the translator decides now (and refuses with its reason and location).
+        if translates(source):
+            return MsgspecValidator(source=source)
         return MsgspecValidator(translate(source))
 
 

@@ -31,6 +31,7 @@ from .._patterns import PatternRefused
 from .._patterns import translate as ecma_to_python
 from .._pointer import escape, unescape
 from ._contract import SchemaSource, refuse
+from ._msgspec_decide import renamable
 from ._msgspec_shape import (
     FLOAT_MAX,
     HANDLED,
@@ -428,7 +429,7 @@ class _Translator:
         fields: list[tuple[str, Build, bool]] = []
         rename: dict[str, str] = {}
         for index, name in enumerate(names):
-            if not _renamable(name):
+            if not renamable(name):  # msgspec matches renamed fields on their UTF-8 bytes
                 raise Refusal(
                     f"property name {short(name)} cannot be a msgspec field name (quotes, backslashes, control "
                     "characters or lone surrogates)",
@@ -477,18 +478,6 @@ class _Translator:
             return struct
 
         return build
-
-
-def _renamable(name: str) -> bool:
-    """msgspec matches renamed fields on their UTF-8 bytes and refuses ``\\``, ``"`` and control
-    characters in them."""
-    if "\\" in name or '"' in name or any(ord(c) < 0x20 for c in name):
-        return False
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 class Translation(typing.NamedTuple):
