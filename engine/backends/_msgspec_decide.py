@@ -42,10 +42,8 @@ __all__ = ["renamable", "translates"]
 
 
 class _Unsure(Exception):
-    """The walk stops: the translator decides."""
-
-
-_UNSURE = _Unsure()
+    """The walk stops: the translator decides. (A new instance each time: one raised again and
+    again would chain every traceback, and the frames in them, to itself.)"""
 
 # The union slot of each JSON kind (number takes two: integral values and the others).
 _SLOTS_OF_KIND = {
@@ -110,10 +108,14 @@ _Members = tuple[frozenset[str] | set[str], dict[str, set[tuple[type, Any]]]] | 
 # Keywords the translator reads itself or lets pass anywhere (``format`` too, unless asserted).
 _SKIP = frozenset(NEUTRAL | HANDLED)
 _SKIP_FORMAT = _SKIP | {"format"}
+# A property schema made of these alone, with no `type` or one named kind, translates to that kind
+# as it is (no constraint, nothing below it): accepted without a call.
+_LEAF = frozenset(NEUTRAL | {"type"})
+_LEAF_FORMAT = _LEAF | {"format"}
 
 
 class _Walk:
-    __slots__ = ("assert_formats", "by_pointer", "draft4", "legacy_refs", "root", "skip", "visiting")
+    __slots__ = ("assert_formats", "by_pointer", "draft4", "leaf", "legacy_refs", "root", "skip", "visiting")
 
     def __init__(self, root: Any, *, assert_formats: bool, draft4: bool, legacy_refs: bool) -> None:
         self.root = root
@@ -121,6 +123,7 @@ class _Walk:
         self.draft4 = draft4
         self.legacy_refs = legacy_refs
         self.skip = _SKIP if assert_formats else _SKIP_FORMAT
+        self.leaf = _LEAF if assert_formats else _LEAF_FORMAT
         self.by_pointer: dict[str, _Members] = {}
         self.visiting: set[str] = set()
 
@@ -128,7 +131,7 @@ class _Walk:
         if schema is True:
             return None
         if type(schema) is not dict:
-            raise _UNSURE
+            raise _Unsure
         if "$ref" in schema:
             return self._ref(schema, root=root)
         if not schema.keys() <= self.skip:
@@ -141,7 +144,7 @@ class _Walk:
                     continue
                 if key == "uniqueItems" and schema[key] is False:
                     continue
-                raise _UNSURE
+                raise _Unsure
         if "anyOf" in schema or "oneOf" in schema:
             return self._combination(schema)
         return self._simple(schema)
@@ -151,7 +154,7 @@ class _Walk:
         resource on the way), followed as the translator follows it."""
         ref = schema["$ref"]
         if type(ref) is not str or not ref.startswith("#/") or "%" in ref or "~" in ref:
-            raise _UNSURE
+            raise _Unsure
         if not self.legacy_refs:  # 2019-09 on: keywords beside `$ref` apply too, which is refused
             for key in schema:
                 if key == "$ref" or key not in KNOWN_IN_ANY_DIALECT or key in NEUTRAL:
@@ -160,19 +163,19 @@ class _Walk:
                     continue
                 if key == "format" and not self.assert_formats:
                     continue
-                raise _UNSURE
+                raise _Unsure
         pointer = ref[1:]
         if pointer in self.visiting:
-            raise _UNSURE  # recursion
+            raise _Unsure  # recursion
         if pointer in self.by_pointer:
             return self.by_pointer[pointer]
         target: Any = self.root
         for part in pointer[1:].split("/"):
             if type(target) is not dict or part not in target:
-                raise _UNSURE
+                raise _Unsure
             target = target[part]
             if type(target) is dict and ("$id" in target or (self.draft4 and "id" in target)):
-                raise _UNSURE
+                raise _Unsure
         self.visiting.add(pointer)
         try:
             members = self.node(target)
@@ -183,35 +186,35 @@ class _Walk:
 
     def _combination(self, schema: dict[str, Any]) -> _Members:
         if "anyOf" in schema and "oneOf" in schema:
-            raise _UNSURE
+            raise _Unsure
         keyword = "anyOf" if "anyOf" in schema else "oneOf"
         skip = NEUTRAL
         for key in schema:
             if key in KNOWN_IN_ANY_DIALECT and key not in skip and key not in (keyword, "format", "$schema", "$id"):
-                raise _UNSURE
+                raise _Unsure
         branches = schema[keyword]
         if type(branches) is not list:
-            raise _UNSURE
+            raise _Unsure
         types: set[str] = set()
         literals: dict[str, set[tuple[type, Any]]] = {}
         for branch in branches:
             members = self.node(branch)
             if members is None:
-                raise _UNSURE
+                raise _Unsure
             branch_types, branch_literals = members
             for slot in branch_types:
                 if slot in types or slot in literals:
-                    raise _UNSURE
+                    raise _Unsure
                 types.add(slot)
             for slot, values in branch_literals.items():
                 if slot in types:
-                    raise _UNSURE
+                    raise _Unsure
                 known = literals.setdefault(slot, set())
                 if keyword == "oneOf" and not known.isdisjoint(values):
-                    raise _UNSURE  # two branches admit the same value
+                    raise _Unsure  # two branches admit the same value
                 known |= values
         if not types and not literals:
-            raise _UNSURE
+            raise _Unsure
         return types, literals
 
     def _simple(self, schema: dict[str, Any]) -> _Members:
@@ -220,15 +223,15 @@ class _Walk:
             kinds: Any = _ALL_KINDS
         elif type(declared) is str:
             if declared not in _SLOTS_OF_KIND:
-                raise _UNSURE
+                raise _Unsure
             kinds = _ONE_KIND[declared]
         elif type(declared) is list and declared:
             for name in declared:
                 if type(name) is not str or name not in _SLOTS_OF_KIND:
-                    raise _UNSURE
+                    raise _Unsure
             kinds = frozenset(declared)
         else:
-            raise _UNSURE
+            raise _Unsure
         if "enum" in schema or "const" in schema:
             return self._literals(schema, kinds)
         constrained = not schema.keys().isdisjoint(KIND_KEYWORDS)
@@ -247,7 +250,7 @@ class _Walk:
                 if "pattern" in schema:
                     pattern = schema["pattern"]
                     if type(pattern) is not str or not _pattern_translates(pattern):
-                        raise _UNSURE
+                        raise _Unsure
         if "array" in types:
             self._array(schema)
         if "object" in types:
@@ -257,11 +260,11 @@ class _Walk:
     def _literals(self, schema: dict[str, Any], kinds: frozenset[str]) -> _Members:
         for key in schema:
             if key in KIND_KEYWORDS:
-                raise _UNSURE
+                raise _Unsure
         if "enum" in schema:
             enum = schema["enum"]
             if type(enum) is not list:
-                raise _UNSURE
+                raise _Unsure
             values = [v for v in enum if json_equal(v, schema["const"])] if "const" in schema else enum
         else:
             values = [schema["const"]]
@@ -273,11 +276,11 @@ class _Walk:
                 value = int(value)
             slot = slot_of_value(value)
             if slot is None:
-                raise _UNSURE
+                raise _Unsure
             # The same literal is the same type and an equal value; those in a slot are hashable.
             literals.setdefault(slot, set()).add((type(value), value))
         if not literals:
-            raise _UNSURE
+            raise _Unsure
         return frozenset(), literals
 
     def _integer(self, schema: dict[str, Any], *, number: bool) -> None:
@@ -285,7 +288,7 @@ class _Walk:
         if "multipleOf" in schema:
             divisor = schema["multipleOf"]
             if number or type(divisor) is not int or not 0 < divisor <= INT64_MAX:
-                raise _UNSURE
+                raise _Unsure
 
     def _float(self, schema: dict[str, Any]) -> None:
         _bounds(schema)
@@ -300,23 +303,27 @@ class _Walk:
         properties = schema.get("properties", {})
         required = schema.get("required", [])
         if type(properties) is not dict or type(required) is not list:
-            raise _UNSURE
+            raise _Unsure
         extra = schema.get("additionalProperties", True)
         if extra == {}:
             extra = True
         if properties or required:
             if extra is not True and extra is not False:
-                raise _UNSURE
+                raise _Unsure
             if "minProperties" in schema or "maxProperties" in schema:
-                raise _UNSURE
+                raise _Unsure
             try:  # one search over every name: each character is judged on its own
                 names = "".join(properties) + "".join(required)
             except TypeError:  # a name that is not a string
-                raise _UNSURE from None
+                raise _Unsure from None
             if _UNRENAMABLE.search(names) is not None:
-                raise _UNSURE
-            node = self.node
+                raise _Unsure
+            node, leaf, kinds = self.node, self.leaf, _SLOTS_OF_KIND
             for subschema in properties.values():
+                if type(subschema) is dict and subschema.keys() <= leaf:
+                    kind = subschema.get("type")
+                    if kind is None or (type(kind) is str and kind in kinds):
+                        continue
                 node(subschema)
             return
         _lengths(schema, "minProperties", "maxProperties")
@@ -339,12 +346,12 @@ def _bound(value: Any) -> None:
     kind = type(value)
     if kind is int:
         if not -_SAFE_INT <= value <= _SAFE_INT:
-            raise _UNSURE
+            raise _Unsure
     elif kind is float:
         if not math.isfinite(value) or not -_SAFE_INT <= value <= _SAFE_INT:
-            raise _UNSURE
+            raise _Unsure
     else:
-        raise _UNSURE
+        raise _Unsure
 
 
 def _lengths(schema: dict[str, Any], low: str, high: str) -> None:
@@ -352,4 +359,4 @@ def _lengths(schema: dict[str, Any], low: str, high: str) -> None:
         if keyword in schema:
             value = schema[keyword]
             if type(value) is not int or not 0 <= value <= INT64_MAX:
-                raise _UNSURE
+                raise _Unsure

@@ -167,3 +167,17 @@ def test_the_translation_is_made_on_first_use() -> None:
     with pytest.raises(engine.ValidationFailed):
         compiled.decode(b'{"n": "x"}')
     assert compiled.decode_typed(b'{"n": 2}').f0 == 2
+
+
+def test_an_unsure_walk_keeps_nothing_alive() -> None:
+    import gc
+
+    from engine.backends import _msgspec_decide
+
+    config = engine.EngineConfig()
+    source = _source({"not": {"type": "string"}}, Dialect(config.default_dialect), config)
+    assert source is not None
+    for _ in range(50):
+        assert not translates(source)
+    gc.collect()
+    assert not [o for o in gc.get_objects() if type(o) is _msgspec_decide._Walk]
