@@ -272,6 +272,7 @@ class _Translator:
         else:
             values = [schema["const"]]
         shape = Shape()
+        seen: set[tuple[type, Any]] = set()  # the same literal: the same type, an equal value
         for value in values:
             if not (json_kinds_of_value(value) & kinds):
                 continue  # excluded by `type`
@@ -281,7 +282,8 @@ class _Translator:
             if slot is None:
                 raise Refusal(f"enum value {short(value)} has no msgspec Literal", where)
             known = shape.literals.setdefault(slot, [])
-            if not any(same_literal(value, other) for other in known):
+            if (type(value), value) not in seen:  # a value with a slot is None, a bool, an int or a str
+                seen.add((type(value), value))
                 known.append(value)
         if not shape.slots():
             raise Refusal("`enum`/`const` admits no value of the declared type", where)
