@@ -39,6 +39,9 @@ __all__ = ["MsgspecBackend", "MsgspecValidator", "PlainReader"]
 
 Reader = Callable[[bytes | bytearray | memoryview | str], Any]
 
+# Held while a decided schema is translated on first use (rare, short: one lock for all).
+_TRANSLATING = threading.Lock()
+
 
 class PlainReader:
     """The plain-value one-pass path of one schema, built: ``typed`` is the typed decode (raises on
@@ -98,8 +101,11 @@ class MsgspecValidator(BackendValidator):
         :func:`~engine.backends._msgspec_decide.translates`)."""
         translation = self._translation
         if translation is None:
-            assert self._source is not None  # noqa: S101 - one of the two is given
-            translation = self._translation = translate(self._source)  # the same answer in every thread
+            with _TRANSLATING:  # once, whichever thread asks first
+                translation = self._translation
+                if translation is None:
+                    assert self._source is not None  # noqa: S101 - one of the two is given
+                    translation = self._translation = translate(self._source)
         return translation
 
     def plain_reader(self) -> PlainReader:

@@ -45,6 +45,7 @@ class _Unsure(Exception):
     """The walk stops: the translator decides. (A new instance each time: one raised again and
     again would chain every traceback, and the frames in them, to itself.)"""
 
+
 # The union slot of each JSON kind (number takes two: integral values and the others).
 _SLOTS_OF_KIND = {
     "null": ("null",),
@@ -86,6 +87,10 @@ def _pattern_translates(pattern: str) -> bool:
 def translates(source: SchemaSource) -> bool:
     """``True`` when the translator is sure to take ``source.schema``; ``False`` when it may not
     (then ask it)."""
+    if getattr(source.facts, "max_chain", 0) > _DEEPEST:
+        # The translator nests more Python calls per level than this walk: on a schema this deep
+        # it may run out of stack where the walk did not, and must do so at compile time.
+        return False
     dialect = source.dialect
     walk = _Walk(
         source.schema,
@@ -99,6 +104,10 @@ def translates(source: SchemaSource) -> bool:
         return False
     return True
 
+
+# Deeper schemas (subschemas nested, references followed, as the guard measured them) are left
+# to the translator at compile time.
+_DEEPEST = 64
 
 # A node's union members: ``None`` for any value, else (type slots, literal values by slot, each
 # as its type and value).

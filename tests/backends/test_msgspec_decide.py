@@ -13,7 +13,7 @@ import pytest
 import engine
 from engine._dialect import Dialect, detect_dialect, normalise_schema_uri
 from engine.backends import BackendRefused, SchemaSource
-from engine.backends._msgspec import MsgspecBackend
+from engine.backends._msgspec import MsgspecBackend, MsgspecValidator
 from engine.backends._msgspec_decide import renamable, translates
 from engine.backends._msgspec_translation import translate
 from tests.conformance.suite import DIALECTS, SUITE
@@ -181,3 +181,15 @@ def test_an_unsure_walk_keeps_nothing_alive() -> None:
         assert not translates(source)
     gc.collect()
     assert not [o for o in gc.get_objects() if type(o) is _msgspec_decide._Walk]
+
+
+def test_a_deep_schema_is_translated_at_compile_time() -> None:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(70):
+        schema = {"type": "object", "properties": {"a": schema}}
+    eng = engine.Engine(limits={"max_schema_depth": 200, "max_document_depth": 400, "max_eval_depth": 400})
+    compiled = eng.compile(schema)
+    assert compiled.backend == "msgspec"
+    validator = compiled._typed
+    assert isinstance(validator, MsgspecValidator)
+    assert validator._translation is not None  # not left for the first decode
