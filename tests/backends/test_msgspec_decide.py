@@ -149,6 +149,25 @@ def test_deciding_early_changes_no_answer_and_no_refusal(monkeypatch: pytest.Mon
         assert _compiled(schema, True, monkeypatch) == _compiled(schema, False, monkeypatch), json.dumps(schema)[:300]
 
 
+@pytest.mark.parametrize("folder", sorted(DIALECTS))
+def test_deciding_early_changes_nothing_on_the_suite(folder: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    dialect = DIALECTS[folder]
+    for path in sorted((SUITE / "tests" / folder).glob("*.json")):
+        for case in json.loads(path.read_text()):
+            outcomes = []
+            for decide in (True, False):
+                with monkeypatch.context() as patch:
+                    if not decide:
+                        patch.setattr("engine.backends._msgspec.translates", lambda source: False)
+                    try:
+                        compiled = engine.Engine(cache_size=0, default_dialect=dialect).compile(case["schema"])
+                    except engine.SchemaRejected as exc:
+                        outcomes.append(("rejected", exc.reason, exc.message, exc.location))
+                    else:
+                        outcomes.append((compiled.backend, tuple(sorted(compiled.notes.items()))))
+            assert outcomes[0] == outcomes[1], f"{path.name}: {case['description']}"
+
+
 def test_the_translation_is_made_on_first_use() -> None:
     schema = {
         "type": "object",
