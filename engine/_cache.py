@@ -44,8 +44,14 @@ class CacheStats(msgspec.Struct, frozen=True):
 
 
 class _LRU(cachetools.LRUCache[bytes, T]):
+    def __init__(self, maxsize: int, live: dict[bytes, T]) -> None:
+        super().__init__(maxsize)
+        self.live = live
+        """The same entries as a plain dict, for the lookups that read without the lock."""
+
     def popitem(self) -> tuple[bytes, T]:
         item = super().popitem()  # cachetools calls this to make room: an eviction
+        self.live.pop(item[0], None)
         if _metrics.hooks:
             _metrics.emit(_metrics.CacheEvent("eviction"))
         return item
@@ -53,7 +59,10 @@ class _LRU(cachetools.LRUCache[bytes, T]):
 
 class CompileCache(Generic[T]):
     def __init__(self, maxsize: int) -> None:
-        self._entries: cachetools.LRUCache[bytes, T] | None = _LRU(maxsize) if maxsize > 0 else None
+        # What the LRU holds, as a plain dict: whether a fingerprint is still cached is one native
+        # lookup (kept in step with the LRU under the lock).
+        self._live: dict[bytes, T] = {}
+        self._entries: cachetools.LRUCache[bytes, T] | None = _LRU(maxsize, self._live) if maxsize > 0 else None
         self._maxsize = maxsize
         self._lock = threading.Lock()
         self._inflight: dict[bytes, threading.Lock] = {}
@@ -75,13 +84,22 @@ class CompileCache(Generic[T]):
 
     def find_value(self, packed: bytes) -> T | None:
         """The value remembered for a document that serialises to these exact ``marshal`` bytes."""
-        return self._found(self._by_value.get(packed))
+        entry = self._by_value.get(packed)
+        if entry is None or entry[0] not in self._live:
+            return None
+        with self._lock:
+            self._hits += 1
+        if _metrics.hooks:
+            _metrics.emit(_metrics.CacheEvent("hit"))
+        return entry[1]
 
     def _found(self, entry: tuple[bytes, T] | None) -> T | None:
-        entries = self._entries
-        if entry is None or entries is None or entry[0] not in entries:
+        if entry is None or entry[0] not in self._live:
             return None
-        self._hit()
+        with self._lock:
+            self._hits += 1
+        if _metrics.hooks:
+            _metrics.emit(_metrics.CacheEvent("hit"))
         return entry[1]
 
     def remember(
@@ -100,12 +118,6 @@ class CompileCache(Generic[T]):
                 _bounded_put(self._by_text, text, (key, value), self._maxsize)
             if packed is not None:
                 _bounded_put(self._by_value, packed, (key, value), _SERIALISATIONS * self._maxsize)
-
-    def _hit(self) -> None:
-        with self._lock:
-            self._hits += 1
-        if _metrics.hooks:
-            _metrics.emit(_metrics.CacheEvent("hit"))
 
     def get_or_compile(self, key: bytes, compile: Callable[[], T]) -> T:
         """The cached value for ``key``, or ``compile()``'s result, stored. Exceptions are not stored."""
@@ -137,6 +149,7 @@ class CompileCache(Generic[T]):
                 value = compile()
                 with self._lock:
                     entries[key] = value
+                    self._live[key] = value
                 return value
             finally:
                 with self._lock:
@@ -151,6 +164,7 @@ class CompileCache(Generic[T]):
         with self._lock:
             if self._entries is not None:
                 self._entries.clear()
+            self._live.clear()
             self._by_text.clear()
             self._by_value.clear()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 import msgspec
@@ -170,13 +170,19 @@ def _too_deep(depth: int, limits: Limits) -> SchemaRejected:
     )
 
 
+_blake2b: Callable[..., Any] | None = None
+
+
 def fingerprint(schema: Any, registry: Mapping[str, Any] | None) -> bytes:
     """A digest of the schema's content and its registry's: equal for equal JSON, whatever the
     key order or the object identity."""
-    # Imported on first use: loading OpenSSL's hashlib is a tenth of `import engine` otherwise.
-    from hashlib import blake2b
+    global _blake2b
+    if _blake2b is None:
+        # Imported on first use: loading OpenSSL's hashlib is a tenth of `import engine` otherwise.
+        from hashlib import blake2b
 
-    digest = blake2b(digest_size=20)
+        _blake2b = blake2b
+    digest = _blake2b(digest_size=20)
     try:
         digest.update(_encode_sorted(schema))
         if registry:
@@ -187,7 +193,8 @@ def fingerprint(schema: Any, registry: Mapping[str, Any] | None) -> bytes:
             RejectReason.INVALID_SCHEMA,
             f"schema is not a JSON document: {exc}",
         ) from None
-    return digest.digest()
+    digested: bytes = digest.digest()
+    return digested
 
 
 def _json_type(value: Any) -> str:

@@ -32,12 +32,16 @@ import msgspec
 from .._dialect import Dialect
 from .._errors import Issue
 from ._contract import Backend, BackendValidator, Refusal, SchemaSource, refuse
+from ._msgspec_decide import translates
 from ._msgspec_translation import NAME, Translation, translate
 from ._msgspec_values import plain_converter, type_depth
 
 __all__ = ["MsgspecBackend", "MsgspecValidator", "PlainReader"]
 
 Reader = Callable[[bytes | bytearray | memoryview | str], Any]
+
+# Held while a decided schema is translated on first use (rare, short: one lock for all).
+_TRANSLATING = threading.Lock()
 
 
 class PlainReader:
@@ -70,10 +74,14 @@ class PlainReader:
 
 
 class MsgspecValidator(BackendValidator):
-    """One translated schema; every msgspec object it needs is built on first use."""
+    """One translated schema; every msgspec object it needs is built on first use, and the
+    translation itself too where the compile only decided that there is one (``source``)."""
 
-    def __init__(self, translation: Translation) -> None:
-        self.translation = translation
+    def __init__(self, translation: Translation | None = None, *, source: SchemaSource | None = None) -> None:
+        if translation is None and source is None:
+            raise TypeError("a translation or the source to translate on first use")
+        self._translation = translation
+        self._source = source
         # The contract's `typed` (a built msgspec type) is left unset: types are built on first use,
         # and the MCP layer reads them from `CompiledSchema.hot_path()` when it first needs them.
         self.typed = None
@@ -81,6 +89,19 @@ class MsgspecValidator(BackendValidator):
         self._plain: PlainReader | None = None
         self._typed: Reader | None = None
         self._strict_type: Any = None
+
+    @property
+    def translation(self) -> Translation:
+        """The translation (made on first use where the compile only decided it, see
+        :func:`~engine.backends._msgspec_decide.translates`)."""
+        translation = self._translation
+        if translation is None:
+            with _TRANSLATING:  # once, whichever thread asks first
+                translation = self._translation
+                if translation is None:
+                    assert self._source is not None  # noqa: S101 - one of the two is given
+                    translation = self._translation = translate(self._source)
+        return translation
 
     def plain_reader(self) -> PlainReader:
         """Build (once) and return the plain-value reader. Raises ``TypeError``/``ValueError`` if
@@ -143,7 +164,11 @@ class MsgspecBackend(Backend):
         if source.resources and _mentions_external_ref(source.schema):
             # `$ref` s into the registry would need the general resolver; keep the subset simple.
             raise refuse(NAME, _EXTERNAL_REF)
-        # The translation is decided here; no msgspec type is built until the first decode.
+        # The translation is decided here; no msgspec type is built until the first decode. Where
+        # the lean walk is sure the translator takes the schema, the translation waits too; where
+        # it is not, the translator decides now (and refuses with its reason and location).
+        if translates(source):
+            return MsgspecValidator(source=source)
         return MsgspecValidator(translate(source))
 
 

@@ -31,6 +31,7 @@ from .._patterns import PatternRefused
 from .._patterns import translate as ecma_to_python
 from .._pointer import escape, unescape
 from ._contract import SchemaSource, refuse
+from ._msgspec_decide import renamable
 from ._msgspec_shape import (
     FLOAT_MAX,
     HANDLED,
@@ -271,6 +272,7 @@ class _Translator:
         else:
             values = [schema["const"]]
         shape = Shape()
+        seen: set[tuple[type, Any]] = set()  # the same literal: the same type, an equal value
         for value in values:
             if not (json_kinds_of_value(value) & kinds):
                 continue  # excluded by `type`
@@ -280,7 +282,8 @@ class _Translator:
             if slot is None:
                 raise Refusal(f"enum value {short(value)} has no msgspec Literal", where)
             known = shape.literals.setdefault(slot, [])
-            if not any(same_literal(value, other) for other in known):
+            if (type(value), value) not in seen:  # a value with a slot is None, a bool, an int or a str
+                seen.add((type(value), value))
                 known.append(value)
         if not shape.slots():
             raise Refusal("`enum`/`const` admits no value of the declared type", where)
@@ -428,7 +431,7 @@ class _Translator:
         fields: list[tuple[str, Build, bool]] = []
         rename: dict[str, str] = {}
         for index, name in enumerate(names):
-            if not _renamable(name):
+            if not renamable(name):  # msgspec matches renamed fields on their UTF-8 bytes
                 raise Refusal(
                     f"property name {short(name)} cannot be a msgspec field name (quotes, backslashes, control "
                     "characters or lone surrogates)",
@@ -477,18 +480,6 @@ class _Translator:
             return struct
 
         return build
-
-
-def _renamable(name: str) -> bool:
-    """msgspec matches renamed fields on their UTF-8 bytes and refuses ``\\``, ``"`` and control
-    characters in them."""
-    if "\\" in name or '"' in name or any(ord(c) < 0x20 for c in name):
-        return False
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 class Translation(typing.NamedTuple):

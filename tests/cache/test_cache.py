@@ -62,6 +62,20 @@ def test_bounded_lru() -> None:
     assert eng.compile({"minimum": 1}) is not one  # evicted, compiled again
 
 
+def test_an_evicted_schema_is_not_found_by_its_serialisation_or_text() -> None:
+    eng = engine.Engine(cache_size=1)
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    first = eng.compile(schema)
+    assert eng.compile(schema) is first
+    assert eng.compile(b'{"type": "object", "properties": {"a": {"type": "string"}}}') is first
+    eng.compile({"minimum": 2})  # evicts the first
+    again = eng.compile(schema)
+    assert again is not first
+    assert eng.compile({"type": "object", "properties": {"a": {"type": "string"}}}) is again
+    stats = eng.cache_stats()
+    assert (stats.hits, stats.misses, stats.size) == (3, 3, 1)
+
+
 def test_cache_disabled() -> None:
     eng = engine.Engine(cache_size=0)
     assert eng.compile({"minimum": 1}) is not eng.compile({"minimum": 1})
