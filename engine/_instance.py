@@ -184,27 +184,36 @@ def _tree(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int,
         if len(children) != size:  # a key that is not exactly a str was read with the values
             children = _one_by_one(level)
         kinds = {*map(type, children)}
+        if kinds <= _SCALARS:  # the last level
+            if float in kinds:
+                _finite(children)
+            break
         if not kinds <= _JSON:
             raise _not_json(next(iter(kinds - _JSON)))
         if float in kinds:
             _finite(children)
-        if dict not in kinds and list not in kinds:
-            break
         level = [*compress(children, map(_is_container, map(type, children)))]
         depth += 1
         if depth > max_depth:
             raise _too_deep(max_depth)
-        size = sum(map(len, level))
+        if len(level) == 1:
+            size = len(level[0])
+            children = _referents(level[0])
+        else:
+            size = sum(map(len, level))
+            if len(level) > _SHARED_AFTER and len({*map(id, level)}) != len(level):
+                # The same object more than once: walk each object once, with how often it
+                # occurs. (A level of a few objects is walked as it is: however they are shared,
+                # the next levels take work in proportion to the values they add to the count.)
+                count += size
+                if count > max_values:
+                    raise _too_many(max_values)
+                _walk_shared(level, depth, count, max_depth, max_values)
+                break
+            children = _referents(*level)
         count += size
         if count > max_values:
             raise _too_many(max_values)
-        if len(level) > _SHARED_AFTER and len({*map(id, level)}) != len(level):
-            # The same object more than once: walk each object once, with how often it occurs.
-            # (A level of a few objects is walked as it is: however they are shared, the next
-            # levels take work in proportion to the values they add to the bounded count.)
-            _walk_shared(level, depth, count, max_depth, max_values)
-            break
-        children = _referents(*level)
     try:
         _encode(root)  # one pass in C over every string and key, now that the size is bounded
     except UnicodeEncodeError as exc:
