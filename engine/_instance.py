@@ -88,7 +88,7 @@ def admit(value: Any, max_depth: int, max_values: int) -> None:
     """Return if ``value`` is a JSON value within the bounds; raise :class:`DecodeError` otherwise."""
     kind = type(value)
     if kind is dict or kind is list:
-        _tree(value, _referents(value), max_depth, max_values)
+        _tree(value, _referents(value), None, max_depth, max_values)
     elif kind is str:
         try:
             value.encode("utf-8")
@@ -124,7 +124,7 @@ def bind_is_valid(
                 if float in kinds:
                     _finite(children)
             else:
-                _tree(instance, children, max_depth, max_values)
+                _tree(instance, children, kinds, max_depth, max_values)
         else:
             admit(instance, max_depth, max_values)
         try:
@@ -158,7 +158,7 @@ def bind_checked(
                 if float in kinds:
                     _finite(children)
             else:
-                _tree(instance, children, max_depth, max_values)
+                _tree(instance, children, kinds, max_depth, max_values)
         else:
             admit(instance, max_depth, max_values)
         try:
@@ -172,8 +172,11 @@ def bind_checked(
     return checked
 
 
-def _tree(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, max_values: int) -> None:
-    """The walk from a dict or list, ``children`` being what ``_referents(root)`` read."""
+def _tree(
+    root: dict[Any, Any] | list[Any], children: list[Any], kinds: set[type] | None, max_depth: int, max_values: int
+) -> None:
+    """The walk from a dict or list, ``children`` being what ``_referents(root)`` read and
+    ``kinds`` their types where known."""
     level: list[Any] = [root]
     depth = 1
     size = len(root)  # how many values the level holds
@@ -183,7 +186,9 @@ def _tree(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int,
     while True:
         if len(children) != size:  # a key that is not exactly a str was read with the values
             children = _one_by_one(level)
-        kinds = {*map(type, children)}
+            kinds = {*map(type, children)}
+        elif kinds is None:
+            kinds = {*map(type, children)}
         if kinds <= _SCALARS:  # the last level
             if float in kinds:
                 _finite(children)
@@ -193,6 +198,7 @@ def _tree(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int,
         if float in kinds:
             _finite(children)
         level = [*compress(children, map(_is_container, map(type, children)))]
+        kinds = None
         depth += 1
         if depth > max_depth:
             raise _too_deep(max_depth)
