@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
-from itertools import chain, compress
+from itertools import chain
 from math import isfinite
 from typing import Any
 
@@ -43,7 +43,6 @@ _encode = msgspec.json.encode
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _CONTAINERS = frozenset({dict, list})
 _JSON = _SCALARS | _CONTAINERS
-_is_container = _CONTAINERS.__contains__
 _SHARED_AFTER = 8  # objects in a level before it is searched for shared ones
 
 
@@ -197,7 +196,7 @@ def _tree(
             raise _not_json(next(iter(kinds - _JSON)))
         if float in kinds:
             _finite(children)
-        level = [*compress(children, map(_is_container, map(type, children)))]
+        level = [child for child in children if type(child) in _CONTAINERS]
         kinds = None
         depth += 1
         if depth > max_depth:
@@ -263,7 +262,7 @@ def _walk_shared(level: list[Any], depth: int, count: int, max_depth: int, max_v
         following: dict[int, list[Any]] = {}
         for node, weight in weights.values():
             for child in node.values() if type(node) is dict else node:
-                if _is_container(type(child)):
+                if type(child) in _CONTAINERS:
                     _weigh(following, child, weight)
         if not following:
             return
