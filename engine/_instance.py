@@ -109,15 +109,14 @@ def bind_is_valid(
     """``check`` (a backend's answer on a JSON value) behind :func:`admit`; what it raises
     (``ValueError``, ``TypeError``, ``RecursionError``) becomes ``refusal(exc)``. An object of
     scalars is checked without a call."""
-    referents, scalars, encode = _referents, _SCALARS, _encode
 
     def is_valid(instance: Any) -> bool:
         if type(instance) is dict:
-            children = referents(instance)
+            children = _referents(instance)
             kinds = {*map(type, children)}
-            if kinds <= scalars and len(children) == len(instance) < max_values:
+            if kinds <= _SCALARS and len(children) == len(instance) < max_values:
                 try:
-                    encode(instance)
+                    _encode(instance)
                 except UnicodeEncodeError as exc:
                     raise _surrogate(exc) from None
                 if float in kinds:
@@ -143,15 +142,14 @@ def bind_checked(
 ) -> Callable[[Any], Any]:
     """Like :func:`bind_is_valid`, returning ``instance`` when valid and raising ``failure(instance)``
     otherwise."""
-    referents, scalars, encode = _referents, _SCALARS, _encode
 
     def checked(instance: Any) -> Any:
         if type(instance) is dict:
-            children = referents(instance)
+            children = _referents(instance)
             kinds = {*map(type, children)}
-            if kinds <= scalars and len(children) == len(instance) < max_values:
+            if kinds <= _SCALARS and len(children) == len(instance) < max_values:
                 try:
-                    encode(instance)
+                    _encode(instance)
                 except UnicodeEncodeError as exc:
                     raise _surrogate(exc) from None
                 if float in kinds:
