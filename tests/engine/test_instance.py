@@ -417,3 +417,33 @@ def test_refused_exactly_when_the_reference_finds_a_fault(
                 assert reason is None
     finally:
         _instance._referents = saved
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ({"name": "a", "extra": {Text("k"): 1}}, "not-json"),
+        ({"name": "a", Text("k"): 1}, "not-json"),
+        ({"name": "a", "extra": [Mapping(a=1)]}, "not-json"),
+        ({"name": Text("a")}, "not-json"),
+        ({"name": "a", "extra": Colour.RED}, "not-json"),
+        ({"name": "a", "n": Real("inf")}, "not-json"),
+        ({"name": "a", "n": float("inf")}, "non-finite-number"),
+        ({"name": "a", "\udc00": 1}, "invalid-utf8"),
+        ({"name": "a", "extra": {"deep": ["\ud800"]}}, "invalid-utf8"),
+        ({"name": "a", "extra": _shared_list(40)}, "too-large"),
+        ({"name": "a", "extra": _nested_dicts(300)}, "too-deep"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else None,
+)
+def test_tool_arguments_as_dicts_are_held_to_json(value: Any, reason: str) -> None:
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    tools = engine.compile_tools([{"name": "t", "inputSchema": schema}])
+    for _ in range(2):  # the first call binds the tool's readers, the second takes them
+        with pytest.raises(DecodeError) as error:
+            tools.validate_arguments("t", value)
+        assert error.value.reason == reason
+    assert tools.validate_arguments("t", {"name": "a", "extra": {"k": [1, 2.5, None]}}) == {
+        "name": "a",
+        "extra": {"k": [1, 2.5, None]},
+    }
