@@ -23,7 +23,7 @@ interpreter behaves so is checked once, on import; where it does not, every leve
 one. The children's types are one set; the next level is the dicts and lists among them. A level
 of more than a few objects is searched for shared ones, and from there every distinct object is
 walked once, weighed by how often it occurs (`x = [x, x]` forty times is refused in some forty
-steps). Lone surrogates are found by one ``msgspec.json.encode`` pass over the whole value once
+steps). Lone surrogates are found by one ``msgspec.msgpack.encode`` pass over the whole value once
 its size is known to be bounded. A flat object of scalars (430 of the 487 argument objects in
 ``bench_data/``) is one level, checked inline by :func:`bind_is_valid` and :func:`bind_checked`.
 """
@@ -42,7 +42,8 @@ from ._errors import DecodeError, DecodeReason
 
 __all__ = ["admit", "bind_checked", "bind_is_valid", "max_values"]
 
-_encode = msgspec.json.encode
+_encode = msgspec.msgpack.encode  # binary: no float or escape formatting, UTF-8 of every str
+_encode_json = msgspec.json.encode  # for ints msgpack cannot hold (beyond 64 bits)
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _CONTAINERS = frozenset({dict, list})
 _JSON = _SCALARS | _CONTAINERS
@@ -122,6 +123,8 @@ def bind_is_valid(
                     _encode(instance)
                 except UnicodeEncodeError as exc:
                     raise _surrogate(exc) from None
+                except OverflowError:
+                    _no_surrogates(instance)
                 if float in kinds:
                     _finite(children)
             else:
@@ -155,6 +158,8 @@ def bind_checked(
                     _encode(instance)
                 except UnicodeEncodeError as exc:
                     raise _surrogate(exc) from None
+                except OverflowError:
+                    _no_surrogates(instance)
                 if float in kinds:
                     _finite(children)
             else:
@@ -222,6 +227,16 @@ def _tree(
             raise _too_many(max_values)
     try:
         _encode(root)  # one pass in C over every string and key, now that the size is bounded
+    except UnicodeEncodeError as exc:
+        raise _surrogate(exc) from None
+    except OverflowError:
+        _no_surrogates(root)
+
+
+def _no_surrogates(value: Any) -> None:
+    """The surrogate pass for a value holding an int beyond 64 bits, which JSON encodes."""
+    try:
+        _encode_json(value)
     except UnicodeEncodeError as exc:
         raise _surrogate(exc) from None
 

@@ -117,6 +117,8 @@ ADMITTED: list[Any] = [
     {"a": _general_but_str_keys()},
     Slots().__dict__,
     {"a": Slots().__dict__},
+    {"big": 10**40, "small": -(2**63) - 1, "s": "é"},
+    {"a": [2**64, {"b": -(10**30), "c": "ü"}]},
     "text",
     1.5,
     10**40,
@@ -203,6 +205,11 @@ HOSTILE: list[tuple[Any, str]] = [
         for value in _in_places(bad)
     ],
     *[(value, "not-json") for key in _NOT_STR_KEYS for value in _keyed(key)],
+    # ints beyond 64 bits take the other surrogate pass
+    ({"big": 10**40, "s": "\ud800"}, "invalid-utf8"),
+    ({"big": 2**64, "\udc00": 1}, "invalid-utf8"),
+    ({"a": [10**40, {"k": "x\udfff"}]}, "invalid-utf8"),
+    ({"a": [-(10**40), {"\ud800": 1}]}, "invalid-utf8"),
     (Text("x"), "not-json"),
     (Number(1), "not-json"),
     (Real(2.0), "not-json"),
