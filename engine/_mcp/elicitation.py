@@ -87,19 +87,24 @@ class ElicitationForm:
         self._max_depth = max_depth
         self._translation = translation  # `engine.backends.msgspec_translation` of the form, or None
         # Built on the first answer read: a form compiled and never answered builds no msgspec type.
-        self._read: Callable[[Any], ElicitResult] | None = None
+        self._built: Callable[[Any], ElicitResult] | None = None
+        self.decode_result = self._first_read
 
     def __repr__(self) -> str:
         return f"<ElicitationForm fields={list(self.fields)!r}>"
 
-    def decode_result(self, data: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> ElicitResult:
-        """The ``ElicitResult`` in ``data`` (JSON bytes/text or a dict), checked against the form.
+    decode_result: Callable[[bytes | bytearray | memoryview | str | Mapping[str, Any]], ElicitResult]
+    """``decode_result(data)``: the ``ElicitResult`` in ``data`` (JSON bytes/text or a dict),
+    checked against the form. Raises :class:`~engine.DecodeError` for bytes that are not JSON and
+    :class:`~engine.ValidationFailed` (issues under ``/content``) for an answer the form rejects.
+    It is the form's bound reader, built on the first call."""
 
-        Raises :class:`~engine.DecodeError` for bytes that are not JSON and
-        :class:`~engine.ValidationFailed` (issues under ``/content``) for an answer the form rejects."""
-        read = self._read
+    def _first_read(self, data: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> ElicitResult:
+        # A caller may have kept `decode_result` from before the first call: it still reads
+        # through the reader built once.
+        read = self._built
         if read is None:
-            read = self._read = self._reader()
+            read = self._built = self.decode_result = self._reader()
         return read(data)
 
     def _reader(self) -> Callable[[Any], ElicitResult]:
@@ -131,7 +136,7 @@ class ElicitationForm:
             decode_wire = msgspec.json.Decoder(wire).decode
 
         def read(data: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> ElicitResult:
-            if not isinstance(data, (bytes, bytearray, memoryview, str)):
+            if type(data) is not bytes and not isinstance(data, (bytearray, memoryview, str)):
                 return checked(data)
             size = len(data)
             if size > max_bytes:

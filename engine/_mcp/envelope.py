@@ -16,7 +16,7 @@ from msgspec import UNSET, UnsetType
 from .._decode import syntax_error
 from .._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 
-__all__ = ["CallToolResult", "decode_envelope", "envelope_from_dict", "typed_envelope_decoder"]
+__all__ = ["CallToolResult", "decode_envelope", "decode_wire", "envelope_from_dict", "typed_envelope_decoder"]
 
 
 class CallToolResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
@@ -57,6 +57,9 @@ class _WireResponse(msgspec.Struct, kw_only=True, rename="camel"):
 
 
 _decode_wire = msgspec.json.Decoder(_WireResponse).decode
+decode_wire: Callable[[bytes | bytearray | memoryview | str], _WireResponse] = _decode_wire
+"""The envelope with ``structuredContent`` raw, unchecked: raises msgspec's errors as they are,
+and a JSON-RPC response is returned whole (see :func:`decode_envelope`, which says what is wrong)."""
 
 
 def decode_envelope(data: bytes | bytearray | memoryview | str, *, max_bytes: int) -> _WireResult | _WireResponse:

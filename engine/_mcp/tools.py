@@ -12,7 +12,14 @@ from .._compiled import CompiledSchema
 from .._decode import brackets, decode_json
 from .._engine import Engine, default_engine
 from .._errors import Issue, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
-from .envelope import CallToolResult, decode_envelope, envelope_failure, envelope_from_dict, typed_envelope_decoder
+from .envelope import (
+    CallToolResult,
+    decode_envelope,
+    decode_wire,
+    envelope_failure,
+    envelope_from_dict,
+    typed_envelope_decoder,
+)
 from .mapping import with_text_fallback
 
 __all__ = ["CompiledTool", "ToolSet", "compile_tools"]
@@ -125,11 +132,13 @@ class ToolSet:
         checked: ``structuredContent`` against the tool's ``outputSchema`` unless ``isError`` is
         true. A tool with an ``outputSchema`` must return ``structuredContent``.
 
-        From bytes, nothing is parsed twice: where the output schema translates to msgspec (or
-        there is none) the whole result is decoded in one typed pass; otherwise, or when that pass
-        says no, the envelope is decoded with ``structuredContent`` kept raw and the tool's compiled
-        schema decodes that slice and explains any failure. Issues are located under
-        ``/structuredContent``.
+        From bytes, one bound reader per tool: where the output schema translates to msgspec, the
+        envelope is decoded with ``structuredContent`` kept raw and the schema's reader checks that
+        slice (a typed decode says yes, the plain decode gives the value); where there is no output
+        schema, or it does not translate, the whole result is decoded in one pass and
+        ``structuredContent`` checked by the general backend. Anything refused there is judged
+        again on the raw path, where the tool's compiled schema explains it. Issues are located
+        under ``/structuredContent``.
 
         ``require_text_fallback=True`` also refuses an array or primitive ``structuredContent``
         without the ``TextContent`` block holding its JSON that SEP-2106 requires."""
@@ -270,33 +279,33 @@ _ANY_RESULT = typed_envelope_decoder(Any)
 
 
 def _fast_result_reader(output: CompiledSchema | None, max_bytes: int) -> Callable[[Any], CallToolResult | None]:
-    """One tool's single-pass reader: the validated result, or ``None`` to take the raw path,
-    which judges again and explains. Everything it needs is bound once, here.
+    """One tool's bound reader: the validated result, or ``None`` to take the raw path, which
+    judges again and explains. Everything it needs is bound once, here.
 
-    Where the output schema translates to msgspec, ``structuredContent`` is decoded as its type in
-    the same pass as the envelope; otherwise it is decoded untyped and checked by the general
-    backend. Either way the raw path takes over when the typed pass says no."""
+    Where the output schema translates to msgspec, the envelope is decoded with
+    ``structuredContent`` raw and the schema's own reader checks that slice (a typed decode says
+    yes, the plain decode gives the value). Otherwise ``structuredContent`` is decoded untyped in
+    the same pass as the envelope and checked by the general backend."""
     if output is None:
-        decode, convert, check = _ANY_RESULT, None, None
+        check = None
         max_depth = 0
         bounded = True  # nothing checks structuredContent: nothing descends into it
     else:
         path = output.hot_path()
-        max_depth = path.max_depth
         if path.plain is not None:
-            decode, convert, check = typed_envelope_decoder(path.plain.type), path.plain.convert, None
-            bounded = path.plain.depth is not None and path.plain.depth <= max_depth
-        else:
-            decode, convert, check = _ANY_RESULT, None, path.check
-            bounded = False
+            return _translated_result_reader(output.reader(), max_bytes)
+        check = path.check
+        max_depth = path.max_depth
+        bounded = False
     needs_structured = output is not None
+    decode = _ANY_RESULT
 
     def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
         size = len(data)
         if size > max_bytes:
             return None
-        # An untyped (or unbounded) structuredContent: fewer brackets than the depth bound in the
-        # whole result proves its depth; otherwise the raw path measures it.
+        # An untyped structuredContent: fewer brackets than the depth bound in the whole result
+        # proves its depth; otherwise the raw path measures it.
         if not bounded and size > max_depth and brackets(data) > max_depth:
             return None
         try:
@@ -311,8 +320,6 @@ def _fast_result_reader(output: CompiledSchema | None, max_bytes: int) -> Callab
         if structured is UNSET:
             if needs_structured and not wire.is_error:
                 return None
-        elif convert is not None:
-            structured = convert(structured)
         elif check is not None and not wire.is_error:
             try:
                 if not check(structured):
@@ -322,6 +329,37 @@ def _fast_result_reader(output: CompiledSchema | None, max_bytes: int) -> Callab
         return CallToolResult(
             content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta
         )
+
+    return read
+
+
+def _translated_result_reader(
+    read_structured: Callable[[Any], Any], max_bytes: int
+) -> Callable[[Any], CallToolResult | None]:
+    """The reader of a tool whose output schema translates: the envelope with
+    ``structuredContent`` raw, then the output schema's bound reader on that slice, which raises
+    what the raw path would. ``None`` (a malformed envelope, no structuredContent, ``isError``)
+    hands the result to the raw path."""
+
+    def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
+        if len(data) > max_bytes:
+            return None
+        try:
+            wire: Any = decode_wire(data)
+        except Exception:  # noqa: BLE001 - judged again, and explained, on the raw path
+            return None
+        if wire.jsonrpc is not UNSET:  # a JSON-RPC response: read its result
+            if wire.error is not UNSET or wire.result is UNSET:
+                return None
+            wire = wire.result
+        raw = wire.structured_content
+        if raw is UNSET or wire.is_error:
+            return None
+        try:
+            structured = read_structured(raw)
+        except ValidationFailed as failure:
+            raise failure.under("/structuredContent") from None
+        return CallToolResult(content=wire.content, structured_content=structured, is_error=False, meta=wire.meta)
 
     return read
 

@@ -2,20 +2,21 @@
 :mod:`engine.backends._msgspec_translation`), so decoding *is* validating.
 
 Objects that admit properties the schema does not name (``additionalProperties`` absent or
-``true``: most real tool schemas) are translated *optimistically*, as Structs that refuse unnamed
-properties. A payload without such a property, the common case, is decoded and checked in one pass
-and loses nothing; one with an extra property is refused by the typed decode and judged again by
-the general backend, as is anything else the typed decode is stricter about (``1.0`` for an
-integer, duplicate keys). So every "yes" is exact and no "no" is trusted.
+``true``: most real tool schemas) have two translations: Structs that *refuse* unnamed properties
+(whose type bounds how deep an accepted document nests) and Structs that *ignore* them (exact for
+validity, since the schema admits any value there). Whatever a typed decode refuses (an unnamed
+property, ``1.0`` for an integer, duplicate keys) is judged again by the general backend, so every
+"yes" is exact and no "no" is trusted. ``CompiledSchema.decode`` uses the typed decode to say yes
+and ``msgspec.json.decode`` for the value (see ``engine._compiled.checked_then_parsed``).
 
-Three readers, each built on first use (a cold compile builds no msgspec type):
+Readers, each built on first use (a cold compile builds no msgspec type):
 
-- :meth:`MsgspecValidator.plain_reader`: bytes to plain JSON values (dicts with the keys in the
-  schema's property order, lists, scalars), through a converter generated per Struct type;
+- :meth:`MsgspecValidator.plain_reader`: the refusing Structs' decoder (``PlainReader.typed``),
+  its type and depth, and bytes to plain JSON values through a converter generated per Struct type
+  (dicts with the keys in the schema's property order), for callers that embed the type;
 - :meth:`MsgspecValidator.typed_reader`: bytes to the typed value itself (Structs whose fields are
-  ``f0``, ``f1``... in property order; absent optional fields are ``msgspec.UNSET``). Here open
-  objects *ignore* unnamed properties, which is exact for validity (the schema admits any value
-  there) and drops them from the value;
+  ``f0``, ``f1``... in property order; absent optional fields are ``msgspec.UNSET``), through the
+  Structs that ignore unnamed properties (the value drops them);
 - ``is_valid`` on Python objects through ``msgspec.convert`` (used on its own by the tests; the
   pipeline checks Python objects with the general backend, several times faster than ``convert``).
 """
@@ -32,7 +33,7 @@ from .._dialect import Dialect
 from .._errors import Issue
 from ._contract import Backend, BackendValidator, Refusal, SchemaSource, refuse
 from ._msgspec_translation import NAME, Translation, translate
-from ._msgspec_values import one_pass_reader, plain_converter, type_depth
+from ._msgspec_values import plain_converter, type_depth
 
 __all__ = ["MsgspecBackend", "MsgspecValidator", "PlainReader"]
 
@@ -43,8 +44,7 @@ class PlainReader:
     """The plain-value one-pass path of one schema, built: ``typed`` is the typed decode (raises on
     anything it refuses), ``type`` what it produces, ``convert`` (``None``: nothing to do) turns
     that into plain values and ``decode`` does both; ``depth`` bounds how deeply an accepted
-    document nests (``None``: unbounded). The converters are generated on first use: a reader
-    generated for a Struct-rooted schema (:func:`one_pass_reader`) needs only the nested ones."""
+    document nests (``None``: unbounded). The converters are generated on first use."""
 
     __slots__ = ("_convert", "converters", "depth", "type", "typed")
 
@@ -67,11 +67,6 @@ class PlainReader:
         convert = self.convert
         value = self.typed(data)
         return value if convert is None else convert(value)
-
-    def generated(self, slow: Callable[[Any], Any], max_bytes: int) -> Callable[[Any], Any] | None:
-        """For a Struct at the root, one generated function: typed decode, conversion inline, and
-        ``slow`` for a refusal or a document over ``max_bytes`` (see :func:`one_pass_reader`)."""
-        return one_pass_reader(self.type, self.typed, slow, max_bytes, self.converters)
 
 
 class MsgspecValidator(BackendValidator):

@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-__all__ = ["Convert", "one_pass_reader", "plain_converter", "type_depth"]
+__all__ = ["Convert", "plain_converter", "type_depth"]
 
 Convert = Callable[[Any], Any]
 
@@ -144,34 +144,6 @@ def _struct_lines(
         else:
             lines.append(f"{pad}out[K{index}] = {value}")
     return [f"{pad}out = {{{', '.join(display)}}}", *lines, f"{pad}return out"]
-
-
-def one_pass_reader(
-    kind: Any,
-    typed: Callable[[Any], Any],
-    slow: Callable[[Any], Any],
-    max_bytes: int,
-    cache: dict[Any, Convert] | None = None,
-) -> Callable[[Any], Any] | None:
-    """For a Struct at the root: one generated function that decodes, converts inline and hands
-    any refusal (or a document over ``max_bytes``) to ``slow``, in a single Python frame (a frame
-    costs 40-110 ns, a quarter of decoding a typical arguments object). ``None`` otherwise."""
-    kind = _strip(kind)
-    if not _is_struct(kind):
-        return None
-    namespace: dict[str, Any] = {"UNSET": UNSET, "TYPED": typed, "SLOW": slow, "MAX": max_bytes}
-    lines = [
-        "def read(data):",
-        "    if len(data) <= MAX:",
-        "        try:",
-        "            s = TYPED(data)",
-        "        except Exception:",
-        "            return SLOW(data)",
-        *_struct_lines(kind, {} if cache is None else cache, namespace, "        "),
-        "    return SLOW(data)",
-    ]
-    exec("\n".join(lines), namespace)  # noqa: S102 - generated from field positions only, see above
-    return namespace["read"]  # type: ignore[no-any-return]
 
 
 def type_depth(kind: Any, seen: frozenset[Any] = frozenset()) -> int | None:

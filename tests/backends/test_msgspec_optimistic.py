@@ -70,7 +70,8 @@ def payloads(schema: Any, recorded: list[Any]) -> list[bytes]:
             if isinstance(item, int) and not isinstance(item, bool):
                 out.append(json.dumps({**seed, key: float(item)}).encode())  # 1.0 for an integer
                 out.append(json.dumps({**seed, key: 2**70}).encode())
-    return out
+    # Each again past 256 bytes (the default depth bound), where the reader takes its other branch.
+    return out + [data + b" " * 300 for data in out]
 
 
 def _cases() -> list[Any]:
@@ -103,7 +104,8 @@ def test_optimistic_path_agrees_with_the_oracles(case: Any) -> None:
             assert fast == parsed, (case.id, data, fast)
         if expected:
             value = compiled.decode(data)
-            assert value == parsed and json.dumps(value, sort_keys=True) == json.dumps(parsed, sort_keys=True)
+            # Equal, key order included: the value is the parsed document.
+            assert value == parsed and json.dumps(value) == json.dumps(parsed)
             assert compiled.is_valid(parsed)
         else:
             with pytest.raises(engine.ValidationFailed):
@@ -138,3 +140,20 @@ def test_most_corpus_input_schemas_take_the_one_pass_path() -> None:
             assert compiled.decode(extra) == {**seed, "zz_extra": 1}
         taken += 1
     assert total > 400 and taken > 0.9 * total, (taken, total)
+
+
+@pytest.mark.parametrize("padding", [0, 400])
+def test_unnamed_properties_are_held_to_the_depth_bound(padding: int) -> None:
+    """A property the schema does not name is ignored by the typed decode, never by the bounds: a
+    value nested past the depth bound there is refused as too deep, like any document."""
+    limits = engine.Limits(max_instance_depth=8)
+    shallow = engine.Engine(engine.EngineConfig(backend="auto", cache_size=0, limits=limits))
+    compiled = shallow.compile({"type": "object", "properties": {"a": {"type": "string"}}})
+    assert compiled.backend == "msgspec"
+    nested = b"[" * 9 + b"]" * 9
+    data = b'{"a": "x", "zz": ' + nested + b"}" + b" " * padding
+    with pytest.raises(engine.DecodeError) as caught:
+        compiled.decode(data)
+    assert caught.value.reason is engine.DecodeReason.TOO_DEEP
+    fits = b'{"a": "x", "zz": ' + b"[" * 7 + b"]" * 7 + b"}" + b" " * padding
+    assert compiled.decode(fits) == {"a": "x", "zz": [[[[[[[]]]]]]]}

@@ -99,7 +99,7 @@ def test_open_objects_translate_optimistically() -> None:
     schema = {"type": "object", "properties": {"a": {"type": "string"}, "n": {"type": "integer"}}}
     cs = typed(schema, AUTO)
     assert cs.decode(b'{"n": 1, "a": "x"}') == {"a": "x", "n": 1}
-    assert list(cs.decode(b'{"n": 1, "a": "x"}')) == ["a", "n"]  # the schema's property order
+    assert list(cs.decode(b'{"n": 1, "a": "x"}')) == ["n", "a"]  # the document's key order
     assert cs.decode(b'{"a": "x", "b": [1]}') == {"a": "x", "b": [1]}  # the extra property is kept
     assert cs.decode(b'{"a": "x", "n": 2.0, "b": {"c": null}}') == {"a": "x", "n": 2.0, "b": {"c": None}}
     with pytest.raises(engine.ValidationFailed):

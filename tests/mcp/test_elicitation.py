@@ -198,3 +198,29 @@ def test_restricted_shape(eng: engine.Engine, schema: dict[str, Any], offending:
 def test_restricted_root(eng: engine.Engine, schema: Any) -> None:
     with pytest.raises(engine.SchemaRejected):
         engine.compile_elicitation(schema, engine=eng)
+
+
+def test_decode_result_kept_before_the_first_call_builds_its_reader_once(
+    eng: engine.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`decode_result` is the form's bound reader after the first call; a caller that kept the
+    attribute from before reads through the same reader, built once."""
+    form = engine.compile_elicitation(
+        {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}, engine=eng
+    )
+    built = []
+    make = form._reader
+
+    def counting() -> Any:
+        built.append(1)
+        return make()
+
+    monkeypatch.setattr(form, "_reader", counting)
+    kept = form.decode_result
+    for _ in range(3):
+        assert kept(b'{"action": "accept", "content": {"name": "x"}}').content == {"name": "x"}
+    assert form.decode_result(b'{"action": "decline"}').action == "decline"
+    assert form.decode_result is not kept
+    assert len(built) == 1
+    with pytest.raises(engine.ValidationFailed):
+        kept(b'{"action": "accept", "content": {"name": 1}}')
