@@ -207,24 +207,20 @@ def _tree(
         depth += 1
         if depth > max_depth:
             raise _too_deep(max_depth)
-        if len(level) == 1:
-            size = len(level[0])
-            children = _referents(level[0])
-        else:
-            size = sum(map(len, level))
-            if len(level) > _SHARED_AFTER and len({*map(id, level)}) != len(level):
-                # The same object more than once: walk each object once, with how often it
-                # occurs. (A level of a few objects is walked as it is: however they are shared,
-                # the next levels take work in proportion to the values they add to the count.)
-                count += size
-                if count > max_values:
-                    raise _too_many(max_values)
-                _walk_shared(level, depth, count, max_depth, max_values)
-                break
-            children = _referents(*level)
+        size = len(level[0]) if len(level) == 1 else sum(map(len, level))
         count += size
-        if count > max_values:
+        if count > max_values:  # before the level is read: shared objects read more than they hold
             raise _too_many(max_values)
+        if len(level) == 1:
+            children = _referents(level[0])
+        elif len(level) > _SHARED_AFTER and len({*map(id, level)}) != len(level):
+            # The same object more than once: walk each object once, with how often it occurs.
+            # (A level of a few objects is walked as it is: however they are shared, reading it
+            # takes work in proportion to the values it adds to the bounded count.)
+            _walk_shared(level, depth, count, max_depth, max_values)
+            break
+        else:
+            children = _referents(*level)
     try:
         _encode(root)  # one pass in C over every string and key, now that the size is bounded
     except UnicodeEncodeError as exc:

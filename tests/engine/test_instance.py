@@ -278,6 +278,14 @@ def test_shared_objects_count_each_time_they_occur(reader: str) -> None:
         assert _reason(entry, [[part] * 3] * 3 + [1]) == "too-large"
 
 
+def test_a_few_objects_shared_many_times_over_are_counted_before_they_are_read(reader: str) -> None:
+    big = list(range(1000))
+    for entry in entries(max_values=5000):
+        assert _reason(entry, [big] * 8) == "too-large"  # 1 + 8 + 8000
+        assert _reason(entry, {"a": [big] * 4}) is None  # 1 + 1 + 4 + 4000
+        assert _reason(entry, {"a": [big] * 4, "b": big}) == "too-large"
+
+
 def test_shared_objects_are_checked_once_and_still_checked(reader: str) -> None:
     for bad, reason in ((float("nan"), "non-finite-number"), ("\ud800", "invalid-utf8"), ({1}, "not-json")):
         shared = [{"a": bad}] * 12
