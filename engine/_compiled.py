@@ -74,6 +74,7 @@ class CompiledSchema:
         "_max_values",
         "_other_decoder",
         "_typed",
+        "_short_path",
         "_typed_reader",
         "backend",
         "decode",
@@ -129,6 +130,7 @@ class CompiledSchema:
         self.typed = typed
         """The msgspec type the one-pass decoder parses into (see the plan), or ``None``."""
         self._typed_reader: Callable[[Any], Any] | None = None
+        self._short_path: tuple[Callable[[Any], Any] | None, int] = (None, -1)
         self._general_reader: Callable[[Any], Any] | None = None
         self._limits = limits
         self.guard = guard
@@ -216,7 +218,17 @@ class CompiledSchema:
         # for validity) does not, since an ignored value may nest at will.
         closed = plain.typed if plain.depth is not None and plain.depth <= self._max_depth else None
         opened = self._typed.typed_reader() if self._typed.translation.open_at is not None else plain.typed
+        self._short_path = (opened, min(self._max_depth, self._max_bytes))
         return checked_then_parsed(closed, opened, slow, self._max_bytes, self._max_depth)
+
+    def short_path(self) -> tuple[Callable[[Any], Any] | None, int]:
+        """``(check, limit)``, for callers that inline the commonest read (see ``ToolSet``): a
+        document of at most ``limit`` bytes for which ``check`` returns without raising is valid
+        and within the bounds, and ``msgspec.json.decode`` of it is the value ``decode`` returns.
+        Anything else, and anything ``check`` raises on, goes to :meth:`reader`. ``(None, -1)``
+        where the schema reads no document that way (built with the reader)."""
+        self.reader()
+        return self._short_path
 
     def _one_pass(
         self, decoder: Callable[[Any], Any], slow: Callable[[Any], Any]

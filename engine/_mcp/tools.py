@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from msgspec import UNSET
 
 from .._compiled import CompiledSchema
@@ -39,6 +40,7 @@ class CompiledTool:
 
 
 Reader = Callable[[bytes | bytearray | memoryview | str], Any]
+_parse = msgspec.json.decode
 
 
 class ToolSet:
@@ -49,7 +51,7 @@ class ToolSet:
         self._tools = tools
         # One bound reader per tool and per form of input, made on the tool's first call (a cold
         # compile of a tool list builds none): the hot path is a dict lookup and one call.
-        self._from_bytes: dict[str, Reader] = {}
+        self._from_bytes: dict[str, tuple[Callable[[Any], Any] | None, int, Reader]] = {}
         self._from_dict: dict[str, Callable[[Any], Any]] = {}
         self._results: dict[str, Callable[[bytes | bytearray | memoryview | str], CallToolResult | None]] = {}
         self.rejected: Mapping[str, SchemaRejected] = rejected
@@ -92,8 +94,17 @@ class ToolSet:
         to answer it as MCP does) or :class:`DecodeError`."""
         kind = type(arguments)
         if kind is bytes:
-            read = self._from_bytes.get(name)
-            if read is not None:
+            bound = self._from_bytes.get(name)
+            if bound is not None:
+                # The commonest read inline (a frame is a quarter of decoding a typical
+                # arguments object): a short document the typed decode accepts is valid.
+                check, limit, read = bound
+                if len(arguments) <= limit:
+                    try:
+                        check(arguments)  # type: ignore[misc]
+                        return _parse(arguments)  # type: ignore[no-any-return]
+                    except Exception:  # noqa: BLE001,S110 - judged again by the reader, never trusted
+                        pass
                 return read(arguments)  # type: ignore[no-any-return]
         elif kind is dict:
             check = self._from_dict.get(name)
@@ -106,7 +117,8 @@ class ToolSet:
         tool = self._tools.get(name)
         schema = (tool if tool is not None else self.tool(name)).input
         # `inputSchema` has `type: "object"` at its root: whatever it accepts is a dict.
-        self._from_bytes[name] = schema.reader()
+        check, limit = schema.short_path()
+        self._from_bytes[name] = (check, limit, schema.reader())
         self._from_dict[name] = schema.checked
         if arguments is None:
             arguments = {}
@@ -293,7 +305,7 @@ def _fast_result_reader(output: CompiledSchema | None, max_bytes: int) -> Callab
     else:
         path = output.hot_path()
         if path.plain is not None:
-            return _translated_result_reader(output.reader(), max_bytes)
+            return _translated_result_reader(output, max_bytes)
         check = path.check
         max_depth = path.max_depth
         bounded = False
@@ -333,13 +345,14 @@ def _fast_result_reader(output: CompiledSchema | None, max_bytes: int) -> Callab
     return read
 
 
-def _translated_result_reader(
-    read_structured: Callable[[Any], Any], max_bytes: int
-) -> Callable[[Any], CallToolResult | None]:
+def _translated_result_reader(output: CompiledSchema, max_bytes: int) -> Callable[[Any], CallToolResult | None]:
     """The reader of a tool whose output schema translates: the envelope with
     ``structuredContent`` raw, then the output schema's bound reader on that slice, which raises
     what the raw path would. ``None`` (a malformed envelope, no structuredContent, ``isError``)
     hands the result to the raw path."""
+    read_structured = output.reader()
+    check, limit = output.short_path()
+    parse = _parse
 
     def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
         if len(data) > max_bytes:
@@ -355,10 +368,18 @@ def _translated_result_reader(
         raw = wire.structured_content
         if raw is UNSET or wire.is_error:
             return None
-        try:
-            structured = read_structured(raw)
-        except ValidationFailed as failure:
-            raise failure.under("/structuredContent") from None
+        structured: Any = UNSET
+        if len(raw) <= limit:  # the commonest read inline, as in `validate_arguments`
+            try:
+                check(raw)  # type: ignore[misc]
+                structured = parse(raw)
+            except Exception:  # noqa: BLE001,S110 - judged again by the reader, never trusted
+                pass
+        if structured is UNSET:
+            try:
+                structured = read_structured(raw)
+            except ValidationFailed as failure:
+                raise failure.under("/structuredContent") from None
         return CallToolResult(content=wire.content, structured_content=structured, is_error=False, meta=wire.meta)
 
     return read

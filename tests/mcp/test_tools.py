@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema_rs
 import msgspec
 import pytest
 
 import engine
+from benchmarks.instances import valid_instance
 
 DATA = Path(__file__).parents[2] / "bench_data"
 TOOL_FILES = sorted((DATA / "tools").glob("*.json"))
@@ -247,3 +249,34 @@ def test_results_through_each_path(backend: str) -> None:
             # An error result is never checked against the output schema.
             errored = json.dumps({"content": [], "isError": True, "structuredContent": value}).encode()
             assert tools.validate_result(name, errored).structured_content == value
+
+
+@pytest.mark.parametrize("path", TOOL_FILES, ids=lambda p: p.name)
+def test_arguments_from_bytes_agree_with_the_general_path(eng: engine.Engine, path: Path) -> None:
+    """`validate_arguments` reads short documents inline (a typed decode, then the parse): on
+    every corpus tool, valid, invalid and with an unnamed property, short and padded past the
+    inline limit, from the first call and the bound one, it gives what jsonschema-rs on the
+    parsed document says, and the parsed document itself (key order included)."""
+    tools = json.loads(path.read_text())
+    toolset = engine.compile_tools(tools, engine=eng)
+    for tool in tools:
+        if tool["name"] in toolset.rejected:
+            continue
+        schema = tool["inputSchema"]
+        seed = valid_instance(schema) if isinstance(schema, dict) else None
+        if not isinstance(seed, dict):
+            continue
+        oracle = jsonschema_rs.validator_for(schema)
+        first = next(iter(seed), None)
+        variants = [seed, {**seed, "zz_extra": [1, {"a": None}]}, {"zz_extra": 1, **seed}]
+        if first is not None:
+            variants.append({**seed, first: [{"deep": [1.5]}]})
+        for value in variants:
+            for data in (msgspec.json.encode(value), msgspec.json.encode(value) + b" " * 300):
+                for _ in range(2):  # the first call binds the readers; the second uses them
+                    if oracle.is_valid(value):
+                        got = toolset.validate_arguments(tool["name"], data)
+                        assert json.dumps(got) == json.dumps(value), (tool["name"], data)
+                    else:
+                        with pytest.raises(engine.ValidationFailed):
+                            toolset.validate_arguments(tool["name"], data)
