@@ -13,7 +13,7 @@ from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
 from ._guard import GuardReport
-from ._instance import admit, max_values
+from ._instance import bind_checked, bind_is_valid, max_values
 from .backends import BackendValidator, TypedDecode
 
 _parse = msgspec.json.decode
@@ -158,17 +158,7 @@ class CompiledSchema:
     # -- Python objects --------------------------------------------------------------------------
 
     def _bind_is_valid(self) -> Callable[[Any], bool]:
-        check = self._check
-        max_depth, limit = self._max_depth, self._max_values
-
-        def is_valid(instance: Any) -> bool:
-            admit(instance, max_depth, limit)
-            try:
-                return check(instance)
-            except (ValueError, TypeError, RecursionError) as exc:
-                raise _backend_refusal(exc) from None
-
-        return is_valid
+        return bind_is_valid(self._check, _backend_refusal, self._max_depth, self._max_values)
 
     def validate(self, instance: Any) -> None:
         """Return if ``instance`` conforms; otherwise raise :class:`~engine.ValidationFailed`
@@ -180,21 +170,7 @@ class CompiledSchema:
     the hot path of Python objects)."""
 
     def _bind_checked(self) -> Callable[[Any], Any]:
-        check = self._check
-        max_depth, limit = self._max_depth, self._max_values
-        failure = self._failure
-
-        def checked(instance: Any) -> Any:
-            admit(instance, max_depth, limit)
-            try:
-                valid = check(instance)
-            except (ValueError, TypeError, RecursionError) as exc:
-                raise _backend_refusal(exc) from None
-            if valid:
-                return instance
-            raise failure(instance)
-
-        return checked
+        return bind_checked(self._check, _backend_refusal, self._failure, self._max_depth, self._max_values)
 
     def hot_path(self) -> HotPath:
         """What a caller reading this schema's instances inside a larger document binds once: the

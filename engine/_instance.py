@@ -11,17 +11,28 @@ no JSON document decodes to, with the reason its bytes would get:
   least two bytes with its separator), counted with shared objects counted every time they occur;
 - ``non-finite-number``: NaN or an infinity;
 - ``invalid-utf8``: a string or key with a lone surrogate (no UTF-8 document spells it);
-- ``not-json``: any other type (sets, bytes, tuples, non-dict mappings...) or a key that is not a
-  string.
+- ``not-json``: any other type, subclasses of the JSON types included (sets, bytes, tuples,
+  non-dict mappings, ``bool``-like ints...), or a key that is not exactly a ``str``.
 
-The walk goes level by level and every step of a level runs in C (``map``, ``filter``, ``chain``):
-a Python step per level, not per value. A flat object of scalars (430 of the 487 argument objects
-in ``bench_data/``) is one level.
+The walk goes level by level, a few Python steps per level rather than per value.
+``gc.get_referents(*level)`` reads the children of a whole level in one C call: the items of a
+list, and the values of a dict whose keys are all exactly ``str`` (CPython keeps such a dict's keys
+in a table of their own and does not visit them); a dict with any other key has its keys visited
+too, so a level whose children outnumber its lengths has its keys read one by one. Whether this
+interpreter behaves so is checked once, on import; where it does not, every level is read one by
+one. The children's types are one set; the next level is the dicts and lists among them. A level
+of more than a few objects is searched for shared ones, and from there every distinct object is
+walked once, weighed by how often it occurs (`x = [x, x]` forty times is refused in some forty
+steps). Lone surrogates are found by one ``msgspec.msgpack.encode`` pass over the whole value once
+its size is known to be bounded. A flat object of scalars (430 of the 487 argument objects in
+``bench_data/``) is one level, checked inline by :func:`bind_is_valid` and :func:`bind_checked`.
 """
 
 from __future__ import annotations
 
-from itertools import chain, compress
+import gc
+from collections.abc import Callable
+from itertools import chain
 from math import isfinite
 from typing import Any
 
@@ -29,13 +40,46 @@ import msgspec
 
 from ._errors import DecodeError, DecodeReason
 
-__all__ = ["admit", "max_values"]
+__all__ = ["admit", "bind_checked", "bind_is_valid", "max_values"]
 
-_encode = msgspec.json.encode
+_encode = msgspec.msgpack.encode  # binary: no float or escape formatting, UTF-8 of every str
+_encode_json = msgspec.json.encode  # for ints msgpack cannot hold (beyond 64 bits)
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _CONTAINERS = frozenset({dict, list})
 _JSON = _SCALARS | _CONTAINERS
-_is_container = _CONTAINERS.__contains__
+_SHARED_AFTER = 8  # objects in a level before it is searched for shared ones
+
+
+def _no_children(*_nodes: Any) -> list[Any]:
+    return []
+
+
+def _referents_probe() -> Callable[..., list[Any]]:
+    """``gc.get_referents`` if it reads a level as the walk expects; otherwise a reader that finds
+    nothing, so that every non-empty level has its keys and children read one by one."""
+
+    class Text(str):
+        __slots__ = ()
+
+    read = gc.get_referents
+    values: list[Any] = [None, True, 1, 2.5, "v", [], {}]
+    plain = dict(zip("abcdefg", values, strict=True))
+    try:
+        ok = (
+            read(plain) == values
+            and all(map(lambda a, b: a is b, read(plain), values))
+            and len(read({1: "x", "a": None})) == 4
+            and len(read({None: 1})) == 2
+            and len(read({Text("k"): 1})) == 2
+            and len(read({"a": 1, True: 2})) == 4
+            and sorted(map(repr, read([1, "x", None], {"k": 2.5}))) == sorted(map(repr, [1, "x", None, 2.5]))
+        )
+    except Exception:  # noqa: BLE001 - any surprise means the one-by-one reader  # pragma: no cover
+        ok = False
+    return read if ok else _no_children  # pragma: no branch
+
+
+_referents = _referents_probe()
 
 
 def max_values(max_bytes: int) -> int:
@@ -46,33 +90,13 @@ def max_values(max_bytes: int) -> int:
 def admit(value: Any, max_depth: int, max_values: int) -> None:
     """Return if ``value`` is a JSON value within the bounds; raise :class:`DecodeError` otherwise."""
     kind = type(value)
-    if kind is dict:
-        kinds = set(map(type, value.values()))
-        if kinds <= _SCALARS:
-            # An object of scalars (most tool arguments), inline: a frame is 50-80 ns of ~800.
-            # Nothing nests, so only its keys, strings and floats need a look: joining the keys
-            # stops at one that is not a string; `msgspec.json.encode` (a C pass over every
-            # string) raises on a lone surrogate; floats are looked at only when there is one.
-            if len(value) >= max_values:
-                raise _too_many(max_values)
-            try:
-                "".join(value)
-            except TypeError:
-                raise _bad_key(value) from None
-            try:
-                _encode(value)
-            except UnicodeEncodeError as exc:
-                raise _surrogate(exc) from None
-            if float in kinds and not all(isfinite(v) for v in value.values() if type(v) is float):
-                raise _non_finite()
-        else:
-            _walk(value, max_depth, max_values)
-            _no_surrogates(value)
-    elif kind is list:
-        _walk(value, max_depth, max_values)
-        _no_surrogates(value)
+    if kind is dict or kind is list:
+        _tree(value, _referents(value), None, max_depth, max_values)
     elif kind is str:
-        _strings((value,))
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise _surrogate(exc) from None
     elif kind is float:
         if not isfinite(value):
             raise _non_finite()
@@ -80,35 +104,163 @@ def admit(value: Any, max_depth: int, max_values: int) -> None:
         raise _not_json(kind)
 
 
-def _bad_key(keys: Any) -> DecodeError:
-    bad = next(key for key in keys if type(key) is not str)
-    return DecodeError(DecodeReason.NOT_JSON, f"object key {bad!r} is a {type(bad).__name__}, not a string")
+def bind_is_valid(
+    check: Callable[[Any], bool],
+    refusal: Callable[[BaseException], Exception],
+    max_depth: int,
+    max_values: int,
+) -> Callable[[Any], bool]:
+    """``check`` (a backend's answer on a JSON value) behind :func:`admit`; what it raises
+    (``ValueError``, ``TypeError``, ``RecursionError``) becomes ``refusal(exc)``. An object of
+    scalars is checked without a call."""
+
+    def is_valid(instance: Any) -> bool:
+        if type(instance) is dict:
+            children = _referents(instance)
+            kinds = {*map(type, children)}
+            if kinds <= _SCALARS and len(children) == len(instance) < max_values:
+                try:
+                    _encode(instance)
+                except UnicodeEncodeError as exc:
+                    raise _surrogate(exc) from None
+                except OverflowError:
+                    _no_surrogates(instance)
+                if float in kinds:
+                    _finite(children)
+            else:
+                _tree(instance, children, kinds, max_depth, max_values)
+        else:
+            admit(instance, max_depth, max_values)
+        try:
+            return check(instance)
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise refusal(exc) from None
+
+    return is_valid
 
 
-def _too_many(max_values: int) -> DecodeError:
-    return DecodeError(
-        DecodeReason.TOO_LARGE,
-        f"instance holds more than {max_values} values (shared objects count each time they occur), over "
-        "what a document within max_instance_bytes holds",
-    )
+def bind_checked(
+    check: Callable[[Any], bool],
+    refusal: Callable[[BaseException], Exception],
+    failure: Callable[[Any], Exception],
+    max_depth: int,
+    max_values: int,
+) -> Callable[[Any], Any]:
+    """Like :func:`bind_is_valid`, returning ``instance`` when valid and raising ``failure(instance)``
+    otherwise."""
+
+    def checked(instance: Any) -> Any:
+        if type(instance) is dict:
+            children = _referents(instance)
+            kinds = {*map(type, children)}
+            if kinds <= _SCALARS and len(children) == len(instance) < max_values:
+                try:
+                    _encode(instance)
+                except UnicodeEncodeError as exc:
+                    raise _surrogate(exc) from None
+                except OverflowError:
+                    _no_surrogates(instance)
+                if float in kinds:
+                    _finite(children)
+            else:
+                _tree(instance, children, kinds, max_depth, max_values)
+        else:
+            admit(instance, max_depth, max_values)
+        try:
+            valid = check(instance)
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise refusal(exc) from None
+        if valid:
+            return instance
+        raise failure(instance)
+
+    return checked
 
 
-def _walk(value: dict[Any, Any] | list[Any], max_depth: int, max_values: int) -> None:
-    level: list[Any] = [value]
-    depth = 0
-    count = 1
-    while level:
+def _tree(
+    root: dict[Any, Any] | list[Any], children: list[Any], kinds: set[type] | None, max_depth: int, max_values: int
+) -> None:
+    """The walk from a dict or list, ``children`` being what ``_referents(root)`` read and
+    ``kinds`` their types where known."""
+    level: list[Any] = [root]
+    depth = 1
+    size = len(root)  # how many values the level holds
+    count = 1 + size
+    if count > max_values:
+        raise _too_many(max_values)
+    while True:
+        if len(children) != size:  # a key that is not exactly a str was read with the values
+            children = _one_by_one(level)
+            kinds = {*map(type, children)}
+        elif kinds is None:
+            kinds = {*map(type, children)}
+        if kinds <= _SCALARS:  # the last level
+            if float in kinds:
+                _finite(children)
+            break
+        if not kinds <= _JSON:
+            raise _not_json(next(iter(kinds - _JSON)))
+        if float in kinds:
+            _finite(children)
+        level = [child for child in children if type(child) in _CONTAINERS]
+        kinds = None
         depth += 1
         if depth > max_depth:
             raise _too_deep(max_depth)
-        count += sum(map(len, level))
-        if count > max_values:
+        size = len(level[0]) if len(level) == 1 else sum(map(len, level))
+        count += size
+        if count > max_values:  # before the level is read: shared objects read more than they hold
             raise _too_many(max_values)
-        if len(level) > 1 and len(set(map(id, level))) != len(level):
+        if len(level) == 1:
+            children = _referents(level[0])
+        elif len(level) > _SHARED_AFTER and len({*map(id, level)}) != len(level):
             # The same object more than once: walk each object once, with how often it occurs.
+            # (A level of a few objects is walked as it is: however they are shared, reading it
+            # takes work in proportion to the values it adds to the bounded count.)
             _walk_shared(level, depth, count, max_depth, max_values)
-            return
-        level = _children(level)
+            break
+        else:
+            children = _referents(*level)
+    try:
+        _encode(root)  # one pass in C over every string and key, now that the size is bounded
+    except UnicodeEncodeError as exc:
+        raise _surrogate(exc) from None
+    except OverflowError:
+        _no_surrogates(root)
+
+
+def _no_surrogates(value: Any) -> None:
+    """The surrogate pass for a value holding an int beyond 64 bits, which JSON encodes."""
+    try:
+        _encode_json(value)
+    except UnicodeEncodeError as exc:
+        raise _surrogate(exc) from None
+
+
+def _one_by_one(level: list[Any]) -> list[Any]:
+    """The children of ``level`` read without ``_referents``; every key must be exactly a ``str``."""
+    dicts = [node for node in level if type(node) is dict]
+    if not dicts:
+        return list(chain.from_iterable(level))
+    keys = list(chain.from_iterable(dicts))
+    if not {*map(type, keys)} <= {str}:
+        raise _bad_key(keys)
+    children = list(chain.from_iterable(map(dict.values, dicts)))
+    if len(dicts) != len(level):
+        children.extend(chain.from_iterable(node for node in level if type(node) is not dict))
+    return children
+
+
+def _read(level: list[Any]) -> None:
+    """Check the keys and scalars one level down from ``level``."""
+    children = _referents(*level)
+    if len(children) != sum(map(len, level)):
+        children = _one_by_one(level)
+    kinds = {*map(type, children)}
+    if not kinds <= _JSON:
+        raise _not_json(next(iter(kinds - _JSON)))
+    if float in kinds:
+        _finite(children)
 
 
 def _walk_shared(level: list[Any], depth: int, count: int, max_depth: int, max_values: int) -> None:
@@ -118,11 +270,11 @@ def _walk_shared(level: list[Any], depth: int, count: int, max_depth: int, max_v
     for node in level:
         _weigh(weights, node, 1)
     while True:
-        _children([node for node, _ in weights.values()])  # the checks of every key and scalar
+        _read([node for node, _ in weights.values()])  # the checks of every key and scalar
         following: dict[int, list[Any]] = {}
         for node, weight in weights.values():
             for child in node.values() if type(node) is dict else node:
-                if _is_container(type(child)):
+                if type(child) in _CONTAINERS:
                     _weigh(following, child, weight)
         if not following:
             return
@@ -143,49 +295,28 @@ def _weigh(weights: dict[int, list[Any]], node: Any, weight: int) -> None:
         entry[1] += weight
 
 
-def _children(level: list[Any]) -> list[Any]:
-    """Check the keys and scalars one level down from ``level`` (strings are checked for lone
-    surrogates afterwards, in one encode pass); return its containers."""
-    dicts = [node for node in level if type(node) is dict]
-    if dicts:
-        keys = list(chain.from_iterable(dicts))
-        try:
-            "".join(keys)  # a key that is not a string stops the join
-        except TypeError:
-            raise _bad_key(keys) from None
-        children = list(chain.from_iterable(map(dict.values, dicts)))
-        if len(dicts) != len(level):
-            children.extend(chain.from_iterable(node for node in level if type(node) is not dict))
-    else:
-        children = list(chain.from_iterable(level))
-    kinds = set(map(type, children))
-    if not kinds <= _JSON:
-        raise _not_json(next(iter(kinds - _JSON)))
-    if float in kinds and not all(map(isfinite, [child for child in children if type(child) is float])):
+def _finite(children: list[Any]) -> None:
+    if not all(map(isfinite, [child for child in children if type(child) is float])):
         raise _non_finite()
-    if not kinds & _CONTAINERS:
-        return []
-    return list(compress(children, map(_is_container, map(type, children))))
+
+
+def _bad_key(keys: list[Any]) -> DecodeError:
+    bad = next(key for key in keys if type(key) is not str)
+    kind = type(bad).__name__
+    what = f"a subclass of str ({kind})" if isinstance(bad, str) else f"a {kind}, not a string"
+    return DecodeError(DecodeReason.NOT_JSON, f"an object key is {what}")
+
+
+def _too_many(max_values: int) -> DecodeError:
+    return DecodeError(
+        DecodeReason.TOO_LARGE,
+        f"instance holds more than {max_values} values (shared objects count each time they occur), over "
+        "what a document within max_instance_bytes holds",
+    )
 
 
 def _too_deep(max_depth: int) -> DecodeError:
     return DecodeError(DecodeReason.TOO_DEEP, f"instance nests more than {max_depth} levels deep")
-
-
-def _no_surrogates(value: Any) -> None:
-    """After the walk has bounded ``value``: one encode pass in C over every string and key."""
-    try:
-        _encode(value)
-    except UnicodeEncodeError as exc:
-        raise _surrogate(exc) from None
-
-
-def _strings(texts: tuple[str, ...]) -> None:
-    for text in texts:
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise _surrogate(exc) from None
 
 
 def _surrogate(exc: UnicodeEncodeError) -> DecodeError:
