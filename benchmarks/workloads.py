@@ -533,11 +533,16 @@ def scale_workload(ctx: Context) -> Workload:
             compile_one = contender.cold_compiler()
 
             def compile_all(batch: list[Any]) -> None:
+                # The same work as compile_tools: every input schema, and every output schema.
                 for tool in batch:
-                    try:
-                        compile_one(tool["inputSchema"])
-                    except Exception:  # noqa: BLE001,S112 - the few refused schemas cost what they cost
-                        continue
+                    for key in ("inputSchema", "outputSchema"):
+                        schema = tool.get(key)
+                        if schema is None:
+                            continue
+                        try:
+                            compile_one(schema)
+                        except Exception:  # noqa: BLE001,S112 - the few refused schemas cost what they cost
+                            continue
 
             return compile_all, tools, None
 
@@ -545,7 +550,9 @@ def scale_workload(ctx: Context) -> Workload:
         work.rows.append(
             remember(time_row(ctx, row, [None], lambda _, data=data: data, many, budget=budget), "tools", n)
         )
-    work.unit += "; tools rows: compiling every inputSchema cold" + (" via engine.compile_tools" if mcp else "")
+    work.unit += "; tools rows: compiling every inputSchema and outputSchema cold" + (
+        " via engine.compile_tools" if mcp else ""
+    )
     work.growth = growth_exponents(work.rows)
     return work
 

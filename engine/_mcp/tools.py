@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -210,6 +211,27 @@ def compile_tools(tools: Any, *, engine: Engine | None = None) -> ToolSet:
     compiled: dict[str, CompiledTool] = {}
     rejected: dict[str, SchemaRejected] = {}
     seen: set[str] = set()
+    # Compiling a list allocates long-lived objects only; the collector's passes over them while it
+    # runs (about a fifth of compiling 10,000 tools) free nothing. Paused for the loop if it was
+    # running, so that garbage is collected as usual afterwards.
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        _compile_each(engine, tool_list, compiled, rejected, seen)
+    finally:
+        if paused:
+            gc.enable()
+    return ToolSet(compiled, rejected, engine=engine)
+
+
+def _compile_each(
+    engine: Engine,
+    tool_list: Sequence[Any],
+    compiled: dict[str, CompiledTool],
+    rejected: dict[str, SchemaRejected],
+    seen: set[str],
+) -> None:
     for index, definition in enumerate(tool_list):
         name = definition.get("name") if isinstance(definition, Mapping) else None
         if not isinstance(name, str):
@@ -232,7 +254,6 @@ def compile_tools(tools: Any, *, engine: Engine | None = None) -> ToolSet:
             compiled[name] = _compile_tool(engine, name, definition)
         except SchemaRejected as refusal:
             rejected[name] = refusal
-    return ToolSet(compiled, rejected, engine=engine)
 
 
 def _tool_list(tools: Any) -> Sequence[Any]:
