@@ -84,14 +84,7 @@ class CompileCache(Generic[T]):
 
     def find_value(self, packed: bytes) -> T | None:
         """The value remembered for a document that serialises to these exact ``marshal`` bytes."""
-        entry = self._by_value.get(packed)
-        if entry is None or entry[0] not in self._live:
-            return None
-        with self._lock:
-            self._hits += 1
-        if _metrics.hooks:
-            _metrics.emit(_metrics.CacheEvent("hit"))
-        return entry[1]
+        return self._found(self._by_value.get(packed))
 
     def _found(self, entry: tuple[bytes, T] | None) -> T | None:
         if entry is None or entry[0] not in self._live:

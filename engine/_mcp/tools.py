@@ -315,18 +315,19 @@ def _fast_result_reader(output: CompiledSchema | None, max_bytes: int) -> Callab
     """One tool's bound reader: the validated result, or ``None`` to take the raw path, which
     judges again and explains. Everything it needs is bound once, here.
 
-    Where the output schema translates to msgspec, the envelope is decoded with
-    ``structuredContent`` raw and the schema's own reader checks that slice (a typed decode says
-    yes, the plain decode gives the value). Otherwise ``structuredContent`` is decoded untyped in
-    the same pass as the envelope and checked by the general backend."""
+    Where the output schema reads short documents through a typed decode
+    (:meth:`CompiledSchema.short_path`: it translates to msgspec and has no ``pattern``), the
+    envelope is decoded with ``structuredContent`` raw and that slice is read so (a typed decode
+    says yes, the plain decode gives the value). Otherwise ``structuredContent`` is decoded untyped
+    in the same pass as the envelope and checked by the general backend."""
     if output is None:
         check = None
         max_depth = 0
         bounded = True  # nothing checks structuredContent: nothing descends into it
     else:
-        path = output.hot_path()
-        if path.plain is not None:
+        if output.short_path()[0] is not None:
             return _translated_result_reader(output, max_bytes)
+        path = output.hot_path()
         check = path.check
         max_depth = path.max_depth
         bounded = False
