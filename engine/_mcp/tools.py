@@ -41,6 +41,7 @@ class CompiledTool:
 
 
 Reader = Callable[[bytes | bytearray | memoryview | str], Any]
+ResultReader = Callable[[bytes | bytearray | memoryview | str], "CallToolResult | None"]
 _parse = msgspec.json.decode
 
 
@@ -54,7 +55,7 @@ class ToolSet:
         # compile of a tool list builds none): the hot path is a dict lookup and one call.
         self._from_bytes: dict[str, tuple[Callable[[Any], Any] | None, int, Reader]] = {}
         self._from_dict: dict[str, Callable[[Any], Any]] = {}
-        self._results: dict[str, Callable[[bytes | bytearray | memoryview | str], CallToolResult | None]] = {}
+        self._results: dict[str, tuple[int, Callable[[Any], Any], ResultReader]] = {}
         self.rejected: Mapping[str, SchemaRejected] = rejected
         """Tool name -> why it cannot be used."""
         self._max_bytes = engine.config.limits.max_instance_bytes
@@ -157,12 +158,32 @@ class ToolSet:
         without the ``TextContent`` block holding its JSON that SEP-2106 requires."""
         is_bytes = type(result) is bytes or isinstance(result, (bytearray, memoryview, str))
         if is_bytes:  # the hot path: one bound reader, one pass
-            read = self._results.get(name)
-            if read is None:
-                read = self._results[name] = _fast_result_reader(self.tool(name).output, self._max_bytes)
+            bound = self._results.get(name)
+            if bound is None:
+                bound = self._results[name] = _bind_results(self.tool(name).output, self._max_bytes)
+            short, check, read = bound
+            if len(result) <= short:
+                # The commonest read inline (a frame and a second decode are each a tenth of
+                # the whole): a result too short to nest past the depth bound is decoded once
+                # and its structuredContent checked by the backend; anything else is read below.
+                try:
+                    wire = _ANY_RESULT(result)
+                    structured = wire.structured_content
+                    if wire.jsonrpc is UNSET and not wire.is_error and structured is not UNSET and check(structured):
+                        checked = CallToolResult(
+                            content=wire.content, structured_content=structured, is_error=False, meta=wire.meta
+                        )
+                        return with_text_fallback(checked) if require_text_fallback else checked
+                except Exception:  # noqa: BLE001,S110 - judged again by the reader, never trusted
+                    pass
             envelope = read(result)
             if envelope is not None:
                 return with_text_fallback(envelope) if require_text_fallback else envelope
+        return self._judged_result(name, result, is_bytes=is_bytes, require_text_fallback=require_text_fallback)
+
+    def _judged_result(self, name: str, result: Any, *, is_bytes: bool, require_text_fallback: bool) -> CallToolResult:
+        """The exact path of ``validate_result``: every result the bound readers did not accept,
+        judged and explained."""
         tool = self._tools.get(name)
         if tool is None:
             tool = self.tool(name)  # raises the right error
@@ -309,6 +330,20 @@ def _compile_tool(engine: Engine, name: str, definition: Mapping[str, Any]) -> C
 
 
 _ANY_RESULT = typed_envelope_decoder(Any)
+
+
+def _bind_results(output: CompiledSchema | None, max_bytes: int) -> tuple[int, Callable[[Any], Any], ResultReader]:
+    """One tool's result readers, bound once: ``(short, check, read)``. A result of at most
+    ``short`` bytes may be decoded whole and its ``structuredContent`` judged by ``check`` (the
+    backend's check of a decoded value); ``read`` reads any result (see :func:`_fast_result_reader`).
+    A value nesting ``d`` levels takes ``2 * d`` brackets, so a document of at most
+    ``2 * max_depth + 1`` bytes is within the depth bound without a scan. A tool without an
+    output schema has nothing to check: ``short`` is -1 and its results go to ``read``."""
+    read = _fast_result_reader(output, max_bytes)
+    if output is None:
+        return -1, bool, read
+    path = output.hot_path()
+    return min(2 * path.max_depth + 1, max_bytes), path.check, read
 
 
 def _fast_result_reader(output: CompiledSchema | None, max_bytes: int) -> Callable[[Any], CallToolResult | None]:
