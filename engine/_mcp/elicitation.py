@@ -135,6 +135,7 @@ class ElicitationForm:
                 ],
                 rename={"meta": "_meta"},
                 forbid_unknown_fields=True,
+                gc=False,
             )
             decode_wire = msgspec.json.Decoder(wire).decode
 
