@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from ._config import Limits
-from ._decode import brackets, decode_json
+from ._decode import brackets, check_depth, decode_json
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
@@ -74,6 +74,7 @@ class CompiledSchema:
         "_max_values",
         "_other_decoder",
         "_typed",
+        "_sealed_reader",
         "_short_path",
         "_typed_reader",
         "backend",
@@ -132,6 +133,7 @@ class CompiledSchema:
         self._typed_reader: Callable[[Any], Any] | None = None
         self._short_path: tuple[Callable[[Any], Any] | None, int] = (None, -1)
         self._general_reader: Callable[[Any], Any] | None = None
+        self._sealed_reader: Callable[[Any], Any] | None = None
         self._limits = limits
         self.guard = guard
         """What the guard measured (each limit's value, recursion, fan-out), or ``None``."""
@@ -208,15 +210,24 @@ class CompiledSchema:
             if self._other_decoder is not None:
                 return self._one_pass(self._other_decoder, slow)
             return slow
-        if self.guard is not None and self.guard.measured.get("max_pattern_length", 0):
-            # msgspec checks a `pattern` with Python `re`; the general backend's native regex
-            # check of the parsed value costs less (the 19 corpus tools with one: 2.1x the decode
-            # floor against 3.5x for the typed decode and the parse).
-            return slow
         # The typed decode into Structs that refuse unnamed properties proves the depth of what it
         # accepts when its type nests no deeper than the bound; the one that ignores them (exact
         # for validity) does not, since an ignored value may nest at will.
         closed = plain.typed if plain.depth is not None and plain.depth <= self._max_depth else None
+        # Sealed: every object names all its properties and no value is untyped, so whatever is
+        # valid nests no deeper than the type: validity itself proves the depth bound, and a long
+        # document is parsed and checked once, like the raw library does, without a scan.
+        sealed = closed is not None and self._typed.translation.open_at is None
+        if self.guard is not None and self.guard.measured.get("max_pattern_length", 0):
+            # msgspec checks a `pattern` with Python `re`; the general backend's native regex
+            # check of the parsed value costs less (the 19 corpus tools with one: 2.1x the decode
+            # floor against 3.5x for the typed decode and the parse).
+            return self._general(sealed=sealed)
+        if sealed and closed is not None:
+            self._short_path = (closed, min(self._max_depth, self._max_bytes))
+            return checked_then_parsed(
+                None, closed, self._general(sealed=True), self._max_bytes, self._max_depth, sealed=True
+            )
         opened = self._typed.typed_reader() if self._typed.translation.open_at is not None else plain.typed
         self._short_path = (opened, min(self._max_depth, self._max_bytes))
         return checked_then_parsed(closed, opened, slow, self._max_bytes, self._max_depth)
@@ -251,14 +262,23 @@ class CompiledSchema:
 
         return read_bounded
 
-    def _general(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
-        """The general path, bound once: bounded parse, then the general backend; explains a failure."""
+    def _general(self, *, sealed: bool = False) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+        """The general path, bound once: bounded parse, then the general backend; explains a failure.
+
+        ``sealed``: every valid instance nests within the depth bound (see ``_build_reader``), so
+        a document is parsed without proving its depth first; only one the backend refuses has
+        its depth checked, so that a document too deep is refused as such."""
+        if sealed:
+            read = self._sealed_reader
+            if read is None:
+                read = self._sealed_reader = self._bind_general(sealed=True)
+            return read
         read = self._general_reader
         if read is None:
-            read = self._general_reader = self._bind_general()
+            read = self._general_reader = self._bind_general(sealed=False)
         return read
 
-    def _bind_general(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+    def _bind_general(self, *, sealed: bool) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         max_bytes = self._max_bytes
         max_depth = self._max_depth
         check = self._check
@@ -269,7 +289,7 @@ class CompiledSchema:
             size = len(data)
             # Within the size cap and with fewer brackets than the depth bound (a document shorter
             # than the bound cannot have more), the bounded parse needs no walk: parse directly.
-            if size <= max_bytes and (size <= max_depth or brackets(data) <= max_depth):
+            if size <= max_bytes and (sealed or size <= max_depth or brackets(data) <= max_depth):
                 try:
                     value = parse(data)
                 except Exception:  # noqa: BLE001 - the bounded parse below names the reason
@@ -279,8 +299,12 @@ class CompiledSchema:
             try:
                 valid = check(value)
             except (ValueError, TypeError, RecursionError) as exc:
+                if sealed:
+                    _within_depth(value, data, max_depth)
                 raise _backend_refusal(exc) from None
             if not valid:
+                if sealed:
+                    _within_depth(value, data, max_depth)
                 raise failure(value)
             return value
 
@@ -323,6 +347,8 @@ def checked_then_parsed(
     slow: Callable[[Any], Any],
     max_bytes: int,
     max_depth: int,
+    *,
+    sealed: bool = False,
 ) -> Callable[[bytes | bytearray | memoryview | str], Any]:
     """The reader of a schema that translates to msgspec types: a typed decode says yes (it
     allocates only Structs, then dropped), and the plain decode gives the value, exactly what the
@@ -332,9 +358,26 @@ def checked_then_parsed(
 
     ``closed`` (or ``None``): the decode into Structs that refuse unnamed properties, whose type
     proves the depth bound; ``opened``: the one that ignores them (exact for validity), for which
-    a document longer than ``max_depth`` needs its brackets counted first."""
+    a document longer than ``max_depth`` needs its brackets counted first.
+
+    ``sealed``: ``slow`` needs no proof of depth for what it accepts (every valid instance nests
+    within the bound); a document too long to skip the proof is read there directly, parsed and
+    checked once, which costs less than the typed decode and the parse on long documents."""
     parse = _parse
     short = min(max_depth, max_bytes)
+
+    if sealed:
+
+        def read_sealed(data: bytes | bytearray | memoryview | str) -> Any:
+            if len(data) <= short:
+                try:
+                    opened(data)
+                    return parse(data)
+                except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
+                    pass
+            return slow(data)
+
+        return read_sealed
 
     def read(data: bytes | bytearray | memoryview | str) -> Any:
         size = len(data)
@@ -362,6 +405,13 @@ def checked_then_parsed(
         return slow(data)
 
     return read
+
+
+def _within_depth(value: Any, data: bytes | bytearray | memoryview | str, max_depth: int) -> None:
+    """Raise ``DecodeError(too-deep)`` for a parsed document over the depth bound (only a document
+    with more brackets than the bound can be)."""
+    if len(data) > max_depth and brackets(data) > max_depth:
+        check_depth(value, max_depth)
 
 
 def _backend_refusal(exc: BaseException) -> DecodeError:
