@@ -204,12 +204,11 @@ class CompiledSchema:
             return None
 
     def _build_reader(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
-        slow = self._general()
         plain = self._plain_reader()
         if plain is None:
             if self._other_decoder is not None:
-                return self._one_pass(self._other_decoder, slow)
-            return slow
+                return self._one_pass(self._other_decoder, self._general())
+            return self._general()
         # The typed decode into Structs that refuse unnamed properties proves the depth of what it
         # accepts when its type nests no deeper than the bound; the one that ignores them (exact
         # for validity) does not, since an ignored value may nest at will.
@@ -230,7 +229,7 @@ class CompiledSchema:
             )
         opened = self._typed.typed_reader() if self._typed.translation.open_at is not None else plain.typed
         self._short_path = (opened, min(self._max_depth, self._max_bytes))
-        return checked_then_parsed(closed, opened, slow, self._max_bytes, self._max_depth)
+        return checked_then_parsed(closed, opened, self._general(), self._max_bytes, self._max_depth)
 
     def short_path(self) -> tuple[Callable[[Any], Any] | None, int]:
         """``(check, limit)``, for callers that inline the commonest read (see ``ToolSet``): a
