@@ -18,7 +18,15 @@ from .backends import BackendValidator, TypedDecode
 
 _parse = msgspec.json.decode
 
-__all__ = ["EVAL_FRAMES", "EXPLAIN_FRAMES", "CompiledSchema", "HotPath", "checked_then_parsed", "depth_bound"]
+__all__ = [
+    "EVAL_FRAMES",
+    "EXPLAIN_FRAMES",
+    "CompiledSchema",
+    "HotPath",
+    "checked_then_parsed",
+    "depth_bound",
+    "sealed_reader",
+]
 
 # How many schema applications jsonschema-rs may nest (instance depth x the schema's evaluation
 # depth) before its native stack is at risk, measured on a 1 MiB thread stack (the main thread
@@ -224,9 +232,7 @@ class CompiledSchema:
             return self._general(sealed=sealed)
         if sealed and closed is not None:
             self._short_path = (closed, min(self._max_depth, self._max_bytes))
-            return checked_then_parsed(
-                None, closed, self._general(sealed=True), self._max_bytes, self._max_depth, sealed=True
-            )
+            return sealed_reader(closed, self._check, self._general(sealed=True), self._max_bytes, self._max_depth)
         opened = self._typed.typed_reader() if self._typed.translation.open_at is not None else plain.typed
         self._short_path = (opened, min(self._max_depth, self._max_bytes))
         return checked_then_parsed(closed, opened, self._general(), self._max_bytes, self._max_depth)
@@ -346,8 +352,6 @@ def checked_then_parsed(
     slow: Callable[[Any], Any],
     max_bytes: int,
     max_depth: int,
-    *,
-    sealed: bool = False,
 ) -> Callable[[bytes | bytearray | memoryview | str], Any]:
     """The reader of a schema that translates to msgspec types: a typed decode says yes (it
     allocates only Structs, then dropped), and the plain decode gives the value, exactly what the
@@ -357,26 +361,9 @@ def checked_then_parsed(
 
     ``closed`` (or ``None``): the decode into Structs that refuse unnamed properties, whose type
     proves the depth bound; ``opened``: the one that ignores them (exact for validity), for which
-    a document longer than ``max_depth`` needs its brackets counted first.
-
-    ``sealed``: ``slow`` needs no proof of depth for what it accepts (every valid instance nests
-    within the bound); a document too long to skip the proof is read there directly, parsed and
-    checked once, which costs less than the typed decode and the parse on long documents."""
+    a document longer than ``max_depth`` needs its brackets counted first."""
     parse = _parse
     short = min(max_depth, max_bytes)
-
-    if sealed:
-
-        def read_sealed(data: bytes | bytearray | memoryview | str) -> Any:
-            if len(data) <= short:
-                try:
-                    opened(data)
-                    return parse(data)
-                except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
-                    pass
-            return slow(data)
-
-        return read_sealed
 
     def read(data: bytes | bytearray | memoryview | str) -> Any:
         size = len(data)
@@ -401,6 +388,38 @@ def checked_then_parsed(
                     return parse(data)
                 except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
                     pass
+        return slow(data)
+
+    return read
+
+
+def sealed_reader(
+    typed: Callable[[Any], Any],
+    check: Callable[[Any], bool],
+    slow: Callable[[Any], Any],
+    max_bytes: int,
+    max_depth: int,
+) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+    """The reader of a sealed schema (see ``CompiledSchema._build_reader``), whose valid instances
+    nest within the depth bound: a short document is checked by the typed decode and parsed, as in
+    :func:`checked_then_parsed`; a longer one is parsed and checked by the general backend, which
+    costs less there and needs no proof of depth for what it accepts. Anything else, a refusal
+    included, goes to ``slow``, the sealed general path, which explains or names the bound."""
+    parse = _parse
+    short = min(max_depth, max_bytes)
+
+    def read(data: bytes | bytearray | memoryview | str) -> Any:
+        size = len(data)
+        try:
+            if size <= short:
+                typed(data)
+                return parse(data)
+            if size <= max_bytes:
+                value = parse(data)
+                if check(value):
+                    return value
+        except Exception:  # noqa: BLE001,S110 - judged again on the general path, never trusted
+            pass
         return slow(data)
 
     return read
