@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from ._config import Limits
-from ._decode import brackets, check_depth, decode_json
+from ._decode import check_depth, decode_json, within_depth
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
@@ -256,9 +256,8 @@ class CompiledSchema:
 
         def read_bounded(data: bytes | bytearray | memoryview | str) -> Any:
             size = len(data)
-            # Fewer brackets than the depth bound (a document shorter than the bound cannot have
-            # more) proves the depth without a walk.
-            if size <= max_bytes and (size <= max_depth or brackets(data) <= max_depth):
+            # The depth shown from the bytes needs no walk of the value.
+            if size <= max_bytes and within_depth(data, max_depth):
                 try:
                     return decoder(data)
                 except Exception:  # noqa: BLE001 - a refusal is re-judged below, never trusted
@@ -291,14 +290,16 @@ class CompiledSchema:
         parse = _parse
 
         def general(data: bytes | bytearray | memoryview | str) -> Any:
-            size = len(data)
-            # Within the size cap and with fewer brackets than the depth bound (a document shorter
-            # than the bound cannot have more), the bounded parse needs no walk: parse directly.
-            if size <= max_bytes and (sealed or size <= max_depth or brackets(data) <= max_depth):
+            if len(data) <= max_bytes:
                 try:
                     value = parse(data)
                 except Exception:  # noqa: BLE001 - the bounded parse below names the reason
                     value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
+                else:
+                    # The depth shown from the bytes needs no walk of the value (nor, sealed, a
+                    # valid one: see below).
+                    if not sealed and not within_depth(data, max_depth):
+                        check_depth(value, max_depth)
             else:
                 value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
             try:
@@ -328,7 +329,7 @@ class CompiledSchema:
                 read = self.reader()
             else:
                 # Open objects ignore unnamed properties here, which no type bounds the depth of:
-                # a document longer than the bound has its brackets counted.
+                # a document longer than the bound has its depth read from its bytes.
                 read = self._one_pass(typed.typed_reader(), self._general())
             self._typed_reader = read
         return read(data)
@@ -361,7 +362,7 @@ def checked_then_parsed(
 
     ``closed`` (or ``None``): the decode into Structs that refuse unnamed properties, whose type
     proves the depth bound; ``opened``: the one that ignores them (exact for validity), for which
-    a document longer than ``max_depth`` needs its brackets counted first."""
+    a document longer than ``max_depth`` needs its depth shown from its bytes first."""
     parse = _parse
     short = min(max_depth, max_bytes)
 
@@ -382,7 +383,7 @@ def checked_then_parsed(
                     return parse(data)
                 except Exception:  # noqa: BLE001 - an unnamed property, or a refusal: see below
                     pass
-            if opened is not closed and brackets(data) <= max_depth:
+            if opened is not closed and within_depth(data, max_depth):
                 try:
                     opened(data)
                     return parse(data)
@@ -426,9 +427,8 @@ def sealed_reader(
 
 
 def _within_depth(value: Any, data: bytes | bytearray | memoryview | str, max_depth: int) -> None:
-    """Raise ``DecodeError(too-deep)`` for a parsed document over the depth bound (only a document
-    with more brackets than the bound can be)."""
-    if len(data) > max_depth and brackets(data) > max_depth:
+    """Raise ``DecodeError(too-deep)`` for a parsed document over the depth bound."""
+    if not within_depth(data, max_depth):
         check_depth(value, max_depth)
 
 
