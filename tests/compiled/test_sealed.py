@@ -21,7 +21,7 @@ AUTO = engine.Engine(engine.EngineConfig(backend="auto", cache_size=0))
 PADDING = b" " * 400  # past the length under which a document cannot nest beyond the bound
 
 
-def _sealed_depth(compiled: engine.CompiledSchema) -> int | None:
+def sealed_depth(compiled: engine.CompiledSchema) -> int | None:
     """The type depth when ``compiled`` reads long documents sealed, else ``None``."""
     if compiled.backend != "msgspec":
         return None
@@ -49,7 +49,7 @@ def _check_sealed(schema: Any, instances: list[Any]) -> bool:
         compiled = AUTO.compile(schema)
     except engine.SchemaRejected:
         return False
-    depth = _sealed_depth(compiled)
+    depth = sealed_depth(compiled)
     if depth is None:
         return False
     rs = jsonschema_rs.validator_for(schema, validate_formats=False)
@@ -115,7 +115,7 @@ def test_a_document_too_deep_for_a_sealed_schema_is_refused_as_too_deep(
     limits = engine.Limits(max_instance_depth=8)
     shallow = engine.Engine(engine.EngineConfig(backend="auto", cache_size=0, limits=limits))
     compiled = shallow.compile(schema)
-    assert _sealed_depth(compiled) == 3
+    assert sealed_depth(compiled) == 3
     with pytest.raises(engine.DecodeError) as caught:
         compiled.decode(document + padding)
     assert caught.value.reason is engine.DecodeReason.TOO_DEEP
