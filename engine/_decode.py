@@ -72,8 +72,7 @@ def within_depth(data: bytes | bytearray | memoryview | str, max_depth: int) -> 
     Only meaningful for a document that parses: callers parse it too, and a document that does
     not parse is refused whatever this says. Fewer brackets than the bound settle it at once;
     otherwise the structure is read from the bytes: escaped backslashes and quotes removed, every
-    byte but brackets and quotes dropped (``{}`` read as ``[]``), the strings (now ``""``: a string
-    holding a bracket leaves a quote behind, and the answer is ``False``) removed, and then the
+    byte but brackets and quotes dropped (``{}`` read as ``[]``), the strings removed, and then the
     innermost pairs, one level per pass. A document whose depth takes many slow passes is left to
     the walk, so the passes cost a few times the document's length at most."""
     if len(data) <= max_depth:
@@ -88,9 +87,15 @@ def within_depth(data: bytes | bytearray | memoryview | str, max_depth: int) -> 
         data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
     structure = data.translate(_SQUARE, _NOT_STRUCTURE)
     if b'"' in structure:
+        # Quotes now alternate, opening and closing each string, and a string is `""` unless it
+        # holds a bracket. Taking out adjacent pairs keeps them alternating; what is left between
+        # an opening quote and the next is string content, dropped with them.
         structure = structure.replace(b'""', b"")
         if b'"' in structure:
-            return False
+            parts = structure.split(b'"')
+            if len(parts) % 2 == 0:  # an odd number of quotes: not a document
+                return False
+            structure = b"".join(parts[::2])
     for _ in range(max_depth):
         if not structure:
             return True
