@@ -91,11 +91,13 @@ def within_depth(data: bytes | bytearray | memoryview | str, max_depth: int) -> 
         # holds a bracket. Taking out adjacent pairs keeps them alternating; what is left between
         # an opening quote and the next is string content, dropped with them.
         structure = structure.replace(b'""', b"")
-        if b'"' in structure:
-            parts = structure.split(b'"')
-            if len(parts) % 2 == 0:  # an odd number of quotes: not a document
+        quotes = structure.count(b'"')
+        if quotes:
+            # One piece per quote, each a small object: past one per 16 bytes of the document,
+            # the walk is left to decide rather than copies larger than the document.
+            if quotes % 2 or quotes > max(len(data) // 16, 64):  # an odd number: not a document
                 return False
-            structure = b"".join(parts[::2])
+            structure = b"".join(structure.split(b'"')[::2])
     for _ in range(max_depth):
         if not structure:
             return True

@@ -98,3 +98,11 @@ def test_a_wide_document_within_the_bound_is_shown() -> None:
     with_brackets = msgspec.json.encode([{**r, "name": f"item [{r['id']}] {{"} for r in records])
     assert within_depth(with_brackets, 3)  # brackets in strings are not structure
     assert not within_depth(with_brackets, 2)
+
+
+def test_strings_holding_brackets_everywhere_are_left_to_the_walk() -> None:
+    """Each string with a bracket, kept apart from the next by structure, is a piece to split on:
+    past one per 16 bytes, no copy is made and the walk decides."""
+    data = b"[" + b",".join([b'["["]'] * 5000) + b"]"
+    assert not within_depth(data, 2)
+    assert nesting(msgspec.json.decode(data), 10) == 2
