@@ -1,6 +1,6 @@
 """Sealed schemas: every object names all its properties and every value is typed, so a valid
-instance nests no deeper than the schema's msgspec type. A long document is then parsed and
-checked once, its depth proven by its validity; these tests hold that claim to the official suite
+instance nests no deeper than the schema's msgspec type. A document is then parsed and checked
+once, its depth proven by its validity; these tests hold that claim to the official suite
 and the corpus, and check that a document too deep is still refused as such."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ PADDING = b" " * 400  # past the length under which a document cannot nest beyon
 
 
 def sealed_depth(compiled: engine.CompiledSchema) -> int | None:
-    """The type depth when ``compiled`` reads long documents sealed, else ``None``."""
+    """The type depth when ``compiled`` reads its documents sealed, else ``None``."""
     if compiled.backend != "msgspec":
         return None
     plain = compiled.hot_path().plain
