@@ -256,7 +256,7 @@ class CompiledSchema:
         def read_bounded(data: bytes | bytearray | memoryview | str) -> Any:
             size = len(data)
             # The depth shown from the bytes needs no walk of the value.
-            if size <= max_bytes and within_depth(data, max_depth):
+            if size <= max_bytes and (size <= max_depth or within_depth(data, max_depth)):
                 try:
                     return decoder(data)
                 except Exception:  # noqa: BLE001 - a refusal is re-judged below, never trusted
@@ -297,7 +297,7 @@ class CompiledSchema:
                 else:
                     # The depth shown from the bytes needs no walk of the value (nor, sealed, a
                     # valid one: see below).
-                    if not sealed and not within_depth(data, max_depth):
+                    if not sealed and len(data) > max_depth and not within_depth(data, max_depth):
                         check_depth(value, max_depth)
             else:
                 value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
