@@ -290,18 +290,19 @@ def _answers(schema: dict[str, Any]) -> list[bytes]:
     return answers
 
 
+@pytest.mark.parametrize("max_depth", [256, 8])
 @pytest.mark.parametrize("entry", FORMS, ids=lambda e: e.get("id", e["source"]))
-def test_answers_from_bytes_agree_with_an_independent_judge(eng: engine.Engine, entry: dict[str, Any]) -> None:
+def test_answers_from_bytes_agree_with_an_independent_judge(entry: dict[str, Any], max_depth: int) -> None:
     """`decode_result` from bytes reads most answers with a typed decode: on every corpus form,
     for valid and invalid answers, answers with fields the form did not ask for (well-formed or
     not: a field the form drops is still JSON to parse), with `_meta`, short and padded past the
     length read without a scan, from the first call and the bound one, it gives what msgspec's
     plain decode and jsonschema-rs (formats asserted) say: the same answer (the form's fields in
-    its order) or the same kind of error."""
+    its order) or the same kind of error; under the default depth bound and one of 8."""
     schema = entry["requestedSchema"]
+    eng = engine.Engine(engine.EngineConfig(limits=engine.Limits(max_instance_depth=max_depth)))
     form = engine.compile_elicitation(schema, engine=eng)
     oracle = jsonschema_rs.validator_for(schema, validate_formats=True)
-    max_depth = eng.config.limits.max_instance_depth
     for data in _answers(schema):
         expected = _expected(schema, oracle, data, max_depth)
         for _ in range(2):  # the first call binds the reader; the second uses it
