@@ -13,8 +13,8 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from .._decode import syntax_error
-from .._errors import DecodeError, DecodeReason, Issue, ValidationFailed
+from .._decode import decode_json, syntax_error
+from .._errors import Issue, ValidationFailed
 
 __all__ = ["CallToolResult", "decode_envelope", "decode_whole", "decode_wire", "envelope_from_dict"]
 
@@ -37,14 +37,20 @@ class CallToolResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename="c
         return self.structured_content is not UNSET
 
 
-class _WireResult(msgspec.Struct, kw_only=True, rename="camel", gc=False):
+# The readers of the hot path refuse fields they do not name: msgspec skips an unknown field's
+# value without checking it (invalid UTF-8, a number out of range, any depth), so a result with
+# one is read on the exact path, which parses the whole document first. A JSON-RPC response's
+# `id` is named for that reason.
+
+
+class _WireResult(msgspec.Struct, kw_only=True, rename="camel", gc=False, forbid_unknown_fields=True):
     content: list[dict[str, Any]] = []
     structured_content: msgspec.Raw | UnsetType = UNSET
     is_error: bool = False
     meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
 
 
-class _WireResponse(msgspec.Struct, kw_only=True, rename="camel", gc=False):
+class _WireResponse(msgspec.Struct, kw_only=True, rename="camel", gc=False, forbid_unknown_fields=True):
     """A CallToolResult, or a whole JSON-RPC response carrying one: one decode covers both."""
 
     content: list[dict[str, Any]] = []
@@ -52,24 +58,27 @@ class _WireResponse(msgspec.Struct, kw_only=True, rename="camel", gc=False):
     is_error: bool = False
     meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
     jsonrpc: str | UnsetType = UNSET
+    id: Any | UnsetType = UNSET
     result: _WireResult | UnsetType = UNSET
     error: Any | UnsetType = UNSET
 
 
-_decode_wire = msgspec.json.Decoder(_WireResponse).decode
-decode_wire: Callable[[bytes | bytearray | memoryview | str], _WireResponse] = _decode_wire
-"""The envelope with ``structuredContent`` raw, unchecked: raises msgspec's errors as they are,
-and a JSON-RPC response is returned whole (see :func:`decode_envelope`, which says what is wrong)."""
+decode_wire: Callable[[bytes | bytearray | memoryview | str], _WireResponse] = msgspec.json.Decoder(
+    _WireResponse
+).decode
+"""The envelope with ``structuredContent`` raw, unchecked: raises msgspec's errors as they are
+(an unknown field among them), and a JSON-RPC response is returned whole (see
+:func:`decode_envelope`, which reads any result and says what is wrong)."""
 
 
-class _WholeResult(msgspec.Struct, kw_only=True, rename="camel", gc=False):
+class _WholeResult(msgspec.Struct, kw_only=True, rename="camel", gc=False, forbid_unknown_fields=True):
     content: list[dict[str, Any]] = []
     structured_content: Any | UnsetType = UNSET
     is_error: bool = False
     meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
 
 
-class _WholeResponse(msgspec.Struct, kw_only=True, rename="camel", gc=False):
+class _WholeResponse(msgspec.Struct, kw_only=True, rename="camel", gc=False, forbid_unknown_fields=True):
     """`_WireResponse` with ``structuredContent`` decoded in the same pass, as a plain value."""
 
     content: list[dict[str, Any]] = []
@@ -77,6 +86,7 @@ class _WholeResponse(msgspec.Struct, kw_only=True, rename="camel", gc=False):
     is_error: bool = False
     meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
     jsonrpc: str | UnsetType = UNSET
+    id: Any | UnsetType = UNSET
     result: _WholeResult | UnsetType = UNSET
     error: Any | UnsetType = UNSET
 
@@ -90,16 +100,37 @@ returned whole (its ``result`` is the result). Every document :func:`decode_wire
 refuses too (it decodes, where that one skips)."""
 
 
-def decode_envelope(data: bytes | bytearray | memoryview | str, *, max_bytes: int) -> _WireResult | _WireResponse:
-    """The envelope of ``data`` with ``structuredContent`` raw. Malformed JSON is a
-    :class:`DecodeError`; a wrong envelope shape a :class:`ValidationFailed` naming the field."""
-    if len(data) > max_bytes:
-        raise DecodeError(DecodeReason.TOO_LARGE, f"document is {len(data)} bytes, over the limit of {max_bytes}")
+class _AnyResult(msgspec.Struct, kw_only=True, rename="camel", gc=False):
+    """The exact path's envelope: any other field is allowed (the document is parsed whole first)."""
+
+    content: list[dict[str, Any]] = []
+    structured_content: msgspec.Raw | UnsetType = UNSET
+    is_error: bool = False
+    meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
+
+
+class _AnyResponse(_AnyResult, kw_only=True, rename="camel", gc=False):
+    jsonrpc: str | UnsetType = UNSET
+    result: _AnyResult | UnsetType = UNSET
+    error: Any | UnsetType = UNSET
+
+
+_decode_any = msgspec.json.Decoder(_AnyResponse).decode
+
+
+def decode_envelope(
+    data: bytes | bytearray | memoryview | str, *, max_bytes: int, max_depth: int
+) -> _AnyResult | _AnyResponse:
+    """The envelope of ``data`` with ``structuredContent`` raw, any document: parsed whole first,
+    so that malformed JSON, a value no UTF-8 spells, a number out of range or nesting past
+    ``max_depth`` anywhere is a :class:`DecodeError`; then a wrong envelope shape is a
+    :class:`ValidationFailed` naming the field."""
+    decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
     try:
-        wire = _decode_wire(data)
+        wire = _decode_any(data)
     except msgspec.ValidationError as exc:
         raise envelope_failure(str(exc)) from None
-    except (msgspec.DecodeError, RecursionError, UnicodeEncodeError) as exc:
+    except (msgspec.DecodeError, RecursionError, UnicodeEncodeError) as exc:  # pragma: no cover - parsed above
         raise syntax_error(exc, data) from None
     if wire.jsonrpc is not UNSET:
         if wire.error is not UNSET:

@@ -11,7 +11,7 @@ import msgspec
 from msgspec import UNSET
 
 from .._compiled import CompiledSchema
-from .._decode import decode_json
+from .._decode import decode_json, within_depth
 from .._engine import Engine, default_engine
 from .._errors import Issue, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
 from .envelope import (
@@ -59,6 +59,9 @@ class ToolSet:
         self.rejected: Mapping[str, SchemaRejected] = rejected
         """Tool name -> why it cannot be used."""
         self._max_bytes = engine.config.limits.max_instance_bytes
+        # A result nests no deeper than any instance, but for the envelope and the JSON-RPC
+        # response around it.
+        self._max_depth = engine.config.limits.max_instance_depth + 2
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
@@ -160,7 +163,7 @@ class ToolSet:
         if is_bytes:  # the hot path: one bound reader, one pass
             bound = self._results.get(name)
             if bound is None:
-                bound = self._results[name] = _bind_results(self.tool(name).output, self._max_bytes)
+                bound = self._results[name] = _bind_results(self.tool(name).output, self._max_bytes, self._max_depth)
             short, check, read = bound
             if len(result) <= short:
                 # The commonest read inline (a reader's frame is a tenth of the floor): a result
@@ -189,7 +192,7 @@ class ToolSet:
             tool = self.tool(name)  # raises the right error
         output = tool.output
         if is_bytes:
-            wire = decode_envelope(result, max_bytes=self._max_bytes)
+            wire = decode_envelope(result, max_bytes=self._max_bytes, max_depth=self._max_depth)
             raw = wire.structured_content
             if raw is UNSET:
                 structured: Any = UNSET
@@ -329,27 +332,33 @@ def _compile_tool(engine: Engine, name: str, definition: Mapping[str, Any]) -> C
     return CompiledTool(name=name, definition=definition, input=compiled_input, output=compiled_output)
 
 
-def _bind_results(output: CompiledSchema | None, max_bytes: int) -> tuple[int, Callable[[Any], Any], ResultReader]:
+def _bind_results(
+    output: CompiledSchema | None, max_bytes: int, max_depth: int
+) -> tuple[int, Callable[[Any], Any], ResultReader]:
     """One tool's result readers, bound once: ``(short, check, read)``. A result of at most
     ``short`` bytes may be decoded whole and its ``structuredContent`` judged by ``check``, the
-    backend's check of a decoded value; ``read`` reads any result. ``short`` is -1 for a tool
-    without an output schema: nothing to check, every result goes to ``read``."""
+    backend's check of a decoded value; ``read`` reads any result, which nests at most
+    ``max_depth`` levels. ``short`` is -1 for a tool without an output schema: nothing to check,
+    every result goes to ``read``."""
     if output is None:
-        return -1, bool, _unchecked_result_reader(max_bytes)
+        return -1, bool, _unchecked_result_reader(max_bytes, max_depth)
     path = output.hot_path()
     # A value nesting `d` levels takes `2 * d` brackets: a shorter document is within the depth
     # bound without a scan.
-    short = min(2 * path.max_depth + 1, max_bytes)
-    return short, path.check, _checked_result_reader(output, short, max_bytes)
+    short = min(2 * min(path.max_depth, max_depth) + 1, max_bytes)
+    return short, path.check, _checked_result_reader(output, short, max_bytes, max_depth)
 
 
-def _unchecked_result_reader(max_bytes: int) -> ResultReader:
+def _unchecked_result_reader(max_bytes: int, max_depth: int) -> ResultReader:
     """The reader of a tool without an output schema: the result decoded in one pass, its
     ``structuredContent`` (which nothing checks, so nothing descends into) as it is."""
     decode = decode_whole
 
     def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
-        if len(data) > max_bytes:
+        size = len(data)
+        # Content blocks and `_meta` are read untyped: the whole result's depth is shown from its
+        # bytes, or the exact path measures it.
+        if size > max_bytes or (size > max_depth and not within_depth(data, max_depth)):
             return None
         try:
             wire: Any = decode(data)
@@ -366,7 +375,7 @@ def _unchecked_result_reader(max_bytes: int) -> ResultReader:
     return read
 
 
-def _checked_result_reader(output: CompiledSchema, short: int, max_bytes: int) -> ResultReader:
+def _checked_result_reader(output: CompiledSchema, short: int, max_bytes: int, max_depth: int) -> ResultReader:
     """The reader of a tool with an output schema, for what ``validate_result`` does not read
     inline: the envelope with ``structuredContent`` raw, then that slice. A slice of at most
     ``short`` bytes (too short to nest past the bound) is parsed and judged by the backend's check
@@ -375,16 +384,19 @@ def _checked_result_reader(output: CompiledSchema, short: int, max_bytes: int) -
     corpus results longer than ``short`` (their slices all shorter), 206,644 instructions a pass
     against 238,161 reading every slice the second way (callgrind; the floor 123,923); on a
     list of 1,000 records (150 KB), the second way costs 10.1 million against 13.1 million. The
-    rest of the envelope is not bounded by depth, as on the exact path. ``None`` (a malformed
-    envelope, no structuredContent, a refusal) hands the result to the exact path, which judges
-    again and explains."""
+    whole result nests at most ``max_depth`` levels, shown from its bytes. ``None`` (a malformed
+    envelope, a field it does not name, no structuredContent, a refusal) hands the result to the
+    exact path, which judges again and explains."""
     check = output.hot_path().check
     read_slice = output.reader()
     decode = decode_wire
     parse = _parse
 
     def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
-        if len(data) > max_bytes:
+        size = len(data)
+        # Content blocks and `_meta` are read untyped: the whole result's depth is shown from its
+        # bytes, or the exact path measures it.
+        if size > max_bytes or (size > max_depth and not within_depth(data, max_depth)):
             return None
         try:
             wire: Any = decode(data)

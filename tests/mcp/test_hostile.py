@@ -136,3 +136,39 @@ def test_elicitation_answers_as_python_objects_get_json_bounds(eng: engine.Engin
         with pytest.raises(engine.DecodeError) as error:
             form.decode_result({"action": "accept", "content": content})
         assert error.value.reason == reason
+
+
+_RESULT = b'"content": [{"type": "text", "text": "{\\"n\\": 1}"}], "structuredContent": {"n": 1}'
+_NESTED = b"[" * 300 + b"]" * 300  # past max_instance_depth (256) and the envelope around it
+
+
+@pytest.mark.parametrize("padding", [b"", b" " * 600], ids=["short", "long"])
+@pytest.mark.parametrize("output", [{"type": "object", "properties": {"n": {"type": "integer"}}}, None])
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        (b"{" + _RESULT + b', "zz": "\xff"}', "invalid-utf8"),  # a field the result does not name
+        (b"{" + _RESULT + b', "zz": 1e999}', "number-out-of-range"),
+        (b"{" + _RESULT + b', "zz": ' + _NESTED + b"}", "too-deep"),
+        (b'{"content": [{"type": "text", "x": ' + _NESTED + b'}], "structuredContent": {"n": 1}}', "too-deep"),
+        (b'{"jsonrpc": "2.0", "id": 1, "result": {' + _RESULT + b', "zz": "\xff"}}', "invalid-utf8"),
+        (b'{"jsonrpc": "2.0", "id": "\xff", "result": {' + _RESULT + b"}}", "invalid-utf8"),
+        (b'{"jsonrpc": "2.0", "id": 1, "result": {' + _RESULT + b"}, " + b'"zz": 1e999}', "number-out-of-range"),
+    ],
+)
+def test_every_byte_of_a_result_is_read(
+    eng: engine.Engine, payload: bytes, reason: str, output: dict[str, object] | None, padding: bytes
+) -> None:
+    """msgspec skips a field a type does not name without reading it: every field of a result,
+    named or not, is held to what a JSON document is, and the whole result to the depth bound."""
+    tool: dict[str, object] = {"name": "t", "inputSchema": {"type": "object"}}
+    if output is not None:
+        tool["outputSchema"] = output
+    tools = engine.compile_tools([tool], engine=eng)
+    with pytest.raises(engine.DecodeError) as caught:
+        tools.validate_result("t", payload + padding)
+    assert caught.value.reason == reason
+    # The same result without the bad field is read, and an unknown field that is JSON is allowed.
+    for good in (b"{" + _RESULT + b"}", b"{" + _RESULT + b', "zz": [1, {"a": null}]}'):
+        read = tools.validate_result("t", good + padding)
+        assert read.structured_content == {"n": 1} and read.content == [{"type": "text", "text": '{"n": 1}'}]
