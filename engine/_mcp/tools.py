@@ -349,10 +349,36 @@ def _bind_results(
     return short, path.check, _checked_result_reader(output, short, max_bytes, max_depth)
 
 
+def _plain_result_reader(check: Callable[[Any], Any] | None, max_depth: int) -> ResultReader:
+    """The reader of a result the typed envelope refuses, which is mostly one with a field it does
+    not name (servers add their own): the whole document parsed, so that every byte is held to what
+    JSON is, its shape checked as a dict's, ``structuredContent`` judged by ``check`` (``None``:
+    no output schema). The whole result nests at most ``max_depth`` levels (the output schema's
+    bound, where it checks), shown from its bytes. ``None`` hands it to the exact path."""
+    parse = _parse
+
+    def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
+        if len(data) > max_depth and not within_depth(data, max_depth):
+            return None
+        try:
+            envelope = envelope_from_dict(parse(data))
+            structured = envelope.structured_content
+            if check is None or envelope.is_error:
+                return envelope
+            if structured is UNSET or not check(structured):
+                return None
+        except Exception:  # noqa: BLE001 - judged again, and explained, on the exact path
+            return None
+        return envelope
+
+    return read
+
+
 def _unchecked_result_reader(max_bytes: int, max_depth: int) -> ResultReader:
     """The reader of a tool without an output schema: the result decoded in one pass, its
     ``structuredContent`` (which nothing checks, so nothing descends into) as it is."""
     decode = decode_whole
+    plain = _plain_result_reader(None, max_depth)
 
     def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
         size = len(data)
@@ -362,8 +388,8 @@ def _unchecked_result_reader(max_bytes: int, max_depth: int) -> ResultReader:
             return None
         try:
             wire: Any = decode(data)
-        except Exception:  # noqa: BLE001 - judged again, and explained, on the exact path
-            return None
+        except Exception:  # noqa: BLE001 - a field the envelope does not name, or judged on the exact path
+            return plain(data)
         if wire.jsonrpc is not UNSET:  # a JSON-RPC response: read its result
             if wire.error is not UNSET or wire.result is UNSET:
                 return None
@@ -387,10 +413,12 @@ def _checked_result_reader(output: CompiledSchema, short: int, max_bytes: int, m
     whole result nests at most ``max_depth`` levels, shown from its bytes. ``None`` (a malformed
     envelope, a field it does not name, no structuredContent, a refusal) hands the result to the
     exact path, which judges again and explains."""
-    check = output.hot_path().check
+    path = output.hot_path()
+    check = path.check
     read_slice = output.reader()
     decode = decode_wire
     parse = _parse
+    plain = _plain_result_reader(check, min(path.max_depth, max_depth))
 
     def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
         size = len(data)
@@ -400,6 +428,9 @@ def _checked_result_reader(output: CompiledSchema, short: int, max_bytes: int, m
             return None
         try:
             wire: Any = decode(data)
+        except Exception:  # noqa: BLE001 - a field the envelope does not name, or judged on the exact path
+            return plain(data)
+        try:
             if wire.jsonrpc is not UNSET:  # a JSON-RPC response: read its result
                 if wire.error is not UNSET or wire.result is UNSET:
                     return None
