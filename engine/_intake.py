@@ -10,7 +10,16 @@ import msgspec
 from ._config import Limits
 from ._errors import DecodeError, DecodeReason, RejectReason, SchemaRejected
 
-__all__ = ["DocumentSize", "Intake", "encode", "fingerprint", "load_schema", "measure_document", "measure_plain"]
+__all__ = [
+    "DocumentSize",
+    "Intake",
+    "canonical_text",
+    "encode",
+    "fingerprint",
+    "load_schema",
+    "measure_document",
+    "measure_plain",
+]
 
 _encode_sorted = msgspec.json.Encoder(order="sorted").encode
 encode = msgspec.json.encode
@@ -173,26 +182,31 @@ def _too_deep(depth: int, limits: Limits) -> SchemaRejected:
 _blake2b: Callable[..., Any] | None = None
 
 
-def fingerprint(schema: Any, registry: Mapping[str, Any] | None) -> bytes:
-    """A digest of the schema's content and its registry's: equal for equal JSON, whatever the
-    key order or the object identity."""
+def canonical_text(document: Any) -> bytes:
+    """The JSON text of ``document`` with every object's keys sorted: the same for equal JSON,
+    whatever the key order or the object identity. Refused with ``invalid-schema`` if it is not
+    JSON."""
+    try:
+        return _encode_sorted(document)
+    except (TypeError, msgspec.EncodeError, RecursionError, ValueError) as exc:
+        raise SchemaRejected(
+            RejectReason.INVALID_SCHEMA,
+            f"schema is not a JSON document: {exc}",
+        ) from None
+
+
+def fingerprint(text: bytes, registry: Mapping[str, Any] | None) -> bytes:
+    """A digest of a schema's :func:`canonical_text` and its registry's: equal for equal JSON."""
     global _blake2b
     if _blake2b is None:
         # Imported on first use: loading OpenSSL's hashlib is a tenth of `import engine` otherwise.
         from hashlib import blake2b
 
         _blake2b = blake2b
-    digest = _blake2b(digest_size=20)
-    try:
-        digest.update(_encode_sorted(schema))
-        if registry:
-            digest.update(b"\x00registry\x00")
-            digest.update(_encode_sorted(dict(registry)))
-    except (TypeError, msgspec.EncodeError, RecursionError, ValueError) as exc:
-        raise SchemaRejected(
-            RejectReason.INVALID_SCHEMA,
-            f"schema is not a JSON document: {exc}",
-        ) from None
+    digest = _blake2b(text, digest_size=20)
+    if registry:
+        digest.update(b"\x00registry\x00")
+        digest.update(canonical_text(dict(registry)))
     digested: bytes = digest.digest()
     return digested
 
