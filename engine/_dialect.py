@@ -114,7 +114,7 @@ def detect_dialect(schema: Any, default: Dialect, resources: Mapping[str, Any] |
     ``$schema`` chain must end in a supported dialect (2019-09 and 2020-12 vocabularies). Anything
     else is refused: a dialect the engine does not know is never validated as if it were another.
     """
-    if not isinstance(schema, Mapping) or "$schema" not in schema:
+    if (type(schema) is not dict and not isinstance(schema, Mapping)) or "$schema" not in schema:
         return default
     uri = schema["$schema"]
     if not isinstance(uri, str):
@@ -151,7 +151,7 @@ def _custom_meta_schema_dialect(uri: str, resources: Mapping[str, Any]) -> Diale
 def normalise_schema_uri(schema: Any, dialect: Dialect) -> Any:
     """``schema`` with its ``$schema`` spelled the canonical way backends recognise (shallow copy)."""
     if (
-        isinstance(schema, Mapping)
+        (type(schema) is dict or isinstance(schema, Mapping))
         and schema.get("$schema") in _BY_URI
         and schema["$schema"] != dialect.meta_schema_uri
     ):

@@ -126,32 +126,33 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
     """The schema as a JSON value and its measured size; bytes and text are parsed here, within
     the size and depth limits."""
     known: int | None = None
-    if isinstance(schema, (bytes, bytearray, memoryview, str)):
-        from ._decode import decode_json  # the same bounded parser as payloads
+    if type(schema) is not dict:  # a dict, the common case, has no text to parse and is an object
+        if isinstance(schema, (bytes, bytearray, memoryview, str)):
+            from ._decode import decode_json  # the same bounded parser as payloads
 
-        try:
-            size = len(schema.encode() if isinstance(schema, str) else schema)
-        except UnicodeEncodeError as exc:  # a lone surrogate: no JSON text holds it
+            try:
+                size = len(schema.encode() if isinstance(schema, str) else schema)
+            except UnicodeEncodeError as exc:  # a lone surrogate: no JSON text holds it
+                raise SchemaRejected(
+                    RejectReason.INVALID_SCHEMA, f"schema text is not valid Unicode: {exc}", location=""
+                ) from None
+            known = size
+            if size > limits.max_schema_bytes:
+                raise _too_large(size, limits)
+            try:
+                schema = decode_json(schema, max_bytes=limits.max_schema_bytes)
+            except DecodeError as exc:
+                if exc.reason == DecodeReason.TOO_DEEP:
+                    raise _too_deep(limits.max_document_depth + 1, limits) from None
+                raise SchemaRejected(
+                    RejectReason.INVALID_SCHEMA, f"schema document is not acceptable JSON: {exc.message}"
+                ) from None
+        if not isinstance(schema, (Mapping, bool)):
             raise SchemaRejected(
-                RejectReason.INVALID_SCHEMA, f"schema text is not valid Unicode: {exc}", location=""
-            ) from None
-        known = size
-        if size > limits.max_schema_bytes:
-            raise _too_large(size, limits)
-        try:
-            schema = decode_json(schema, max_bytes=limits.max_schema_bytes)
-        except DecodeError as exc:
-            if exc.reason == DecodeReason.TOO_DEEP:
-                raise _too_deep(limits.max_document_depth + 1, limits) from None
-            raise SchemaRejected(
-                RejectReason.INVALID_SCHEMA, f"schema document is not acceptable JSON: {exc.message}"
-            ) from None
-    if not isinstance(schema, (Mapping, bool)):
-        raise SchemaRejected(
-            RejectReason.INVALID_SCHEMA,
-            f"a schema must be a JSON object or a boolean, not {_json_type(schema)}",
-            location="",
-        )
+                RejectReason.INVALID_SCHEMA,
+                f"a schema must be a JSON object or a boolean, not {_json_type(schema)}",
+                location="",
+            )
     if type(schema) is dict:
         plain = measure_plain(schema, limits, known)
         if plain is not None:
