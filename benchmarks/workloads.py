@@ -525,9 +525,12 @@ def scale_workload(ctx: Context) -> Workload:
         def many(contender: Contender, _item: Any, tools: list[Any] = tools, n: int = n) -> Prepared:
             over_budget("tools", contender, n)
             if isinstance(contender, EngineContender) and mcp:
+                # No compile cache: every call compiles every schema, as a fresh engine would,
+                # without timing the engine's construction (raw compiles have none either).
+                cold = contender.fresh_engine(cache_size=0)
 
                 def compile_tools(batch: list[Any]) -> Any:
-                    return engine.compile_tools(batch, engine=contender.fresh_engine(cache_size=0))  # type: ignore[attr-defined]
+                    return engine.compile_tools(batch, engine=cold)  # type: ignore[attr-defined]
 
                 return compile_tools, tools, None
             compile_one = contender.cold_compiler()

@@ -11,7 +11,7 @@ import msgspec
 
 from ._errors import DecodeError, DecodeReason
 
-__all__ = ["brackets", "check_depth", "decode_json", "nesting", "syntax_error"]
+__all__ = ["brackets", "check_depth", "decode_json", "nesting", "syntax_error", "within_depth"]
 
 _decode = msgspec.json.decode
 _OFFSET = re.compile(r"\(byte (\d+)\)")
@@ -31,7 +31,7 @@ def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, m
     except (msgspec.DecodeError, RecursionError, UnicodeEncodeError) as exc:
         raise syntax_error(exc, data) from None
     # Each level of nesting opens one bracket: few brackets, no walk needed.
-    if max_depth is not None and brackets(data) > max_depth:
+    if max_depth is not None and not within_depth(data, max_depth):
         check_depth(value, max_depth)
     return value
 
@@ -63,6 +63,57 @@ def brackets(data: bytes | bytearray | memoryview | str) -> int:
     if not isinstance(data, bytearray):
         data = memoryview(data).tobytes()  # msgspec.Raw and other buffers
     return data.count(b"[") + data.count(b"{")
+
+
+def within_depth(data: bytes | bytearray | memoryview | str, max_depth: int) -> bool:
+    """Whether the JSON document ``data`` provably nests no deeper than ``max_depth``, read from its
+    bytes in a few C passes; ``False`` when that is not shown (then the parsed value is walked).
+
+    Only meaningful for a document that parses: callers parse it too, and a document that does
+    not parse is refused whatever this says. Fewer brackets than the bound settle it at once;
+    otherwise the structure is read from the bytes: escaped backslashes and quotes removed, every
+    byte but brackets and quotes dropped (``{}`` read as ``[]``), the strings removed, and then the
+    innermost pairs, one level per pass. A document whose depth takes many slow passes is left to
+    the walk, so the passes cost a few times the document's length at most."""
+    if len(data) <= max_depth:
+        return True
+    if type(data) is not bytes and not isinstance(data, bytearray):
+        data = _raw(data)
+    if data.count(b"[") + data.count(b"{") <= max_depth:
+        return True
+    if b"\\" in data:
+        # Left to right, as a JSON string reads its escapes: `\\` first, then `\"`; every other
+        # escape is a backslash and a letter or a slash, dropped with the rest below.
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    structure = data.translate(_SQUARE, _NOT_STRUCTURE)
+    if b'"' in structure:
+        # Quotes now alternate, opening and closing each string, and a string is `""` unless it
+        # holds a bracket. Taking out adjacent pairs keeps them alternating; what is left between
+        # an opening quote and the next is string content, dropped with them.
+        structure = structure.replace(b'""', b"")
+        quotes = structure.count(b'"')
+        if quotes:
+            # One piece per quote, each a small object: past one per 16 bytes of the document,
+            # the walk is left to decide rather than copies larger than the document.
+            if quotes % 2 or quotes > max(len(data) // 16, 64):  # an odd number: not a document
+                return False
+            structure = b"".join(structure.split(b'"')[::2])
+    for _ in range(max_depth):
+        if not structure:
+            return True
+        inner = structure.replace(b"[]", b"")
+        # No progress (not a document), or little on a long rest (a narrow, deep shape): the walk
+        # of the parsed value decides at a cost bounded by the value.
+        if len(inner) == len(structure) or (len(structure) > _SLOW_PASS_AFTER and len(inner) * 4 > len(structure) * 3):
+            return False
+        structure = inner
+    return not structure
+
+
+# What `within_depth` keeps of a document: brackets (braces read as brackets) and quotes.
+_SQUARE = bytes.maketrans(b"{}", b"[]")
+_NOT_STRUCTURE = bytes(byte for byte in range(256) if byte not in b'[]{}"')
+_SLOW_PASS_AFTER = 4096  # bytes of structure left over which a pass must remove a quarter
 
 
 def _raw(data: bytes | bytearray | memoryview | str) -> bytes:

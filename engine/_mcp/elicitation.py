@@ -30,7 +30,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from .._compiled import CompiledSchema
-from .._decode import brackets, decode_json
+from .._decode import decode_json, within_depth
 from .._engine import Engine, default_engine
 from .._errors import DecodeError, DecodeReason, Issue, RejectReason, SchemaRejected, ValidationFailed
 from .._pointer import escape
@@ -143,7 +143,7 @@ class ElicitationForm:
                 raise DecodeError(
                     DecodeReason.TOO_LARGE, f"document is {size} bytes, over the limit of {max_bytes}"
                 )
-            if size > max_depth and brackets(data) > max_depth:
+            if size > max_depth and not within_depth(data, max_depth):
                 return general(data)  # measures the depth, as every document's is
             try:
                 wire = decode_wire(data)

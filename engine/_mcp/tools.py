@@ -11,7 +11,7 @@ import msgspec
 from msgspec import UNSET
 
 from .._compiled import CompiledSchema
-from .._decode import brackets, decode_json
+from .._decode import decode_json, within_depth
 from .._engine import Engine, default_engine
 from .._errors import Issue, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
 from .envelope import (
@@ -338,9 +338,9 @@ def _fast_result_reader(output: CompiledSchema | None, max_bytes: int) -> Callab
         size = len(data)
         if size > max_bytes:
             return None
-        # An untyped structuredContent: fewer brackets than the depth bound in the whole result
-        # proves its depth; otherwise the raw path measures it.
-        if not bounded and size > max_depth and brackets(data) > max_depth:
+        # An untyped structuredContent: the whole result's depth shown from its bytes proves
+        # its depth; otherwise the raw path measures it.
+        if not bounded and size > max_depth and not within_depth(data, max_depth):
             return None
         try:
             wire = decode(data)
