@@ -141,7 +141,7 @@ def _tree_report(tree: Tree, config: EngineConfig, document: tuple[int, int] | N
     measured["max_ref_expansion"] = count
     measured["max_eval_depth"] = tree.in_place_chain
     check(measured, locations, config.limits)
-    heights = _check_patterns(tree.patterns, config)
+    heights = _check_patterns(tree.patterns, config) if tree.patterns else 0
     return GuardReport(
         measured=measured,
         locations=locations,

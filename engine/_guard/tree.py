@@ -165,5 +165,6 @@ def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
         locations=locations,
         in_place_chain=longest,
         max_depth=depth_max,
-        patterns=[(pointer(at), keyword, pattern) for at, keyword, pattern in patterns],
+        # Most tool schemas have no pattern: a comprehension is a function call of its own.
+        patterns=[(pointer(at), keyword, pattern) for at, keyword, pattern in patterns] if patterns else [],
     )
