@@ -258,3 +258,16 @@ def test_a_compiled_schema_is_freed_without_the_garbage_collector(backend: str) 
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_the_checks_and_the_reader_are_bound_on_first_use_and_kept() -> None:
+    compiled = engine.Engine(cache_size=0).compile(SCHEMA)
+    is_valid, checked, decode = compiled.is_valid, compiled.checked, compiled.decode
+    assert compiled.is_valid is is_valid and compiled.checked is checked and compiled.decode is decode
+    assert is_valid({"name": "a"}) and not is_valid({"name": ""})
+    assert checked({"name": "a"}) == {"name": "a"}
+    with pytest.raises(ValidationFailed):
+        checked({"name": ""})
+    assert decode(b'{"name": "a"}') == {"name": "a"}
+    with pytest.raises(AttributeError):
+        compiled.no_such_attribute  # noqa: B018 - the lookup is the test
