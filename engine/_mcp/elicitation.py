@@ -121,9 +121,11 @@ class ElicitationForm:
         decode_wire: Callable[[Any], Any] = _no_typed_path
         convert: Callable[[Any], Any] | None = None
         if self._translation is not None:
-            # Unnamed properties are dropped from `content` (a form keeps its own fields only), so
-            # its Structs ignore them: exact, since the form admits any value there.
-            content_type, convert = self._translation.built(False)
+            # Structs that refuse unnamed properties, in an answer that refuses unnamed fields: a
+            # value the typed decode skipped would go unchecked (invalid UTF-8, a number out of
+            # range, its depth), so here every byte is decoded. An answer with fields the form did
+            # not ask for is read on the general path, which drops them.
+            content_type, convert = self._translation.built(True)
             wire = msgspec.defstruct(
                 "ElicitResultWire",
                 [
@@ -132,6 +134,8 @@ class ElicitationForm:
                     ("meta", Any, UNSET),
                 ],
                 rename={"meta": "_meta"},
+                forbid_unknown_fields=True,
+                gc=False,
             )
             decode_wire = msgspec.json.Decoder(wire).decode
 
@@ -140,9 +144,7 @@ class ElicitationForm:
                 return checked(data)
             size = len(data)
             if size > max_bytes:
-                raise DecodeError(
-                    DecodeReason.TOO_LARGE, f"document is {size} bytes, over the limit of {max_bytes}"
-                )
+                raise DecodeError(DecodeReason.TOO_LARGE, f"document is {size} bytes, over the limit of {max_bytes}")
             if size > max_depth and not within_depth(data, max_depth):
                 return general(data)  # measures the depth, as every document's is
             try:

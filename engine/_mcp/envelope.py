@@ -16,7 +16,7 @@ from msgspec import UNSET, UnsetType
 from .._decode import syntax_error
 from .._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 
-__all__ = ["CallToolResult", "decode_envelope", "decode_wire", "envelope_from_dict", "typed_envelope_decoder"]
+__all__ = ["CallToolResult", "decode_envelope", "decode_whole", "decode_wire", "envelope_from_dict"]
 
 
 class CallToolResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
@@ -37,14 +37,14 @@ class CallToolResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename="c
         return self.structured_content is not UNSET
 
 
-class _WireResult(msgspec.Struct, kw_only=True, rename="camel"):
+class _WireResult(msgspec.Struct, kw_only=True, rename="camel", gc=False):
     content: list[dict[str, Any]] = []
     structured_content: msgspec.Raw | UnsetType = UNSET
     is_error: bool = False
     meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
 
 
-class _WireResponse(msgspec.Struct, kw_only=True, rename="camel"):
+class _WireResponse(msgspec.Struct, kw_only=True, rename="camel", gc=False):
     """A CallToolResult, or a whole JSON-RPC response carrying one: one decode covers both."""
 
     content: list[dict[str, Any]] = []
@@ -60,6 +60,34 @@ _decode_wire = msgspec.json.Decoder(_WireResponse).decode
 decode_wire: Callable[[bytes | bytearray | memoryview | str], _WireResponse] = _decode_wire
 """The envelope with ``structuredContent`` raw, unchecked: raises msgspec's errors as they are,
 and a JSON-RPC response is returned whole (see :func:`decode_envelope`, which says what is wrong)."""
+
+
+class _WholeResult(msgspec.Struct, kw_only=True, rename="camel", gc=False):
+    content: list[dict[str, Any]] = []
+    structured_content: Any | UnsetType = UNSET
+    is_error: bool = False
+    meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
+
+
+class _WholeResponse(msgspec.Struct, kw_only=True, rename="camel", gc=False):
+    """`_WireResponse` with ``structuredContent`` decoded in the same pass, as a plain value."""
+
+    content: list[dict[str, Any]] = []
+    structured_content: Any | UnsetType = UNSET
+    is_error: bool = False
+    meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
+    jsonrpc: str | UnsetType = UNSET
+    result: _WholeResult | UnsetType = UNSET
+    error: Any | UnsetType = UNSET
+
+
+decode_whole: Callable[[bytes | bytearray | memoryview | str], _WholeResponse] = msgspec.json.Decoder(
+    _WholeResponse
+).decode
+"""The envelope in one pass, ``structuredContent`` a plain value (``msgspec.json.decode`` of its
+slice), unchecked and unbounded: raises msgspec's errors as they are; a JSON-RPC response is
+returned whole (its ``result`` is the result). Every document :func:`decode_wire` refuses, it
+refuses too (it decodes, where that one skips)."""
 
 
 def decode_envelope(data: bytes | bytearray | memoryview | str, *, max_bytes: int) -> _WireResult | _WireResponse:
@@ -122,37 +150,3 @@ def envelope_failure(message: str, path: str = "") -> ValidationFailed:
             )
         ]
     )
-
-
-def typed_envelope_decoder(structured_type: Any) -> Callable[[bytes | bytearray | memoryview | str], Any]:
-    """A decoder for a CallToolResult (or a JSON-RPC response carrying one) whose
-    ``structuredContent`` is decoded as ``structured_type`` in the same pass: the fast path when
-    the tool's output schema translates to a msgspec type, or has no schema (``Any``). It raises
-    on anything unexpected; the caller then takes the raw path, which judges and explains. When
-    ``jsonrpc`` is set, the decoded value is a response and its ``result`` is the result."""
-    result = msgspec.defstruct(
-        "TypedCallToolResult",
-        [
-            ("content", list[dict[str, Any]], msgspec.field(default_factory=list)),
-            ("structured_content", structured_type | UnsetType, UNSET),
-            ("is_error", bool, False),
-            ("meta", dict[str, Any] | UnsetType, msgspec.field(default=UNSET, name="_meta")),
-        ],
-        rename="camel",
-        kw_only=True,
-    )
-    response = msgspec.defstruct(
-        "TypedCallToolResponse",
-        [
-            ("content", list[dict[str, Any]], msgspec.field(default_factory=list)),
-            ("structured_content", structured_type | UnsetType, UNSET),
-            ("is_error", bool, False),
-            ("meta", dict[str, Any] | UnsetType, msgspec.field(default=UNSET, name="_meta")),
-            ("jsonrpc", str | UnsetType, UNSET),
-            ("result", result | UnsetType, UNSET),
-            ("error", Any, UNSET),
-        ],
-        rename="camel",
-        kw_only=True,
-    )
-    return msgspec.json.Decoder(response).decode

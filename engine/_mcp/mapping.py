@@ -104,11 +104,17 @@ def with_text_fallback(result: CallToolResult) -> CallToolResult:
     if result.is_error or structured is UNSET or isinstance(structured, dict):
         return result
     if not has_text_fallback(result.content, structured):
-        raise ValidationFailed([Issue(
-            instance_path="/content", keyword_location="", keyword="content",
-            message="structuredContent is not an object, so the result must also carry it as JSON in a "
+        raise ValidationFailed(
+            [
+                Issue(
+                    instance_path="/content",
+                    keyword_location="",
+                    keyword="content",
+                    message="structuredContent is not an object, so the result must also carry it as JSON in a "
                     "TextContent block (SEP-2106), for clients that cannot read it",
-        )])
+                )
+            ]
+        )
     return result
 
 

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
+import msgspec
 import pytest
 
 import engine
@@ -224,3 +226,90 @@ def test_decode_result_kept_before_the_first_call_builds_its_reader_once(
     assert len(built) == 1
     with pytest.raises(engine.ValidationFailed):
         kept(b'{"action": "accept", "content": {"name": 1}}')
+
+
+def _nesting(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_nesting, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_nesting, value), default=0)
+    return 0
+
+
+def _expected(schema: dict[str, Any], oracle: Any, data: bytes, max_depth: int) -> Any:
+    """What an answer is, judged without the engine: msgspec's plain decode (the strictest JSON
+    parse), the depth bound, then jsonschema-rs with formats asserted on `content`."""
+    try:
+        doc = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        return engine.DecodeError
+    if _nesting(doc) > max_depth:
+        return engine.DecodeError
+    if not isinstance(doc, dict) or doc.get("action") not in ("accept", "decline", "cancel"):
+        return engine.ValidationFailed
+    content = doc.get("content")
+    if doc["action"] != "accept":
+        return engine.ValidationFailed if content is not None else (doc["action"], None)
+    content = {} if content is None else content
+    if not isinstance(content, dict) or not oracle.is_valid(content):
+        return engine.ValidationFailed
+    return ("accept", {name: content[name] for name in schema["properties"] if name in content})
+
+
+def _answers(schema: dict[str, Any]) -> list[bytes]:
+    """Answers to a form: valid, invalid, with fields it did not ask for (some of them bytes no
+    JSON parser accepts), with `_meta`, and each padded past the length read without a scan."""
+    answer = sample_answer(schema)
+    names = list(schema["properties"])
+    contents: list[Any] = [
+        answer,
+        dict(reversed(answer.items())),
+        {**answer, "zz_extra": [1, {"a": None}]},
+        {"zz_extra": 1, **answer},
+        {**answer, "zz_extra": "HOLE"},
+        {},
+        None,
+        [],
+    ]
+    contents += [{**answer, name: {"not": "primitive"}} for name in names]
+    contents += [{**answer, name: 1.0} for name in names if schema["properties"][name]["type"] == "integer"]
+    contents += [{k: v for k, v in answer.items() if k != name} for name in schema.get("required", [])]
+    documents = [msgspec.json.encode({"action": "accept", "content": content}) for content in contents]
+    documents += [
+        msgspec.json.encode({"action": "accept", "content": answer, "_meta": {"k": "HOLE"}}),
+        msgspec.json.encode({"action": "accept", "content": answer, "zz_extra": "HOLE"}),
+        msgspec.json.encode({"action": "decline"}),
+        msgspec.json.encode({"action": "cancel", "content": answer}),
+        msgspec.json.encode({"action": "maybe", "content": answer}),
+    ]
+    holes = [b'"\\u00e9"', b'"\xff"', b"1e999", b"[" * 300 + b"]" * 300]
+    answers: list[bytes] = []
+    for document in documents:
+        for filled in [document.replace(b'"HOLE"', hole) for hole in holes] if b'"HOLE"' in document else [document]:
+            answers += [filled, filled + b" " * 600]
+    return answers
+
+
+@pytest.mark.parametrize("max_depth", [256, 8])
+@pytest.mark.parametrize("entry", FORMS, ids=lambda e: e.get("id", e["source"]))
+def test_answers_from_bytes_agree_with_an_independent_judge(entry: dict[str, Any], max_depth: int) -> None:
+    """`decode_result` from bytes reads most answers with a typed decode: on every corpus form,
+    for valid and invalid answers, answers with fields the form did not ask for (well-formed or
+    not: a field the form drops is still JSON to parse), with `_meta`, short and padded past the
+    length read without a scan, from the first call and the bound one, it gives what msgspec's
+    plain decode and jsonschema-rs (formats asserted) say: the same answer (the form's fields in
+    its order) or the same kind of error; under the default depth bound and one of 8."""
+    schema = entry["requestedSchema"]
+    eng = engine.Engine(engine.EngineConfig(limits=engine.Limits(max_instance_depth=max_depth)))
+    form = engine.compile_elicitation(schema, engine=eng)
+    oracle = jsonschema_rs.validator_for(schema, validate_formats=True)
+    for data in _answers(schema):
+        expected = _expected(schema, oracle, data, max_depth)
+        for _ in range(2):  # the first call binds the reader; the second uses it
+            if isinstance(expected, tuple):
+                got = form.decode_result(data)
+                assert (got.action, got.content) == expected, data
+                assert list(got.content or ()) == list(expected[1] or ()), data
+            else:
+                with pytest.raises(expected):
+                    form.decode_result(data)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import jsonschema_rs
 import msgspec
@@ -92,8 +94,9 @@ def _weather_tools(eng: engine.Engine) -> engine.ToolSet:
             },
             {"name": "anything", "inputSchema": {"type": "object"}, "outputSchema": {"type": ["null", "array"]}},
             {"name": "plain", "inputSchema": {"type": "object"}},
-        ]
-    , engine=eng)
+        ],
+        engine=eng,
+    )
 
 
 def test_arguments(eng: engine.Engine) -> None:
@@ -182,8 +185,9 @@ def test_input_schema_must_be_an_object_schema(eng: engine.Engine) -> None:
             {"name": "false", "inputSchema": False},
             {"name": "bad-output", "inputSchema": {"type": "object"}, "outputSchema": {"type": 12}},
             {"inputSchema": {"type": "object"}},
-        ]
-    , engine=eng)
+        ],
+        engine=eng,
+    )
     assert set(tools) == {"empty", "true"}
     assert tools.rejected["array"].location == "/inputSchema/type"
     assert tools.rejected["bad-output"].details["schema"] == "outputSchema"
@@ -227,8 +231,8 @@ def test_results_through_each_path(backend: str) -> None:
         "allof": {"allOf": [{"type": "object"}], "required": ["n"], "properties": {"n": {"type": "integer"}}},
     }
     tools = engine.compile_tools(
-        [{"name": k, "inputSchema": {"type": "object"}, "outputSchema": v} for k, v in schemas.items()]
-    , engine=eng)
+        [{"name": k, "inputSchema": {"type": "object"}, "outputSchema": v} for k, v in schemas.items()], engine=eng
+    )
     if backend == "auto":
         assert tools.tool("closed").output.backend == "msgspec"
         assert tools.tool("open").output.backend == "msgspec"  # optimistically closed
@@ -280,3 +284,71 @@ def test_arguments_from_bytes_agree_with_the_general_path(eng: engine.Engine, pa
                     else:
                         with pytest.raises(engine.ValidationFailed):
                             toolset.validate_arguments(tool["name"], data)
+
+
+def _outcome(call: Any) -> Any:
+    """A call's answer, comparable: the result as JSON text (key order included), or the error's
+    type, reason and issues."""
+    try:
+        result = call()
+    except engine.DecodeError as error:
+        return ("decode", str(error.reason))
+    except engine.ValidationFailed as error:
+        return ("invalid", [(i.instance_path, i.keyword, i.message) for i in error.issues])
+    assert type(result) is engine.CallToolResult
+    return json.dumps(msgspec.to_builtins(result))
+
+
+def _result_documents(result: dict[str, Any]) -> list[bytes]:
+    """Results around a recorded one: as recorded, structuredContent invalid, missing, null, long,
+    deep or too deep, with properties the schema does not name (some of them bytes no JSON parser
+    accepts), isError set, `_meta`, a JSON-RPC response; each short and padded past the length
+    read without a scan."""
+    structured = result.get("structuredContent")
+    values: list[Any] = [structured, None, "HOLE", [1, "two"], {"zz": {"not": ["a", 2]}}]
+    if isinstance(structured, dict):
+        first = next(iter(structured), "zz")
+        values += [
+            {**structured, "zz_extra": [1, {"a": None}]},
+            {"zz_extra": "HOLE", **structured},
+            {**structured, first: {"deep": [1.5]}},
+            {**structured, "zz_extra": "x" * 600},
+            dict(reversed(structured.items())),
+        ]
+    envelopes: list[Any] = []
+    for value in values:
+        envelope = {"content": result.get("content", []), "structuredContent": value}
+        envelopes += [envelope, {**envelope, "isError": True}, {**envelope, "_meta": {"k": "HOLE"}}]
+        envelopes.append({"jsonrpc": "2.0", "id": 1, "result": envelope})
+    envelopes += [{"content": result.get("content", [])}, {"content": "HOLE"}, [], {"content": [], "isError": 1}]
+    holes = [b'"\\u00e9"', b'"\xff"', b"1e999", b"[" * 250 + b"]" * 250, b"[" * 300 + b"]" * 300]
+    documents: list[bytes] = []
+    for envelope in envelopes:
+        document = msgspec.json.encode(envelope)
+        for filled in [document.replace(b'"HOLE"', hole) for hole in holes] if b'"HOLE"' in document else [document]:
+            documents += [filled, filled + b" " * 600]
+    return documents
+
+
+@pytest.mark.parametrize(("backend", "max_depth"), [("auto", 256), ("jsonschema-rs", 256), ("auto", 8)])
+def test_results_from_bytes_agree_with_the_exact_path(backend: str, max_depth: int) -> None:
+    """`validate_result` reads short results inline and others through a reader bound per tool:
+    on every corpus result with an outputSchema, and the variants around it (see
+    `_result_documents`), from the first call and the bound one, it answers exactly what the
+    exact path answers: the same result (key order included) or the same error and issues. With
+    a depth bound of 8, almost every result is longer than the inline read and some corpus values
+    nest past the bound."""
+    eng = engine.Engine(engine.EngineConfig(backend=backend, limits=engine.Limits(max_instance_depth=max_depth)))
+    checked = 0
+    for entry in RESULTS:
+        if entry["outputSchema"] is None:
+            continue
+        tool = {"name": entry["tool"], "inputSchema": {"type": "object"}, "outputSchema": entry["outputSchema"]}
+        tools = engine.compile_tools([tool], engine=eng)
+        name = entry["tool"]
+        for data in _result_documents(entry["result"]):
+            exact = _outcome(partial(tools._judged_result, name, data, is_bytes=True, require_text_fallback=False))
+            for _ in range(2):  # the first call binds the readers; the second uses them
+                assert _outcome(partial(tools.validate_result, name, data)) == exact, data
+        checked += 1
+    assert checked == 35
