@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from functools import partial
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
@@ -73,9 +74,9 @@ class CompiledSchema:
         "_depth_bound",
         "checked",
         "_explainer",
+        "_failure",
         "_fallback",
         "_general_reader",
-        "_limits",
         "_max_bytes",
         "_max_depth",
         "_max_values",
@@ -141,10 +142,14 @@ class CompiledSchema:
         self._short_path: tuple[Callable[[Any], Any] | None, int] = (None, -1)
         self._general_reader: Callable[[Any], Any] | None = None
         self._sealed_reader: Callable[[Any], Any] | None = None
-        self._limits = limits
         self.guard = guard
         """What the guard measured (each limit's value, recursion, fan-out), or ``None``."""
         self._depth_bound = depth_bound(guard, limits)
+        # Explains an invalid instance. A function of its own, not a method: a bound method kept
+        # by the readers and checks this object holds would be a reference cycle (see `decode`).
+        self._failure: Callable[[Any], ValidationFailed] = partial(
+            explain, explainer=explainer, guard=guard, limits=limits, depth_bound=self._depth_bound
+        )
         self._max_bytes = limits.max_instance_bytes
         self._max_depth = self._depth_bound or limits.max_instance_depth
         self._max_values = max_values(self._max_bytes)
@@ -157,9 +162,6 @@ class CompiledSchema:
                 return first(instance) or again(instance)
 
         self._check = check
-        self.is_valid = self._bind_is_valid()
-        self.checked = self._bind_checked()
-        self.decode = self._first_decode
 
     def __repr__(self) -> str:
         return f"<CompiledSchema backend={self.backend!r} dialect={self.dialect.value!r}>"
@@ -189,16 +191,28 @@ class CompiledSchema:
 
     # -- bytes -------------------------------------------------------------------------------------
 
-    def _first_decode(self, data: bytes | bytearray | memoryview | str) -> Any:
-        read = self.reader()
-        return read(data)
-
     def reader(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
-        """The bound reader behind ``decode`` (built on first call; callers may keep it)."""
-        read = self.decode
-        if read == self._first_decode:
-            read = self.decode = self._build_reader()
-        return read
+        """The bound reader behind ``decode`` (built on first use; callers may keep it)."""
+        return self.decode
+
+    if not TYPE_CHECKING:  # to the type checker, these are the attributes declared above
+
+        def __getattr__(self, name: str) -> Any:
+            # Called for an attribute not set: `decode`, `is_valid` and `checked` are bound on
+            # first use. `decode` set at compile time to a method of this object was a reference
+            # cycle (a compiled schema in a cycle, native validator included, is freed only by a
+            # collection: 14,766 objects left per pass over the corpus); the checks cost a third
+            # of building a compiled schema, which most tools of a long list never use.
+            if name == "decode":
+                read = self.decode = self._build_reader()
+                return read
+            if name == "is_valid":
+                is_valid = self.is_valid = self._bind_is_valid()
+                return is_valid
+            if name == "checked":
+                checked = self.checked = self._bind_checked()
+                return checked
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _plain_reader(self) -> Any:
         typed = self._typed
@@ -338,12 +352,6 @@ class CompiledSchema:
         if self.is_valid(instance):
             return []
         return self._failure(instance).issues
-
-    def _failure(self, instance: Any) -> ValidationFailed:
-        # Explanation, bounded in time and memory, lives in one module.
-        return explain(
-            instance, explainer=self._explainer, guard=self.guard, limits=self._limits, depth_bound=self._depth_bound
-        )
 
 
 def checked_then_parsed(

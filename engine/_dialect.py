@@ -24,6 +24,10 @@ class Dialect(Enum):
     DRAFT2019_09 = "2019-09"
     DRAFT2020_12 = "2020-12"
 
+    # A dialect keys the per-dialect tables looked up on every compile (six lookups each): members
+    # are singletons, so identity hashes them, natively, where Enum's own hash is a Python call.
+    __hash__ = object.__hash__
+
     @property
     def meta_schema_uri(self) -> str:
         """The canonical ``$schema`` URI of this dialect."""
@@ -41,7 +45,7 @@ class Dialect(Enum):
     @property
     def is_modern(self) -> bool:
         """2019-09 and later: ``$defs``, ``unevaluated*``, ``$ref`` with siblings, vocabularies."""
-        return self in (Dialect.DRAFT2019_09, Dialect.DRAFT2020_12)
+        return self in _MODERN
 
     @classmethod
     def from_name(cls, name: str) -> Dialect:
@@ -54,6 +58,8 @@ class Dialect(Enum):
                 details={"dialect": name},
             ) from None
 
+
+_MODERN = frozenset({Dialect.DRAFT2019_09, Dialect.DRAFT2020_12})
 
 _META_URIS = {
     Dialect.DRAFT4: "http://json-schema.org/draft-04/schema#",
@@ -108,7 +114,7 @@ def detect_dialect(schema: Any, default: Dialect, resources: Mapping[str, Any] |
     ``$schema`` chain must end in a supported dialect (2019-09 and 2020-12 vocabularies). Anything
     else is refused: a dialect the engine does not know is never validated as if it were another.
     """
-    if not isinstance(schema, Mapping) or "$schema" not in schema:
+    if (type(schema) is not dict and not isinstance(schema, Mapping)) or "$schema" not in schema:
         return default
     uri = schema["$schema"]
     if not isinstance(uri, str):
@@ -145,7 +151,7 @@ def _custom_meta_schema_dialect(uri: str, resources: Mapping[str, Any]) -> Diale
 def normalise_schema_uri(schema: Any, dialect: Dialect) -> Any:
     """``schema`` with its ``$schema`` spelled the canonical way backends recognise (shallow copy)."""
     if (
-        isinstance(schema, Mapping)
+        (type(schema) is dict or isinstance(schema, Mapping))
         and schema.get("$schema") in _BY_URI
         and schema["$schema"] != dialect.meta_schema_uri
     ):

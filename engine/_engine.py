@@ -15,7 +15,7 @@ from ._cache import CacheStats, CompileCache
 from ._compiled import CompiledSchema
 from ._config import ConfigOverrides, EngineConfig
 from ._dialect import Dialect, check_meta_schema, detect_dialect, normalise_schema_uri
-from ._intake import DocumentSize, encode, fingerprint, load_schema
+from ._intake import DocumentSize, canonical_text, encode, fingerprint, load_schema
 from ._plan import candidates, plan
 from .backends import SchemaSource
 
@@ -92,8 +92,9 @@ class Engine:
                     cache.remember(found.fingerprint, found, packed=packed)  # the next such copy is found first
                     return found
         resources: Mapping[str, Any] = dict(registry) if registry else {}
-        key = fingerprint(schema, resources)
-        compile = lambda: self._compile(schema, resources, key, size)  # noqa: E731
+        canonical = canonical_text(schema)
+        key = fingerprint(canonical, resources)
+        compile = lambda: self._compile(schema, resources, key, size, canonical)  # noqa: E731
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
             compile = _metrics.observed_compile(compile)
         compiled = cache.get_or_compile(key, compile)
@@ -109,7 +110,9 @@ class Engine:
                     cache.remember(key, compiled, packed=again)
         return compiled
 
-    def _compile(self, schema: Any, resources: Mapping[str, Any], key: bytes, size: DocumentSize) -> CompiledSchema:
+    def _compile(
+        self, schema: Any, resources: Mapping[str, Any], key: bytes, size: DocumentSize, text: bytes
+    ) -> CompiledSchema:
         config = self.config
         dialect = detect_dialect(schema, self._default_dialect, resources)
         check_meta_schema(schema, dialect)
@@ -125,6 +128,7 @@ class Engine:
             resources=resources,
             config=config,
             facts=report,
+            text=text,
         )
         chosen = plan(source, self._backends)
         return CompiledSchema(

@@ -10,7 +10,16 @@ import msgspec
 from ._config import Limits
 from ._errors import DecodeError, DecodeReason, RejectReason, SchemaRejected
 
-__all__ = ["DocumentSize", "Intake", "encode", "fingerprint", "load_schema", "measure_document", "measure_plain"]
+__all__ = [
+    "DocumentSize",
+    "Intake",
+    "canonical_text",
+    "encode",
+    "fingerprint",
+    "load_schema",
+    "measure_document",
+    "measure_plain",
+]
 
 _encode_sorted = msgspec.json.Encoder(order="sorted").encode
 encode = msgspec.json.encode
@@ -117,32 +126,33 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
     """The schema as a JSON value and its measured size; bytes and text are parsed here, within
     the size and depth limits."""
     known: int | None = None
-    if isinstance(schema, (bytes, bytearray, memoryview, str)):
-        from ._decode import decode_json  # the same bounded parser as payloads
+    if type(schema) is not dict:  # a dict, the common case, has no text to parse and is an object
+        if isinstance(schema, (bytes, bytearray, memoryview, str)):
+            from ._decode import decode_json  # the same bounded parser as payloads
 
-        try:
-            size = len(schema.encode() if isinstance(schema, str) else schema)
-        except UnicodeEncodeError as exc:  # a lone surrogate: no JSON text holds it
+            try:
+                size = len(schema.encode() if isinstance(schema, str) else schema)
+            except UnicodeEncodeError as exc:  # a lone surrogate: no JSON text holds it
+                raise SchemaRejected(
+                    RejectReason.INVALID_SCHEMA, f"schema text is not valid Unicode: {exc}", location=""
+                ) from None
+            known = size
+            if size > limits.max_schema_bytes:
+                raise _too_large(size, limits)
+            try:
+                schema = decode_json(schema, max_bytes=limits.max_schema_bytes)
+            except DecodeError as exc:
+                if exc.reason == DecodeReason.TOO_DEEP:
+                    raise _too_deep(limits.max_document_depth + 1, limits) from None
+                raise SchemaRejected(
+                    RejectReason.INVALID_SCHEMA, f"schema document is not acceptable JSON: {exc.message}"
+                ) from None
+        if not isinstance(schema, (Mapping, bool)):
             raise SchemaRejected(
-                RejectReason.INVALID_SCHEMA, f"schema text is not valid Unicode: {exc}", location=""
-            ) from None
-        known = size
-        if size > limits.max_schema_bytes:
-            raise _too_large(size, limits)
-        try:
-            schema = decode_json(schema, max_bytes=limits.max_schema_bytes)
-        except DecodeError as exc:
-            if exc.reason == DecodeReason.TOO_DEEP:
-                raise _too_deep(limits.max_document_depth + 1, limits) from None
-            raise SchemaRejected(
-                RejectReason.INVALID_SCHEMA, f"schema document is not acceptable JSON: {exc.message}"
-            ) from None
-    if not isinstance(schema, (Mapping, bool)):
-        raise SchemaRejected(
-            RejectReason.INVALID_SCHEMA,
-            f"a schema must be a JSON object or a boolean, not {_json_type(schema)}",
-            location="",
-        )
+                RejectReason.INVALID_SCHEMA,
+                f"a schema must be a JSON object or a boolean, not {_json_type(schema)}",
+                location="",
+            )
     if type(schema) is dict:
         plain = measure_plain(schema, limits, known)
         if plain is not None:
@@ -173,26 +183,31 @@ def _too_deep(depth: int, limits: Limits) -> SchemaRejected:
 _blake2b: Callable[..., Any] | None = None
 
 
-def fingerprint(schema: Any, registry: Mapping[str, Any] | None) -> bytes:
-    """A digest of the schema's content and its registry's: equal for equal JSON, whatever the
-    key order or the object identity."""
+def canonical_text(document: Any) -> bytes:
+    """The JSON text of ``document`` with every object's keys sorted: the same for equal JSON,
+    whatever the key order or the object identity. Refused with ``invalid-schema`` if it is not
+    JSON."""
+    try:
+        return _encode_sorted(document)
+    except (TypeError, msgspec.EncodeError, RecursionError, ValueError) as exc:
+        raise SchemaRejected(
+            RejectReason.INVALID_SCHEMA,
+            f"schema is not a JSON document: {exc}",
+        ) from None
+
+
+def fingerprint(text: bytes, registry: Mapping[str, Any] | None) -> bytes:
+    """A digest of a schema's :func:`canonical_text` and its registry's: equal for equal JSON."""
     global _blake2b
     if _blake2b is None:
         # Imported on first use: loading OpenSSL's hashlib is a tenth of `import engine` otherwise.
         from hashlib import blake2b
 
         _blake2b = blake2b
-    digest = _blake2b(digest_size=20)
-    try:
-        digest.update(_encode_sorted(schema))
-        if registry:
-            digest.update(b"\x00registry\x00")
-            digest.update(_encode_sorted(dict(registry)))
-    except (TypeError, msgspec.EncodeError, RecursionError, ValueError) as exc:
-        raise SchemaRejected(
-            RejectReason.INVALID_SCHEMA,
-            f"schema is not a JSON document: {exc}",
-        ) from None
+    digest = _blake2b(text, digest_size=20)
+    if registry:
+        digest.update(b"\x00registry\x00")
+        digest.update(canonical_text(dict(registry)))
     digested: bytes = digest.digest()
     return digested
 

@@ -131,21 +131,17 @@ def inspect(
 
 def _tree_report(tree: Tree, config: EngineConfig, document: tuple[int, int] | None) -> GuardReport:
     """The report on a schema without references: nothing recurses, nothing is inlined."""
-    measured: dict[str, int] = {}
+    measured = tree.measures
     if document is not None:
-        measured["max_schema_bytes"], measured["max_document_depth"] = document[0], document[1]
-    locations: dict[str, str] = {}
-    for name, (value, where) in tree.measures.items():
-        measured[name] = value
-        if where is not None:
-            locations[name] = where
+        measured = {"max_schema_bytes": document[0], "max_document_depth": document[1], **measured}
+    locations = tree.locations
     count = measured["max_subschemas"]
     if count > config.limits.max_subschemas:  # first, as the graph's walk refuses it
         raise exceeded("max_subschemas", count, config.limits.max_subschemas, "")
     measured["max_ref_expansion"] = count
     measured["max_eval_depth"] = tree.in_place_chain
     check(measured, locations, config.limits)
-    heights = _check_patterns(tree.patterns, config)
+    heights = _check_patterns(tree.patterns, config) if tree.patterns else 0
     return GuardReport(
         measured=measured,
         locations=locations,

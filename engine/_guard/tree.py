@@ -36,12 +36,18 @@ _SPECIAL = _NEEDS_GRAPH | {"enum", "pattern"}
 # depth, in-place chain). The pointer token is spelled only for the frames a location names.
 Frame = tuple[Any, Any, str, Any, int, int]
 
+# Bound once: an Enum member read from its class is an attribute lookup through the metaclass.
+_IN_PLACE, _HOLD = Applies.IN_PLACE, Applies.HOLD
+_ONE, _LIST, _ONE_OR_LIST, _LEGACY_MAP = Shape.ONE, Shape.LIST, Shape.ONE_OR_LIST, Shape.MAP_OF_SCHEMA_OR_LIST
+
 
 class Tree(NamedTuple):
     """The measurements of a tree-shaped schema, named after the limits that bound them."""
 
-    measures: dict[str, tuple[int, str | None]]
-    """Limit name -> (largest value, JSON pointer where seen, ``None`` when nothing was seen)."""
+    measures: dict[str, int]
+    """Limit name -> largest value."""
+    locations: dict[str, str]
+    """Limit name -> JSON pointer where its largest value was seen (only those seen)."""
     in_place_chain: int
     """The longest chain of in-place applicators: the evaluation depth of a tree."""
     max_depth: int
@@ -66,8 +72,8 @@ def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
     table = APPLICATORS[dialect]
     applicator_keys = table.keys()
     needs_graph, special = _NEEDS_GRAPH, _SPECIAL
-    in_place, hold = Applies.IN_PLACE, Applies.HOLD
-    one, many, one_or_many, legacy_map = Shape.ONE, Shape.LIST, Shape.ONE_OR_LIST, Shape.MAP_OF_SCHEMA_OR_LIST
+    in_place, hold = _IN_PLACE, _HOLD
+    one, many, one_or_many, legacy_map = _ONE, _LIST, _ONE_OR_LIST, _LEGACY_MAP
     combinators = COMBINATORS
     root: Frame = (schema, None, "", None, 1, 1)
     stack: list[Frame] = [root]
@@ -119,7 +125,7 @@ def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
                     branches, branches_at = len(sub), frame
                 for i in range(len(sub) - 1, -1, -1):
                     stack.append((sub[i], frame, keyword, i, child_depth, c))
-            elif isinstance(sub, Mapping):
+            elif type(sub) is dict or isinstance(sub, Mapping):
                 if how is not hold and len(sub) > props:
                     props, props_at = len(sub), frame
                 if keyword == "patternProperties":
@@ -135,18 +141,30 @@ def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
                 else:
                     for key, child in sub.items():
                         stack.append((child, frame, keyword, key, child_depth, c))
-    found: dict[str, tuple[int, Frame | None]] = {
-        "max_schema_depth": (depth_max, depth_at),
-        "max_subschemas": (count, root),
-        "max_branches": (branches, branches_at),
-        "max_properties": (props, props_at),
-        "max_enum": (enum_max, enum_at),
-        "max_unevaluated_nesting": (0, None),
-        "max_pattern_length": (pattern_max, pattern_at),
+    measures = {
+        "max_schema_depth": depth_max,
+        "max_subschemas": count,
+        "max_branches": branches,
+        "max_properties": props,
+        "max_enum": enum_max,
+        "max_unevaluated_nesting": 0,
+        "max_pattern_length": pattern_max,
     }
+    # Spelled only where something was seen (the root holds the subschema count).
+    locations = {"max_schema_depth": pointer(depth_at), "max_subschemas": ""}
+    if branches_at is not None:
+        locations["max_branches"] = pointer(branches_at)
+    if props_at is not None:
+        locations["max_properties"] = pointer(props_at)
+    if enum_at is not None:
+        locations["max_enum"] = pointer(enum_at)
+    if pattern_at is not None:
+        locations["max_pattern_length"] = pointer(pattern_at)
     return Tree(
-        measures={name: (value, None if at is None else pointer(at)) for name, (value, at) in found.items()},
+        measures=measures,
+        locations=locations,
         in_place_chain=longest,
         max_depth=depth_max,
-        patterns=[(pointer(at), keyword, pattern) for at, keyword, pattern in patterns],
+        # Most tool schemas have no pattern: a comprehension is a function call of its own.
+        patterns=[(pointer(at), keyword, pattern) for at, keyword, pattern in patterns] if patterns else [],
     )

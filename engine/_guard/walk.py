@@ -48,6 +48,10 @@ _SPECIAL = frozenset(
      "enum", "pattern", "unevaluatedProperties", "unevaluatedItems"} | ANCHORS
 )  # fmt: skip
 _MAPPING_SHAPES = (Shape.MAP, Shape.MAP_OF_SCHEMA_OR_LIST)
+# Bound once: an Enum member read from its class is an attribute lookup through the metaclass,
+# several per keyword of every subschema in the walk below.
+_IN_PLACE, _DESCEND, _HOLD = Applies.IN_PLACE, Applies.DESCEND, Applies.HOLD
+_ONE, _LIST, _ONE_OR_LIST, _LEGACY_MAP = Shape.ONE, Shape.LIST, Shape.ONE_OR_LIST, Shape.MAP_OF_SCHEMA_OR_LIST
 # Plain dicts: a lookup per keyword of every schema object, cheaper than the read-only views.
 APPLICATORS: dict[Dialect, dict[str, tuple[Shape, Applies]]] = {d: dict(KEYWORDS[d].applicators) for d in Dialect}
 
@@ -158,7 +162,7 @@ class Graph:
         ]
         longest_chain = self.in_place_chain
         in_place, descend = self.in_place, self.descend
-        in_place_kind, descend_kind = Applies.IN_PLACE, Applies.DESCEND
+        in_place_kind, descend_kind = _IN_PLACE, _DESCEND
         first = -1
         # The applicator table is looked up again only when the dialect changes (an Enum's hash
         # is a Python call: once per node it was a tenth of the walk on the real tool schemas).
@@ -230,10 +234,10 @@ class Graph:
                     continue
                 shape, how = entry
                 if legacy_ref:
-                    how = Applies.HOLD  # draft 4-7: `$ref` overrides its siblings
-                if shape is Shape.ONE_OR_LIST:
-                    shape = Shape.LIST if isinstance(sub, list) else Shape.ONE
-                if shape is Shape.ONE:
+                    how = _HOLD  # draft 4-7: `$ref` overrides its siblings
+                if shape is _ONE_OR_LIST:
+                    shape = _LIST if isinstance(sub, list) else _ONE
+                if shape is _ONE:
                     stack.append(
                         (
                             sub,
@@ -244,24 +248,24 @@ class Graph:
                             how,
                             child_depth,
                             uneval,
-                            in_chain if how is Applies.IN_PLACE else 1,
+                            in_chain if how is _IN_PLACE else 1,
                         )
                     )
-                    if how is Applies.DESCEND:
+                    if how is _DESCEND:
                         per_child += 1
-                elif shape is Shape.LIST:
+                elif shape is _LIST:
                     if not isinstance(sub, list):
                         continue
                     if keyword in COMBINATORS and len(sub) > branch_m[0]:
                         branch_m[0], branch_m[1] = len(sub), node
                     prefix = f"/{keyword}/"
-                    c = in_chain if how is Applies.IN_PLACE else 1
+                    c = in_chain if how is _IN_PLACE else 1
                     for i in range(len(sub) - 1, -1, -1):
                         stack.append((sub[i], base, dialect, node, prefix + str(i), how, child_depth, uneval, c))
-                    if how is Applies.DESCEND and sub:
+                    if how is _DESCEND and sub:
                         per_child += 1  # each position is reached by one of them
-                elif isinstance(sub, Mapping):
-                    if how is not Applies.HOLD and len(sub) > props_m[0]:
+                elif type(sub) is dict or isinstance(sub, Mapping):
+                    if how is not _HOLD and len(sub) > props_m[0]:
                         props_m[0], props_m[1] = len(sub), node
                     if keyword == "patternProperties":
                         for key in sub:
@@ -273,8 +277,8 @@ class Graph:
                     elif keyword == "properties" and sub:
                         per_child += 1  # one name, one property schema
                     prefix = f"/{keyword}/"
-                    legacy_map = shape is Shape.MAP_OF_SCHEMA_OR_LIST
-                    c = in_chain if how is Applies.IN_PLACE else 1
+                    legacy_map = shape is _LEGACY_MAP
+                    c = in_chain if how is _IN_PLACE else 1
                     for key, child in sub.items():
                         if legacy_map and not isinstance(child, (Mapping, bool)):
                             continue

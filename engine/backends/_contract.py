@@ -32,6 +32,10 @@ class SchemaSource(msgspec.Struct, frozen=True):
     config: EngineConfig
     facts: Any = None
     """What the guard measured (``engine._guard.GuardReport``), or ``None``."""
+    text: bytes | None = None
+    """The JSON text of the schema as given (keys in any order; ``$schema`` as written), where the
+    pipeline encoded it already: a backend searching the schema's strings reads it instead of
+    encoding the schema again."""
 
 
 class BackendRefused(SchemaRejected):

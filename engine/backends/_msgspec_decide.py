@@ -59,6 +59,7 @@ _SLOTS_OF_KIND = {
 _ALL_KINDS = frozenset(KINDS)
 _ONE_KIND = {kind: frozenset((kind,)) for kind in KINDS}
 _SLOTS_OF_KINDS = {kinds: frozenset(_SLOTS_OF_KIND[kind]) for kind, kinds in _ONE_KIND.items()}
+_SLOTS_OF_ONE = {kind: _SLOTS_OF_KINDS[kinds] for kind, kinds in _ONE_KIND.items()}
 _NUMERIC_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 # Within these, every integer bound the translator derives (rounded by one at most) fits in 64
 # bits, and every integer is exactly a 64-bit float.
@@ -206,8 +207,12 @@ class _Walk:
             raise _Unsure
         types: set[str] = set()
         literals: dict[str, set[tuple[type, Any]]] = {}
+        leaf, slots_of = self.leaf, _SLOTS_OF_ONE
         for branch in branches:
-            members = self.node(branch)
+            # A branch of leaf keywords and one named kind (`{"type": "null"}`, most branches) is
+            # what `node` finds for it without the calls: that kind's slots and no literal.
+            kind = branch.get("type") if type(branch) is dict and branch.keys() <= leaf else None
+            members = (slots_of[kind], {}) if type(kind) is str and kind in slots_of else self.node(branch)
             if members is None:
                 raise _Unsure
             branch_types, branch_literals = members
@@ -304,6 +309,11 @@ class _Walk:
 
     def _array(self, schema: dict[str, Any]) -> None:
         items = schema.get("items", True)
+        if type(items) is dict and items.keys() <= self.leaf:
+            # Leaf keywords alone, with no `type` or one named kind: `node` accepts it as it is.
+            kind = items.get("type")
+            if kind is None or (type(kind) is str and kind in _SLOTS_OF_KIND):
+                items = True
         if items is not True:
             self.node(items)
         _lengths(schema, "minItems", "maxItems")

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import engine
+from engine._intake import canonical_text
 from engine.backends._jsonschema_rs import _may_hold_word_boundary
 
 ENG = engine.Engine(backend="jsonschema-rs", cache_size=0)
@@ -21,6 +22,9 @@ ENG = engine.Engine(backend="jsonschema-rs", cache_size=0)
         {"patternProperties": {r"^\bk": {}}},
         {"$defs": {"unused": {"pattern": r"(\b)"}}},
         {"x-unknown": {"pattern": r"\b"}},
+        # `$schema` respelled for the backend: the pipeline's text is of the schema as written
+        {"$schema": "https://json-schema.org/draft/2020-12/schema#", "pattern": r"\bword"},
+        {"$schema": "http://json-schema.org/draft-07/schema", "items": {"pattern": r"x\B"}},
     ],
 )
 def test_word_boundaries_are_refused_wherever_they_are(schema: dict[str, Any]) -> None:
@@ -47,3 +51,20 @@ def test_text_without_a_backslash_b_is_not_walked() -> None:
     for schema in ({"pattern": r"^\d+$"}, {"description": "\b is a backspace", "type": "string"}, True):
         assert not _may_hold_word_boundary(schema)
         ENG.compile(schema)
+
+
+def test_the_sorted_text_gives_the_answer_of_the_encoding() -> None:
+    # The pipeline passes the canonical (key-sorted) text it fingerprinted; the search reads it
+    # instead of encoding the schema again, and must answer exactly as it would have.
+    from benchmarks.corpus import load_corpus
+    from tests.corpus import corpus
+
+    schemas = [s for _, s in load_corpus().schemas()] + [item.schema for item in corpus()]
+    schemas += [{"b": "\\", "a": "b"}, {"a": "\\", "b": "\\B"}, {"p": "\\\\b"}, {"k\\": {"b": 1}}]
+    schemas += [{"z": {"pattern": r"\bw"}, "a": 1}, {"patternProperties": {r"^\Bk": {}}}]
+    held = 0
+    for schema in schemas:
+        answer = _may_hold_word_boundary(schema)
+        assert _may_hold_word_boundary(schema, canonical_text(schema)) == answer, schema
+        held += answer
+    assert held >= 4

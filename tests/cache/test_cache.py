@@ -134,6 +134,26 @@ def test_the_same_object_again_is_a_hit_until_it_changes() -> None:
     assert eng.compile(swapped).is_valid({"n": "x"})
 
 
+def test_the_same_object_changed_and_changed_back_gets_the_compile_of_its_content() -> None:
+    # Each state of the object is its own document, found again by its serialisation (a type
+    # change, 1 to true, is another document), never by the object's identity alone.
+    eng = engine.Engine()
+    schema: dict[str, Any] = {"type": "object", "properties": {"n": {"const": 1}}}
+    one = eng.compile(schema)
+    schema["properties"]["n"]["const"] = True
+    true = eng.compile(schema)
+    assert true is not one and true.is_valid({"n": True}) and not true.is_valid({"n": 1})
+    schema["properties"]["n"]["const"] = 1
+    assert eng.compile(schema) is one
+    assert eng.compile(schema) is one
+    copy = {"type": "object", "properties": {"n": {"const": True}}}
+    assert eng.compile(copy) is true and eng.compile(copy) is true
+    del schema["properties"]
+    assert eng.compile(schema).is_valid({"n": 2})
+    stats = eng.cache_stats()
+    assert (stats.hits, stats.misses) == (4, 3)
+
+
 def test_an_equal_object_is_found_by_its_text() -> None:
     eng = engine.Engine()
     first = eng.compile({"type": "array", "items": {"type": "string"}})

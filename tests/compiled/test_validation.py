@@ -226,3 +226,48 @@ def test_mappings_that_are_not_dicts_are_not_json() -> None:
         compiled.validate(MappingProxyType({"a": 1}))
     assert error.value.reason == "not-json"
     assert compiled.is_valid({"a": 1, "b": [None, True, 1.5, "é"]})
+
+
+@pytest.mark.parametrize("backend", ["auto", "jsonschema-rs", "msgspec"])
+def test_a_compiled_schema_is_freed_without_the_garbage_collector(backend: str) -> None:
+    # No reference cycle through a compiled schema: a cold compile loop otherwise leaves every
+    # compiled schema (and its native validator) to the collector. Once used, it is still freed
+    # on the general path; a msgspec reader builds Struct classes, which are cycles of their own.
+    import gc
+
+    eng = engine.Engine(backend=backend, cache_size=0)  # type: ignore[arg-type]
+    eng.compile(SCHEMA).decode(b'{"name": "a"}')  # modules imported on first use are not garbage
+    gc.collect()
+    gc.disable()
+    try:
+        unused = eng.compile(SCHEMA)
+        del unused
+        assert gc.collect() == 0
+        used = engine.Engine(backend="jsonschema-rs", cache_size=0).compile(SCHEMA)
+        assert used.decode(b'{"name": "a"}') == {"name": "a"}
+        assert used.is_valid({"name": "a"})
+        for bad in ({"name": ""}, b'{"name": ""}'):
+            try:
+                used.decode(bad) if isinstance(bad, bytes) else used.validate(bad)
+            except ValidationFailed:
+                pass
+            else:  # pragma: no cover - the instance is invalid
+                raise AssertionError("accepted an invalid instance")
+        assert used.issues({"name": 1})
+        del used
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
+def test_the_checks_and_the_reader_are_bound_on_first_use_and_kept() -> None:
+    compiled = engine.Engine(cache_size=0).compile(SCHEMA)
+    is_valid, checked, decode = compiled.is_valid, compiled.checked, compiled.decode
+    assert compiled.is_valid is is_valid and compiled.checked is checked and compiled.decode is decode
+    assert is_valid({"name": "a"}) and not is_valid({"name": ""})
+    assert checked({"name": "a"}) == {"name": "a"}
+    with pytest.raises(ValidationFailed):
+        checked({"name": ""})
+    assert decode(b'{"name": "a"}') == {"name": "a"}
+    with pytest.raises(AttributeError):
+        compiled.no_such_attribute  # noqa: B018 - the lookup is the test
