@@ -16,7 +16,14 @@ from msgspec import UNSET, UnsetType
 from .._decode import decode_json, syntax_error
 from .._errors import Issue, ValidationFailed
 
-__all__ = ["CallToolResult", "decode_envelope", "decode_whole", "decode_wire", "envelope_from_dict"]
+__all__ = [
+    "CallToolResult",
+    "decode_envelope",
+    "decode_whole",
+    "decode_wire",
+    "envelope_from_dict",
+    "envelope_of_parsed",
+]
 
 
 class CallToolResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
@@ -98,6 +105,25 @@ decode_whole: Callable[[bytes | bytearray | memoryview | str], _WholeResponse] =
 slice), unchecked and unbounded: raises msgspec's errors as they are; a JSON-RPC response is
 returned whole (its ``result`` is the result). Every document :func:`decode_wire` refuses, it
 refuses too (it decodes, where that one skips)."""
+
+
+class _ParsedResult(msgspec.Struct, kw_only=True, rename="camel", gc=False):
+    content: list[dict[str, Any]] = []
+    structured_content: Any | UnsetType = UNSET
+    is_error: bool = False
+    meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
+
+
+class _ParsedResponse(_ParsedResult, kw_only=True, rename="camel", gc=False):
+    jsonrpc: str | UnsetType = UNSET
+    result: _ParsedResult | UnsetType = UNSET
+    error: Any | UnsetType = UNSET
+
+
+def envelope_of_parsed(value: Any) -> _ParsedResult | _ParsedResponse:
+    """The envelope of a result already parsed whole (any other field allowed: its every byte was
+    read), in one C call; raises msgspec's errors as they are. A JSON-RPC response is returned whole."""
+    return msgspec.convert(value, _ParsedResponse)
 
 
 class _AnyResult(msgspec.Struct, kw_only=True, rename="camel", gc=False):
