@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 
 from ._config import Limits
-from ._decode import check_depth, decode_json, within_depth
+from ._decode import check_depth, decode_json, too_short_to_nest, within_depth
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
@@ -247,7 +247,7 @@ class CompiledSchema:
             # floor against 3.5x for the typed decode and the parse).
             return self._general()
         opened = self._typed.typed_reader() if self._typed.translation.open_at is not None else plain.typed
-        self._short_path = (opened, min(self._max_depth, self._max_bytes))
+        self._short_path = (opened, min(too_short_to_nest(self._max_depth), self._max_bytes))
         return checked_then_parsed(closed, opened, self._general(), self._max_bytes, self._max_depth)
 
     def short_path(self) -> tuple[Callable[[Any], Any] | None, int]:
@@ -266,11 +266,12 @@ class CompiledSchema:
         refusal judged again on the general path."""
         max_bytes = self._max_bytes
         max_depth = self._max_depth
+        short = too_short_to_nest(max_depth)
 
         def read_bounded(data: bytes | bytearray | memoryview | str) -> Any:
             size = len(data)
             # The depth shown from the bytes needs no walk of the value.
-            if size <= max_bytes and (size <= max_depth or within_depth(data, max_depth)):
+            if size <= max_bytes and (size <= short or within_depth(data, max_depth)):
                 try:
                     return decoder(data)
                 except Exception:  # noqa: BLE001 - a refusal is re-judged below, never trusted
@@ -298,6 +299,7 @@ class CompiledSchema:
     def _bind_general(self, *, sealed: bool) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         max_bytes = self._max_bytes
         max_depth = self._max_depth
+        short = too_short_to_nest(max_depth)
         check = self._check
         failure = self._failure
         parse = _parse
@@ -311,7 +313,7 @@ class CompiledSchema:
                 else:
                     # The depth shown from the bytes needs no walk of the value (nor, sealed, a
                     # valid one: see below).
-                    if not sealed and len(data) > max_depth and not within_depth(data, max_depth):
+                    if not sealed and len(data) > short and not within_depth(data, max_depth):
                         check_depth(value, max_depth)
             else:
                 value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
@@ -371,7 +373,7 @@ def checked_then_parsed(
     proves the depth bound; ``opened``: the one that ignores them (exact for validity), for which
     a document longer than ``max_depth`` needs its depth shown from its bytes first."""
     parse = _parse
-    short = min(max_depth, max_bytes)
+    short = min(too_short_to_nest(max_depth), max_bytes)
 
     def read(data: bytes | bytearray | memoryview | str) -> Any:
         size = len(data)

@@ -11,7 +11,15 @@ import msgspec
 
 from ._errors import DecodeError, DecodeReason
 
-__all__ = ["brackets", "check_depth", "decode_json", "nesting", "syntax_error", "within_depth"]
+__all__ = [
+    "brackets",
+    "check_depth",
+    "decode_json",
+    "nesting",
+    "syntax_error",
+    "too_short_to_nest",
+    "within_depth",
+]
 
 _decode = msgspec.json.decode
 _OFFSET = re.compile(r"\(byte (\d+)\)")
@@ -65,6 +73,12 @@ def brackets(data: bytes | bytearray | memoryview | str) -> int:
     return data.count(b"[") + data.count(b"{")
 
 
+def too_short_to_nest(max_depth: int) -> int:
+    """The longest document that cannot nest past ``max_depth``: each level takes an opening
+    and a closing bracket, so nesting one level deeper takes ``2 * (max_depth + 1)`` bytes."""
+    return 2 * max_depth + 1
+
+
 def within_depth(data: bytes | bytearray | memoryview | str, max_depth: int) -> bool:
     """Whether the JSON document ``data`` provably nests no deeper than ``max_depth``, read from its
     bytes in a few C passes; ``False`` when that is not shown (then the parsed value is walked).
@@ -75,7 +89,7 @@ def within_depth(data: bytes | bytearray | memoryview | str, max_depth: int) -> 
     byte but brackets and quotes dropped (``{}`` read as ``[]``), the strings removed, and then the
     innermost pairs, one level per pass. A document whose depth takes many slow passes is left to
     the walk, so the passes cost a few times the document's length at most."""
-    if len(data) <= max_depth:
+    if len(data) <= 2 * max_depth + 1:  # too short to nest deeper (see `too_short_to_nest`)
         return True
     if type(data) is not bytes and not isinstance(data, bytearray):
         data = _raw(data)

@@ -30,7 +30,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from .._compiled import CompiledSchema
-from .._decode import decode_json, within_depth
+from .._decode import decode_json, too_short_to_nest, within_depth
 from .._engine import Engine, default_engine
 from .._errors import DecodeError, DecodeReason, Issue, RejectReason, SchemaRejected, ValidationFailed
 from .._pointer import escape
@@ -112,6 +112,7 @@ class ElicitationForm:
         the same pass; anything it refuses is judged again (and explained) on the general path."""
         max_bytes = self._max_bytes
         max_depth = self._max_depth
+        short = too_short_to_nest(max_depth)
         checked = self._checked
         # Decoded content is JSON within bounds already: the general backend's own check, and the
         # full explanation only for a "no".
@@ -145,7 +146,7 @@ class ElicitationForm:
             size = len(data)
             if size > max_bytes:
                 raise DecodeError(DecodeReason.TOO_LARGE, f"document is {size} bytes, over the limit of {max_bytes}")
-            if size > max_depth and not within_depth(data, max_depth):
+            if size > short and not within_depth(data, max_depth):
                 return general(data)  # measures the depth, as every document's is
             try:
                 wire = decode_wire(data)

@@ -11,7 +11,7 @@ import msgspec
 from msgspec import UNSET
 
 from .._compiled import CompiledSchema
-from .._decode import brackets, decode_json, nesting, within_depth
+from .._decode import brackets, decode_json, nesting, too_short_to_nest, within_depth
 from .._engine import Engine, default_engine
 from .._errors import Issue, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
 from .envelope import (
@@ -56,7 +56,7 @@ class ToolSet:
         # compile of a tool list builds none): the hot path is a dict lookup and one call.
         self._from_bytes: dict[str, tuple[Callable[[Any], Any] | None, int, Reader]] = {}
         self._from_dict: dict[str, Callable[[Any], Any]] = {}
-        self._results: dict[str, tuple[int, Callable[[Any], Any], ResultReader]] = {}
+        self._results: dict[str, list[Any]] = {}  # [short, check, read]: see `_bind_results`
         self.rejected: Mapping[str, SchemaRejected] = rejected
         """Tool name -> why it cannot be used."""
         self._max_bytes = engine.config.limits.max_instance_bytes
@@ -333,21 +333,22 @@ def _compile_tool(engine: Engine, name: str, definition: Mapping[str, Any]) -> C
     return CompiledTool(name=name, definition=definition, input=compiled_input, output=compiled_output)
 
 
-def _bind_results(
-    output: CompiledSchema | None, max_bytes: int, max_depth: int
-) -> tuple[int, Callable[[Any], Any], ResultReader]:
-    """One tool's result readers, bound once: ``(short, check, read)``. A result of at most
+def _bind_results(output: CompiledSchema | None, max_bytes: int, max_depth: int) -> list[Any]:
+    """One tool's result readers, bound once: ``[short, check, read]``. A result of at most
     ``short`` bytes may be decoded whole and its ``structuredContent`` judged by ``check``, the
     backend's check of a decoded value; ``read`` reads any result, which nests at most
-    ``max_depth`` levels. ``short`` is -1 for a tool without an output schema: nothing to check,
-    every result goes to ``read``."""
+    ``max_depth`` levels. ``short`` is -1 for a tool without an output schema (nothing to check:
+    every result goes to ``read``), and becomes -1 once the tool's results carry fields of their
+    own (see `_checked_result_reader`)."""
     if output is None:
-        return -1, bool, _unchecked_result_reader(max_bytes, max_depth)
+        return [-1, bool, _unchecked_result_reader(max_bytes, max_depth)]
     path = output.hot_path()
     # A value nesting `d` levels takes `2 * d` brackets: a shorter document is within the depth
     # bound without a scan.
-    short = min(2 * min(path.max_depth, max_depth) + 1, max_bytes)
-    return short, path.check, _checked_result_reader(output, short, max_bytes, max_depth)
+    short = min(too_short_to_nest(min(path.max_depth, max_depth)), max_bytes)
+    bound: list[Any] = [short, path.check, None]
+    bound[2] = _checked_result_reader(output, short, max_bytes, max_depth, bound)
+    return bound
 
 
 def _plain_result_reader(check: Callable[[Any], Any] | None, max_depth: int) -> ResultReader:
@@ -357,9 +358,10 @@ def _plain_result_reader(check: Callable[[Any], Any] | None, max_depth: int) -> 
     no output schema). The whole result nests at most ``max_depth`` levels (the output schema's
     bound, where it checks), shown from its bytes. ``None`` hands it to the exact path."""
     parse = _parse
+    short = too_short_to_nest(max_depth)
 
     def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
-        if len(data) > max_depth and not within_depth(data, max_depth):
+        if len(data) > short and not within_depth(data, max_depth):
             return None
         try:
             wire: Any = envelope_of_parsed(parse(data))
@@ -384,12 +386,13 @@ def _unchecked_result_reader(max_bytes: int, max_depth: int) -> ResultReader:
     ``structuredContent`` (which nothing checks, so nothing descends into) as it is."""
     decode = decode_whole
     plain = _plain_result_reader(None, max_depth)
+    short = too_short_to_nest(max_depth)
 
     def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
         size = len(data)
         # Content blocks and `_meta` are read untyped: the whole result's depth is shown from its
         # bytes, or the exact path measures it.
-        if size > max_bytes or (size > max_depth and not within_depth(data, max_depth)):
+        if size > max_bytes or (size > short and not within_depth(data, max_depth)):
             return None
         try:
             wire: Any = decode(data)
@@ -406,7 +409,9 @@ def _unchecked_result_reader(max_bytes: int, max_depth: int) -> ResultReader:
     return read
 
 
-def _checked_result_reader(output: CompiledSchema, short: int, max_bytes: int, max_depth: int) -> ResultReader:
+def _checked_result_reader(
+    output: CompiledSchema, short: int, max_bytes: int, max_depth: int, bound: list[Any]
+) -> ResultReader:
     """The reader of a tool with an output schema, for what ``validate_result`` does not read
     inline: the envelope with ``structuredContent`` raw, then that slice. A slice of at most
     ``short`` bytes (too short to nest past the bound) is parsed and judged by the backend's check
@@ -429,9 +434,11 @@ def _checked_result_reader(output: CompiledSchema, short: int, max_bytes: int, m
     parse = _parse
     plain = _plain_result_reader(check, min(path.max_depth, max_depth))
     inner = max_depth - 2  # the bound of a value inside the result (see `ToolSet`)
+    too_short = too_short_to_nest(max_depth)
     # A server that adds fields of its own to its results (4 of the 32 corpus results) adds them
     # to every one: once a result is read plain, the next ones are too, without first a typed
-    # decode that parses up to the unknown field and fails. Both reads are exact.
+    # decode that parses up to the unknown field and fails (nor the inline one of
+    # `validate_result`, whose limit in `bound` goes to -1). Both reads are exact.
     own_fields = False
 
     def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
@@ -445,7 +452,9 @@ def _checked_result_reader(output: CompiledSchema, short: int, max_bytes: int, m
             response: Any = decode(data)
         except Exception:  # noqa: BLE001 - a field the envelope does not name, or judged on the exact path
             envelope = plain(data)
-            own_fields = envelope is not None
+            if envelope is not None:
+                own_fields = True
+                bound[0] = -1
             return envelope
         try:
             wire = response
@@ -453,7 +462,7 @@ def _checked_result_reader(output: CompiledSchema, short: int, max_bytes: int, m
                 if wire.error is not UNSET or wire.result is UNSET:
                     return None
                 wire = wire.result
-            if size > max_depth and brackets(data) > max_depth:
+            if size > too_short and brackets(data) > max_depth:
                 if nesting([wire.content, wire.meta, response.id], inner + 2) > inner + 1:
                     return None
             raw = wire.structured_content

@@ -70,8 +70,9 @@ def payloads(schema: Any, recorded: list[Any]) -> list[bytes]:
             if isinstance(item, int) and not isinstance(item, bool):
                 out.append(json.dumps({**seed, key: float(item)}).encode())  # 1.0 for an integer
                 out.append(json.dumps({**seed, key: 2**70}).encode())
-    # Each again past 256 bytes (the default depth bound), where the reader takes its other branch.
-    return out + [data + b" " * 300 for data in out]
+    # Each again past 513 bytes (what can nest past the default depth bound of 256), where the reader
+    # takes its other branch.
+    return out + [data + b" " * 600 for data in out]
 
 
 def _cases() -> list[Any]:

@@ -18,7 +18,7 @@ from tests.conformance.suite import DIALECTS, iter_tests
 from tests.corpus import corpus
 
 AUTO = engine.Engine(engine.EngineConfig(backend="auto", cache_size=0))
-PADDING = b" " * 400  # past the length under which a document cannot nest beyond the bound
+PADDING = b" " * 600  # past the length under which a document cannot nest beyond the bound
 
 
 def sealed_depth(compiled: engine.CompiledSchema) -> int | None:

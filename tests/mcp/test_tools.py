@@ -276,7 +276,7 @@ def test_arguments_from_bytes_agree_with_the_general_path(eng: engine.Engine, pa
         if first is not None:
             variants.append({**seed, first: [{"deep": [1.5]}]})
         for value in variants:
-            for data in (msgspec.json.encode(value), msgspec.json.encode(value) + b" " * 300):
+            for data in (msgspec.json.encode(value), msgspec.json.encode(value) + b" " * 600):
                 for _ in range(2):  # the first call binds the readers; the second uses them
                     if oracle.is_valid(value):
                         got = toolset.validate_arguments(tool["name"], data)
