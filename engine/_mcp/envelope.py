@@ -44,109 +44,70 @@ class CallToolResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename="c
         return self.structured_content is not UNSET
 
 
-# The readers of the hot path refuse fields they do not name: msgspec skips an unknown field's
-# value without checking it (invalid UTF-8, a number out of range, any depth), so a result with
-# one is read on the exact path, which parses the whole document first. A JSON-RPC response's
-# `id` is named for that reason.
+def _envelope(structured: Any, *, forbid_unknown: bool) -> Any:
+    """The msgspec type of a CallToolResult, or of a whole JSON-RPC response carrying one (one
+    decode covers both), with ``structuredContent`` typed ``structured`` (``msgspec.Raw`` for the
+    slice, ``Any`` for a plain value). ``forbid_unknown``: the readers of the hot path refuse fields
+    they do not name, since msgspec skips an unknown field's value without checking it (invalid
+    UTF-8, a number out of range, any depth); a JSON-RPC response's ``id`` is named for that."""
+    options: dict[str, Any] = {
+        "kw_only": True,
+        "rename": "camel",
+        "gc": False,
+        "forbid_unknown_fields": forbid_unknown,
+    }
+    result = msgspec.defstruct(
+        "CallToolResultWire",
+        [
+            ("content", list[dict[str, Any]], msgspec.field(default_factory=list)),
+            ("structured_content", structured | UnsetType, UNSET),
+            ("is_error", bool, False),
+            ("meta", dict[str, Any] | UnsetType, msgspec.field(default=UNSET, name="_meta")),
+        ],
+        **options,
+    )
+    return msgspec.defstruct(
+        "CallToolResponseWire",
+        [
+            ("jsonrpc", str | UnsetType, UNSET),
+            ("id", Any | UnsetType, UNSET),
+            ("result", result | UnsetType, UNSET),
+            ("error", Any | UnsetType, UNSET),
+        ],
+        bases=(result,),
+        **options,
+    )
 
 
-class _WireResult(msgspec.Struct, kw_only=True, rename="camel", gc=False, forbid_unknown_fields=True):
-    content: list[dict[str, Any]] = []
-    structured_content: msgspec.Raw | UnsetType = UNSET
-    is_error: bool = False
-    meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
-
-
-class _WireResponse(msgspec.Struct, kw_only=True, rename="camel", gc=False, forbid_unknown_fields=True):
-    """A CallToolResult, or a whole JSON-RPC response carrying one: one decode covers both."""
-
-    content: list[dict[str, Any]] = []
-    structured_content: msgspec.Raw | UnsetType = UNSET
-    is_error: bool = False
-    meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
-    jsonrpc: str | UnsetType = UNSET
-    id: Any | UnsetType = UNSET
-    result: _WireResult | UnsetType = UNSET
-    error: Any | UnsetType = UNSET
-
-
-decode_wire: Callable[[bytes | bytearray | memoryview | str], _WireResponse] = msgspec.json.Decoder(
-    _WireResponse
+decode_wire: Callable[[bytes | bytearray | memoryview | str], Any] = msgspec.json.Decoder(
+    _envelope(msgspec.Raw, forbid_unknown=True)
 ).decode
 """The envelope with ``structuredContent`` raw, unchecked: raises msgspec's errors as they are
 (an unknown field among them), and a JSON-RPC response is returned whole (see
 :func:`decode_envelope`, which reads any result and says what is wrong)."""
 
-
-class _WholeResult(msgspec.Struct, kw_only=True, rename="camel", gc=False, forbid_unknown_fields=True):
-    content: list[dict[str, Any]] = []
-    structured_content: Any | UnsetType = UNSET
-    is_error: bool = False
-    meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
-
-
-class _WholeResponse(msgspec.Struct, kw_only=True, rename="camel", gc=False, forbid_unknown_fields=True):
-    """`_WireResponse` with ``structuredContent`` decoded in the same pass, as a plain value."""
-
-    content: list[dict[str, Any]] = []
-    structured_content: Any | UnsetType = UNSET
-    is_error: bool = False
-    meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
-    jsonrpc: str | UnsetType = UNSET
-    id: Any | UnsetType = UNSET
-    result: _WholeResult | UnsetType = UNSET
-    error: Any | UnsetType = UNSET
-
-
-decode_whole: Callable[[bytes | bytearray | memoryview | str], _WholeResponse] = msgspec.json.Decoder(
-    _WholeResponse
+decode_whole: Callable[[bytes | bytearray | memoryview | str], Any] = msgspec.json.Decoder(
+    _envelope(Any, forbid_unknown=True)
 ).decode
 """The envelope in one pass, ``structuredContent`` a plain value (``msgspec.json.decode`` of its
 slice), unchecked and unbounded: raises msgspec's errors as they are; a JSON-RPC response is
 returned whole (its ``result`` is the result). Every document :func:`decode_wire` refuses, it
 refuses too (it decodes, where that one skips)."""
 
-
-class _ParsedResult(msgspec.Struct, kw_only=True, rename="camel", gc=False):
-    content: list[dict[str, Any]] = []
-    structured_content: Any | UnsetType = UNSET
-    is_error: bool = False
-    meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
+_PARSED = _envelope(Any, forbid_unknown=False)
 
 
-class _ParsedResponse(_ParsedResult, kw_only=True, rename="camel", gc=False):
-    jsonrpc: str | UnsetType = UNSET
-    result: _ParsedResult | UnsetType = UNSET
-    error: Any | UnsetType = UNSET
-
-
-def envelope_of_parsed(value: Any) -> _ParsedResult | _ParsedResponse:
+def envelope_of_parsed(value: Any) -> Any:
     """The envelope of a result already parsed whole (any other field allowed: its every byte was
     read), in one C call; raises msgspec's errors as they are. A JSON-RPC response is returned whole."""
-    return msgspec.convert(value, _ParsedResponse)
+    return msgspec.convert(value, _PARSED)
 
 
-class _AnyResult(msgspec.Struct, kw_only=True, rename="camel", gc=False):
-    """The exact path's envelope: any other field is allowed (the document is parsed whole first)."""
-
-    content: list[dict[str, Any]] = []
-    structured_content: msgspec.Raw | UnsetType = UNSET
-    is_error: bool = False
-    meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
+# The exact path's envelope: any other field is allowed (the document is parsed whole first).
+_decode_any = msgspec.json.Decoder(_envelope(msgspec.Raw, forbid_unknown=False)).decode
 
 
-class _AnyResponse(_AnyResult, kw_only=True, rename="camel", gc=False):
-    jsonrpc: str | UnsetType = UNSET
-    result: _AnyResult | UnsetType = UNSET
-    error: Any | UnsetType = UNSET
-
-
-_decode_any = msgspec.json.Decoder(_AnyResponse).decode
-
-
-def decode_envelope(
-    data: bytes | bytearray | memoryview | str, *, max_bytes: int, max_depth: int
-) -> _AnyResult | _AnyResponse:
+def decode_envelope(data: bytes | bytearray | memoryview | str, *, max_bytes: int, max_depth: int) -> Any:
     """The envelope of ``data`` with ``structuredContent`` raw, any document: parsed whole first,
     so that malformed JSON, a value no UTF-8 spells, a number out of range or nesting past
     ``max_depth`` anywhere is a :class:`DecodeError`; then a wrong envelope shape is a
