@@ -72,6 +72,7 @@ class CompiledSchema:
     __slots__ = (
         "_check",
         "_depth_bound",
+        "_undecided",
         "checked",
         "_explainer",
         "_failure",
@@ -96,6 +97,13 @@ class CompiledSchema:
         "typed",
     )
 
+    backend: str
+    """The backend that checks this schema's documents (under ``auto``, decided when first asked
+    for or when the first document is read: see :doc:`backends`)."""
+
+    notes: dict[str, str]
+    """Why faster backends refused this schema, by backend name (from ``auto``)."""
+
     is_valid: Callable[[Any], bool]
     """Whether an instance conforms. An object that is not a JSON value within the bounds (see
     above; against a recursive schema, nesting deeper than its depth bound) raises
@@ -119,13 +127,19 @@ class CompiledSchema:
         decoder: Callable[[bytes | bytearray | memoryview | str], Any] | None = None,
         guard: GuardReport | None = None,
         typed: TypedDecode | None = None,
+        undecided: str | None = None,
     ) -> None:
         self.schema = schema
         self.dialect = dialect
-        self.backend = backend
         self.fingerprint = fingerprint
-        self.notes: dict[str, str] = notes or {}
-        """Why faster backends refused this schema, by backend name (from ``auto``)."""
+        # `backend` decided on first use (see `Plan.undecided`): `backend` and `notes` are set by
+        # `_decide`, when asked for or when the first document is read.
+        self._undecided: tuple[str, str, dict[str, str]] | None = None
+        if undecided is None:
+            self.backend = backend
+            self.notes = notes or {}
+        else:
+            self._undecided = (backend, undecided, notes or {})
         self._explainer = explainer
         # A checker that may reject valid instances has a general fallback that gets the last word
         # on every "no".
@@ -212,9 +226,30 @@ class CompiledSchema:
             if name == "checked":
                 checked = self.checked = self._bind_checked()
                 return checked
+            if (name == "backend" or name == "notes") and self._undecided is not None:
+                self._decide()
+                return getattr(self, name)
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
+    def _decide(self) -> None:
+        """Settle a backend put off at compile time: the one-pass decoder's own decision, and if
+        it refuses, the general backend alone (see ``Plan.undecided``)."""
+        pending = self._undecided
+        if pending is None:
+            return
+        deferred, general, notes = pending
+        typed = self._typed
+        why = typed.refused() if typed is not None else None
+        if why is None:
+            self.backend, self.notes = deferred, notes
+        else:
+            self._typed = None  # the general path is exact on its own
+            self.backend, self.notes = general, {**notes, deferred: why}
+        self._undecided = None
+
     def _plain_reader(self) -> Any:
+        if self._undecided is not None:
+            self._decide()
         typed = self._typed
         if typed is None:
             return None

@@ -130,7 +130,7 @@ class Engine:
             facts=report,
             text=text,
         )
-        chosen = plan(source, self._backends)
+        chosen = plan(source, self._backends, defer=True)
         return CompiledSchema(
             schema=schema,
             dialect=dialect,
@@ -144,6 +144,7 @@ class Engine:
             decoder=chosen.decoder,
             guard=report,
             typed=chosen.typed,
+            undecided=chosen.undecided,
         )
 
 _default_engine: Engine | None = None

@@ -52,6 +52,10 @@ class Plan(msgspec.Struct, frozen=True):
     """The msgspec type the decoder parses into, for a caller that embeds it in a larger document."""
     refused: Mapping[str, str]
     """The backends tried before the chosen one, each with why it refused."""
+    undecided: str | None = None
+    """With ``defer``: the general backend's name when ``backend`` decides on first use whether it
+    takes the schema (the decoder's validator's ``refused()``; if it refuses, the general backend
+    is the one used); ``None`` when decided."""
 
 
 class Candidates(msgspec.Struct, frozen=True):
@@ -99,8 +103,11 @@ def _general_backend() -> Backend:
     raise BackendUnavailable("no general backend is installed (jsonschema-rs is a required dependency)")
 
 
-def plan(source: SchemaSource, backends: Candidates) -> Plan:
+def plan(source: SchemaSource, backends: Candidates, *, defer: bool = False) -> Plan:
     """Compile ``source`` with the first candidate that takes it, and say who does what.
+
+    ``defer``: under ``auto``, a candidate that only decodes and is followed by the general backend
+    may put its decision off until first use (see :meth:`~engine.backends.Backend.deferred`).
 
     Raises :class:`~engine.backends.BackendRefused` when a configured backend refuses, and whatever
     the general backend raises (an unresolvable reference, an invalid pattern) for any policy.
@@ -110,12 +117,28 @@ def plan(source: SchemaSource, backends: Candidates) -> Plan:
     refused: dict[str, str] = {}
     chosen: Backend | None = None
     checker = general_validator
-    for backend in backends.order:
+    order = backends.order
+    for at, backend in enumerate(order):
         if backend is general:
             chosen, checker = general, general_validator
             break
         early = backend.refusal(source)
         if early is None:
+            if defer and backends.choose and not backend.checks_objects and order[at + 1 : at + 2] == (general,):
+                pending = backend.deferred(source)
+                if pending is not None:
+                    # What the plan below gives a decoder that takes the schema; if it refuses
+                    # on first use, the general backend alone is what it gives.
+                    return Plan(
+                        backend=backend.name,
+                        checker=general_validator,
+                        explainer=general_validator,
+                        fallback=None,
+                        decoder=pending.decode,
+                        typed=pending.typed,
+                        refused=refused,
+                        undecided=general.name,
+                    )
             try:
                 checker = backend.compile(source)
             except BackendRefused as exc:

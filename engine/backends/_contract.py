@@ -82,6 +82,11 @@ class BackendValidator(ABC):
     typed: TypedDecode | None = None
     """Optional, with ``decode``: the msgspec type it decodes into."""
 
+    def refused(self) -> str | None:
+        """Why this backend does not take the schema after all, or ``None``: for a validator that
+        :meth:`Backend.deferred` made, the decision, run once on first use."""
+        return None
+
     @abstractmethod
     def is_valid(self, instance: Any) -> bool:
         """Whether ``instance`` conforms. Must never answer ``True`` wrongly."""
@@ -116,6 +121,14 @@ class Backend(ABC):
     @abstractmethod
     def compile(self, source: SchemaSource) -> BackendValidator:
         """Compile ``source`` or raise :class:`BackendRefused` (via :func:`refuse`)."""
+
+    def deferred(self, source: SchemaSource) -> BackendValidator | None:
+        """Under ``auto``: a validator whose decision to take ``source`` waits until it is first
+        used (its :meth:`BackendValidator.refused` runs it), or ``None`` to compile now. Asked only
+        of a backend that leaves Python objects to the general backend (``checks_objects`` false)
+        and is followed by it: until the decision, and if it refuses then, the general backend
+        reads every document alone, so nothing else depends on it."""
+        return None
 
     def refusal(self, source: SchemaSource) -> Refusal | None:
         """Why this backend will not take ``source``, decided before anything is built, or

@@ -31,8 +31,8 @@ import msgspec
 
 from .._dialect import Dialect
 from .._errors import Issue
-from ._contract import Backend, BackendValidator, Refusal, SchemaSource, refuse
-from ._msgspec_decide import translates
+from ._contract import Backend, BackendRefused, BackendValidator, Refusal, SchemaSource, refuse
+from ._msgspec_decide import DEEPEST, translates
 from ._msgspec_translation import NAME, Translation, translate
 from ._msgspec_values import plain_converter, type_depth
 
@@ -77,11 +77,17 @@ class MsgspecValidator(BackendValidator):
     """One translated schema; every msgspec object it needs is built on first use, and the
     translation itself too where the compile only decided that there is one (``source``)."""
 
-    def __init__(self, translation: Translation | None = None, *, source: SchemaSource | None = None) -> None:
+    def __init__(
+        self, translation: Translation | None = None, *, source: SchemaSource | None = None, decided: bool = True
+    ) -> None:
         if translation is None and source is None:
             raise TypeError("a translation or the source to translate on first use")
         self._translation = translation
         self._source = source
+        # Undecided (see `MsgspecBackend.deferred`): whether the translator takes the schema is
+        # found on first use; `_refusal` is then its reason, `_decided` that it was asked.
+        self._decided = decided
+        self._refusal: str | None = None
         # The contract's `typed` (a built msgspec type) is left unset: types are built on first use,
         # and the MCP layer reads them from `CompiledSchema.hot_path()` when it first needs them.
         self.typed = None
@@ -99,9 +105,30 @@ class MsgspecValidator(BackendValidator):
             with _TRANSLATING:  # once, whichever thread asks first
                 translation = self._translation
                 if translation is None:
+                    if self._refusal is not None:
+                        raise refuse(NAME, self._refusal)
                     assert self._source is not None  # noqa: S101 - one of the two is given
-                    translation = self._translation = translate(self._source)
+                    try:
+                        translation = self._translation = translate(self._source)
+                    except BackendRefused as exc:
+                        self._refusal = exc.why
+                        raise
+                    self._decided = True
         return translation
+
+    def refused(self) -> str | None:
+        if not self._decided:
+            with _TRANSLATING:
+                if not self._decided and self._refusal is None:
+                    assert self._source is not None  # noqa: S101 - an undecided validator has one
+                    if translates(self._source):  # the lean walk is sure: the translation waits
+                        self._decided = True
+            if not self._decided:
+                try:
+                    self.translation  # noqa: B018 - the translator decides, and says why not
+                except BackendRefused:
+                    pass
+        return self._refusal
 
     def plain_reader(self) -> PlainReader:
         """Build (once) and return the plain-value reader. Raises ``TypeError``/``ValueError`` if
@@ -170,6 +197,14 @@ class MsgspecBackend(Backend):
         if translates(source):
             return MsgspecValidator(source=source)
         return MsgspecValidator(translate(source))
+
+    def deferred(self, source: SchemaSource) -> MsgspecValidator | None:
+        # Most tools of a long list are never called: the decision (a fifth of a cold compile)
+        # waits for the first document. A schema nested deeper than the lean walk's bound is
+        # decided now, where the translator's stack is the compile's (see `translates`).
+        if getattr(source.facts, "max_chain", 0) > DEEPEST:
+            return None
+        return MsgspecValidator(source=source, decided=False)
 
 
 _EXTERNAL_REF = "`$ref` to a registry resource is not followed by the msgspec translation"

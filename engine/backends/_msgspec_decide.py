@@ -38,7 +38,7 @@ from ._msgspec_shape import (
     slot_of_value,
 )
 
-__all__ = ["renamable", "translates"]
+__all__ = ["DEEPEST", "renamable", "translates"]
 
 
 class _Unsure(Exception):
@@ -88,7 +88,7 @@ def _pattern_translates(pattern: str) -> bool:
 def translates(source: SchemaSource) -> bool:
     """``True`` when the translator is sure to take ``source.schema``; ``False`` when it may not
     (then ask it)."""
-    if getattr(source.facts, "max_chain", 0) > _DEEPEST:
+    if getattr(source.facts, "max_chain", 0) > DEEPEST:
         # The translator nests more Python calls per level than this walk: on a schema this deep
         # it may run out of stack where the walk did not, and must do so at compile time.
         return False
@@ -108,7 +108,7 @@ def translates(source: SchemaSource) -> bool:
 
 # Deeper schemas (subschemas nested, references followed, as the guard measured them) are left
 # to the translator at compile time.
-_DEEPEST = 64
+DEEPEST = 64
 
 # A node's union members: ``None`` for any value, else (type slots, literal values by slot, each
 # as its type and value).

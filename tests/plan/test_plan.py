@@ -12,6 +12,7 @@ import pytest
 import engine
 import engine.backends as registry
 from engine._cli.parser import build_parser
+from engine._dialect import normalise_schema_uri
 from engine._plan import candidates, plan
 from engine.backends import Backend, BackendRefused, BackendValidator, Entry, SchemaSource, refuse
 from engine.backends._msgspec_translation import translate
@@ -200,3 +201,85 @@ def test_the_typed_decoder_is_planned_once_and_reused_by_the_mcp_layer(monkeypat
     assert [c.schema for c in calls].count(CLOSED) == 1
     with pytest.raises(engine.ValidationFailed):
         tools.validate_result("t", b'{"content": [], "structuredContent": {"q": 1}}')
+
+
+# -- the decision put off until first use ---------------------------------------------------------
+
+
+def test_auto_compiles_without_deciding_on_msgspec(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under ``auto`` a compile neither walks nor translates for msgspec: the decision waits until
+    the first document is read or ``backend`` is asked for, and is then what the plan decides."""
+
+    def must_not_run(*_args: Any, **_kwargs: Any) -> Any:
+        raise AssertionError("the msgspec decision ran at compile time")
+
+    monkeypatch.setattr("engine.backends._msgspec.translates", must_not_run)
+    monkeypatch.setattr("engine.backends._msgspec.translate", must_not_run)
+    eng = engine.Engine()
+    taken = eng.compile(OPEN)
+    refused = eng.compile({"allOf": [{"type": "string"}, {"maxLength": 3}]})
+    # Python objects never need the decision: the general backend checks them either way.
+    assert taken.is_valid({"q": "x"}) and not refused.is_valid("long")
+    monkeypatch.undo()
+    assert taken.backend == "msgspec" and taken.notes == {}
+    assert taken.decode(b'{"q": "x", "extra": 1}') == {"q": "x", "extra": 1}
+    # A refusal found on first use: the general backend, with the reason, as the plan says.
+    assert refused.decode(b'"abc"') == "abc"
+    with pytest.raises(engine.ValidationFailed):
+        refused.decode(b'"abcd"')
+    assert refused.backend == "jsonschema-rs" and "allOf" in refused.notes["msgspec"]
+    assert repr(refused) == "<CompiledSchema backend='jsonschema-rs' dialect='2020-12'>"
+
+
+def test_a_configured_msgspec_backend_still_refuses_at_compile() -> None:
+    with pytest.raises(engine.SchemaRejected) as refused:
+        engine.Engine(backend="msgspec").compile({"allOf": [{"type": "string"}]})
+    assert refused.value.reason == engine.RejectReason.UNSUPPORTED_BY_BACKEND
+
+
+def _corpus_and_suite() -> list[tuple[str, Any, str]]:
+    """Every corpus schema (2020-12) and every distinct schema of the suite's draft 7 and 2020-12
+    tests, with the dialect it is read in."""
+    import json
+
+    from benchmarks.corpus import load_corpus
+    from tests.conformance.suite import iter_tests
+
+    found: list[tuple[str, Any, str]] = [(label, schema, "2020-12") for label, schema in load_corpus().schemas()]
+    for folder, dialect in (("draft7", "draft7"), ("draft2020-12", "2020-12")):
+        seen = set()
+        for test in iter_tests(folder):
+            text = json.dumps(test.schema, sort_keys=True)
+            if text not in seen:
+                seen.add(text)
+                found.append((test.id, test.schema, dialect))
+    return found
+
+
+def test_the_deferred_decision_is_the_plans_on_every_corpus_and_suite_schema() -> None:
+    """The backend and refusal notes decided on first use, asked for directly or reached by
+    reading a document, equal the plan's eager answer on every schema."""
+    compared = 0
+    for label, schema, dialect in _corpus_and_suite():
+        for first_use in ("backend", "decode"):
+            eng = engine.Engine(cache_size=0, default_dialect=dialect)  # type: ignore[arg-type]
+            try:
+                compiled = eng.compile(schema)
+            except engine.SchemaRejected:
+                continue
+            if first_use == "decode":
+                try:
+                    compiled.decode(b"{}")
+                except engine.EngineError:
+                    pass
+            src = SchemaSource(
+                schema=normalise_schema_uri(schema, compiled.dialect),
+                dialect=compiled.dialect,
+                resources={},
+                config=eng.config,
+                facts=compiled.guard,
+            )
+            eager = plan(src, candidates("auto"))
+            assert (compiled.backend, compiled.notes) == (eager.backend, dict(eager.refused)), label
+            compared += 1
+    assert compared > 1500
