@@ -22,6 +22,7 @@ jsonschema-rs needs to compile a real tool schema from scratch):
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
@@ -68,11 +69,15 @@ class CompileCache(Generic[T]):
         self._inflight: dict[bytes, threading.Lock] = {}
         self._hits = 0
         self._misses = 0
-        # The lookups before the fingerprint: plain dicts, read without the lock (a dict read is
-        # atomic), bounded, oldest entry out first. Each names the fingerprint of its value, which
-        # must still be in the cache: what the cache evicted is compiled again.
-        self._by_text: dict[bytes, tuple[bytes, T]] = {}
-        self._by_value: dict[bytes, tuple[bytes, T]] = {}
+        # Hits found before the fingerprint, counted without the lock (`next` on a count is one
+        # native step): taking the lock cost a tenth of such a hit.
+        self._early_hits = itertools.count()
+        self._early_reads = 0  # values `stats` took from `_early_hits` (under the lock)
+        # The lookups before the fingerprint: read without the lock (a dict read is atomic),
+        # bounded, oldest entry out first. Each names the fingerprint of its value, which must
+        # still be in the cache: what the cache evicted is compiled again.
+        self._by_text: _Recent[tuple[bytes, T]] = _Recent(maxsize)
+        self._by_value: _Recent[tuple[bytes, T]] = _Recent(_SERIALISATIONS * maxsize)
 
     @property
     def enabled(self) -> bool:
@@ -80,17 +85,15 @@ class CompileCache(Generic[T]):
 
     def find_text(self, text: bytes) -> T | None:
         """The value remembered for this exact JSON text."""
-        return self._found(self._by_text.get(text))
+        return self.find_value(text, self._by_text)
 
-    def find_value(self, packed: bytes) -> T | None:
-        """The value remembered for a document that serialises to these exact ``marshal`` bytes."""
-        return self._found(self._by_value.get(packed))
-
-    def _found(self, entry: tuple[bytes, T] | None) -> T | None:
+    def find_value(self, packed: bytes, table: _Recent[tuple[bytes, T]] | None = None) -> T | None:
+        """The value remembered for a document that serialises to these exact ``marshal`` bytes
+        (or for the key in ``table``)."""
+        entry = (table or self._by_value).get(packed)
         if entry is None or entry[0] not in self._live:
             return None
-        with self._lock:
-            self._hits += 1
+        next(self._early_hits)
         if _metrics.hooks:
             _metrics.emit(_metrics.CacheEvent("hit"))
         return entry[1]
@@ -108,9 +111,9 @@ class CompileCache(Generic[T]):
             return
         with self._lock:
             if text is not None:
-                _bounded_put(self._by_text, text, (key, value), self._maxsize)
+                self._by_text.put(text, (key, value))
             if packed is not None:
-                _bounded_put(self._by_value, packed, (key, value), _SERIALISATIONS * self._maxsize)
+                self._by_value.put(packed, (key, value))
 
     def get_or_compile(self, key: bytes, compile: Callable[[], T]) -> T:
         """The cached value for ``key``, or ``compile()``'s result, stored. Exceptions are not stored."""
@@ -151,15 +154,18 @@ class CompileCache(Generic[T]):
     def stats(self) -> CacheStats:
         with self._lock:
             size = len(self._entries) if self._entries is not None else 0
-            return CacheStats(hits=self._hits, misses=self._misses, size=size, maxsize=self._maxsize)
+            # A count's next value is how many values it has given: the hits, and one per read.
+            early = next(self._early_hits) - self._early_reads
+            self._early_reads += 1
+            return CacheStats(hits=self._hits + early, misses=self._misses, size=size, maxsize=self._maxsize)
 
     def clear(self) -> None:
         with self._lock:
             if self._entries is not None:
                 self._entries.clear()
             self._live.clear()
-            self._by_text.clear()
-            self._by_value.clear()
+            self._by_text = _Recent(self._maxsize)
+            self._by_value = _Recent(_SERIALISATIONS * self._maxsize)
 
 
 # Serialisations kept per cached schema: the one taken before compiling, the one after (a compiled
@@ -168,12 +174,48 @@ class CompileCache(Generic[T]):
 # other's out and every copy fell through to the text lookup.
 _SERIALISATIONS = 4
 
-K = TypeVar("K")
 V = TypeVar("V")
 
 
-def _bounded_put(table: dict[K, V], key: K, value: V, maxsize: int) -> None:
-    table.pop(key, None)  # re-inserted last: the newest
-    table[key] = value
-    while len(table) > maxsize:
-        del table[next(iter(table))]
+class _Recent(Generic[V]):
+    """A bounded table keyed by bytes (oldest entry out first) whose lookup of a key equal to one
+    it holds hashes nothing: each length names the newest keys of that length, whose hashes the
+    table's own objects keep, so an equal key is a comparison or two away. Hashing a serialisation
+    afresh was a tenth of a cache hit. Lengths rarely collide among the schemas of one engine (the
+    serialisations of one schema before and after compiling often do, hence a few per length); a
+    key not among them falls back to the hashed lookup."""
+
+    __slots__ = ("_by_length", "_entries", "_maxsize")
+
+    def __init__(self, maxsize: int) -> None:
+        self._entries: dict[bytes, V] = {}
+        self._by_length: dict[int, tuple[bytes, ...]] = {}
+        self._maxsize = maxsize
+
+    def get(self, key: bytes) -> V | None:
+        for held in self._by_length.get(len(key), ()):
+            if held == key:
+                return self._entries.get(held)
+        return self._entries.get(key)
+
+    def put(self, key: bytes, value: V) -> None:
+        """Under the cache's lock."""
+        entries = self._entries
+        entries.pop(key, None)  # re-inserted last: the newest
+        entries[key] = value
+        by_length = self._by_length
+        size = len(key)
+        held = by_length.get(size, ())
+        if key not in held:
+            by_length[size] = (key, *held[: _PER_LENGTH - 1])
+        while len(entries) > self._maxsize:
+            del entries[next(iter(entries))]
+        if len(by_length) > self._maxsize:  # lengths of keys gone: start again from the newest
+            by_length.clear()
+            by_length[size] = (key,)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+_PER_LENGTH = 4  # keys remembered per length

@@ -255,3 +255,47 @@ def test_a_cached_engine_answers_like_a_fresh_one(first: dict[str, Any], second:
         assert answers(cached, schema) == answers(engine.Engine(cache_size=0), schema)
     first["enum"] = [True]  # changed in place after it was cached
     assert answers(cached, first) == answers(engine.Engine(cache_size=0), first)
+
+
+def test_the_byte_tables_find_keys_of_one_length_and_forget_the_oldest() -> None:
+    """The tables before the fingerprint look a key up by its length first: keys of one length
+    (more than it remembers per length), evicted keys and a cleared table all answer exactly."""
+    from engine._cache import _PER_LENGTH, _Recent
+
+    table: _Recent[int] = _Recent(maxsize=8)
+    keys = [bytes([i]) * 5 for i in range(_PER_LENGTH + 3)]  # all five bytes long
+    for value, key in enumerate(keys):
+        table.put(key, value)
+    for value, key in enumerate(keys):
+        assert table.get(bytes(bytearray(key))) == value  # an equal, distinct object
+    assert table.get(b"\xff" * 5) is None and table.get(b"") is None
+    for value in range(20):  # past the bound: the oldest go
+        table.put(value.to_bytes(2, "big") * (value + 1), 100 + value)
+    assert len(table) == 8
+    assert all(table.get(key) is None for key in keys)
+    assert table.get((19).to_bytes(2, "big") * 20) == 119
+    assert table.get((11).to_bytes(2, "big") * 12) is None
+
+
+def test_hits_are_counted_exactly_under_threads() -> None:
+    eng = engine.Engine()
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    first = eng.compile(schema)
+    text = json.dumps(schema).encode()
+    found: list[bool] = []
+
+    def hit() -> None:
+        for i in range(500):
+            found.append(eng.compile(schema if i % 2 else text) is first)
+            if i % 100 == 0:
+                eng.cache_stats()  # reading the count between hits changes nothing
+
+    threads = [threading.Thread(target=hit) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(found) and len(found) == 2000
+    stats = eng.cache_stats()
+    assert (stats.hits, stats.misses) == (2000, 1)
+    assert eng.cache_stats().hits == 2000
