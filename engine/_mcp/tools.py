@@ -100,22 +100,25 @@ class ToolSet:
         to answer it as MCP does) or :class:`DecodeError`."""
         kind = type(arguments)
         if kind is bytes:
-            bound = self._from_bytes.get(name)
-            if bound is not None:
-                # The commonest read inline (a frame is a quarter of decoding a typical
-                # arguments object): a short document the typed decode accepts is valid.
-                check, limit, read = bound
-                if len(arguments) <= limit:
-                    try:
-                        check(arguments)  # type: ignore[misc]
-                        return _parse(arguments)  # type: ignore[no-any-return]
-                    except Exception:  # noqa: BLE001,S110 - judged again by the reader, never trusted
-                        pass
-                return read(arguments)  # type: ignore[no-any-return]
-        elif kind is dict:
-            check = self._from_dict.get(name)
-            if check is not None:
-                return check(arguments)  # type: ignore[no-any-return]
+            try:  # a subscript costs less than `.get`, and a tool's first call is rare
+                check, limit, read = self._from_bytes[name]
+            except KeyError:
+                return self._arguments(name, arguments)
+            # The commonest read inline (a frame is a quarter of decoding a typical arguments
+            # object): a short document the typed decode accepts is valid.
+            if len(arguments) <= limit:
+                try:
+                    check(arguments)  # type: ignore[misc]
+                    return _parse(arguments)  # type: ignore[no-any-return]
+                except Exception:  # noqa: BLE001,S110 - judged again by the reader, never trusted
+                    pass
+            return read(arguments)  # type: ignore[no-any-return]
+        if kind is dict:
+            try:
+                checked = self._from_dict[name]
+            except KeyError:
+                return self._arguments(name, arguments)
+            return checked(arguments)  # type: ignore[no-any-return]
         return self._arguments(name, arguments)
 
     def _arguments(self, name: str, arguments: Any) -> dict[str, Any]:
