@@ -283,3 +283,27 @@ def test_the_deferred_decision_is_the_plans_on_every_corpus_and_suite_schema() -
             assert (compiled.backend, compiled.notes) == (eager.backend, dict(eager.refused)), label
             compared += 1
     assert compared > 1500
+
+
+def test_threads_reading_first_documents_at_once_agree_on_the_decision() -> None:
+    import threading
+
+    for schema, backend in ((OPEN, "msgspec"), ({"allOf": [{"type": "object"}, {"required": ["q"]}]}, "jsonschema-rs")):
+        compiled = engine.Engine().compile(schema)
+        barrier = threading.Barrier(8)
+        answers: list[Any] = []
+
+        def first_read(
+            compiled: Any = compiled, barrier: threading.Barrier = barrier, answers: list[Any] = answers
+        ) -> None:
+            barrier.wait()
+            answers.append((compiled.decode(b'{"q": "x", "n": 1}'), compiled.backend))
+
+        threads = [threading.Thread(target=first_read) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert answers == [({"q": "x", "n": 1}, backend)] * 8
+        with pytest.raises(engine.EngineError):
+            compiled.decode(b'{"n": 1}' if backend == "jsonschema-rs" else b'{"q": 1}')
