@@ -299,3 +299,12 @@ def test_hits_are_counted_exactly_under_threads() -> None:
     stats = eng.cache_stats()
     assert (stats.hits, stats.misses) == (2000, 1)
     assert eng.cache_stats().hits == 2000
+
+
+def test_a_long_schema_is_found_again() -> None:
+    eng = engine.Engine()
+    schema = {"type": "string", "description": "x" * 70_000}
+    first = eng.compile(schema)
+    assert eng.compile(schema) is first
+    assert eng.compile({"type": "string", "description": "x" * 70_000}) is first
+    assert eng.cache_stats().hits == 2
