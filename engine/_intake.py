@@ -43,7 +43,7 @@ _CONTAINERS = frozenset({dict, list})
 _SCALARS = _PLAIN - _CONTAINERS
 # The buffers a plain object is written into, smallest first (each is zeroed when made): one whose
 # text fits is read from its text, a longer one is walked first.
-_BUFFERS = (1 << 11, 1 << 16)
+_BUFFERS = (1 << 11, 1 << 14, 1 << 16)
 
 
 class DocumentSize(NamedTuple):
@@ -214,13 +214,13 @@ def _read_plain(document: Any, limits: Limits, known: int | None) -> tuple[Docum
     text = _text_within(document, limits.max_schema_bytes) if known is None else _text(document)
     if text is not None:
         depth = _shape(document, limits)
-        if depth is None:
-            return None
-        return DocumentSize(len(text) if known is None else known, depth), text
-    measured = measure_plain(document, limits, known)
+        if depth is not None:
+            return DocumentSize(len(text) if known is None else known, depth), text
+    measured = measure_plain(document, limits, known)  # says which documents are plain
     if measured is None:
         return None
-    text = _text(document)  # bounded now: the walk weighed every place a shared object takes
+    if text is None:
+        text = _text(document)  # bounded now: the walk weighed every place a shared object takes
     if text is None:
         return measured, None  # not JSON text: `canonical_text` refuses it with the reason
     if known is None:
@@ -258,24 +258,28 @@ def _text_within(document: Any, max_bytes: int) -> bytes | None:
 
 
 def _shape(document: dict[str, Any], limits: Limits) -> int | None:
-    """The depth of ``document``, whose text is known to be short, or ``None`` if it holds anything
-    but the JSON types; refused with ``limit-exceeded`` past ``max_document_depth``. Level by level
-    in a few C calls: the values read at once, the next level being every value that is not
-    exactly a JSON scalar, which must then be exactly a dict or a list."""
+    """The depth of ``document``, whose text is known to be short, or ``None`` unless it is shown
+    to hold the JSON types only; refused with ``limit-exceeded`` past ``max_document_depth``.
+    Level by level in a few C calls: the values read at once, the next level being every value
+    that is not exactly a JSON scalar, which must then be exactly a dict or a list. A key that is
+    not exactly a ``str`` is read with the values: then more values were read than the containers
+    hold, counted once at the end."""
     max_depth = limits.max_document_depth
     level: list[Any] = [document]
+    containers: list[Any] = []
+    read = 0
     depth = 0
     while level:
         depth += 1
         if depth > max_depth:
             raise _too_deep(depth, limits)
-        children = _children(level, sum(map(len, level)))
-        if children is None:
-            return None
+        containers += level
+        children = referents(*level)
+        read += len(children)
         level = [child for child in children if type(child) not in _SCALARS]
         if level and not {*map(type, level)} <= _CONTAINERS:
             return None
-    return depth
+    return depth if read == sum(map(len, containers)) else None
 
 
 def _too_large(size: int, limits: Limits, *, estimated: bool = False) -> SchemaRejected:
