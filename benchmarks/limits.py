@@ -48,7 +48,7 @@ def main(argv: list[str]) -> int:
                 t0 = time.perf_counter()
                 cold.compile(schema)
                 t1 = time.perf_counter()
-                schema_value, size = load_schema(schema, limits)
+                schema_value, size, *_ = load_schema(schema, limits)
                 dialect = detect_dialect(schema_value, Dialect(config.default_dialect))
                 check_meta_schema(schema_value, dialect)
                 t2 = time.perf_counter()

@@ -78,7 +78,7 @@ class Engine:
                     found = cache.find_text(text)
                     if found is not None:
                         return found
-        schema, size, plain = load_schema(schema, self.config.limits)
+        schema, size, plain, canonical = load_schema(schema, self.config.limits)
         if not plain:
             packed = None  # only a plain document is found by its serialisation
         if fast and text is None:
@@ -92,7 +92,8 @@ class Engine:
                     cache.remember(found.fingerprint, found, packed=packed)  # the next such copy is found first
                     return found
         resources: Mapping[str, Any] = dict(registry) if registry else {}
-        canonical = canonical_text(schema)
+        if canonical is None:  # intake writes a plain object's text
+            canonical = canonical_text(schema)
         key = fingerprint(canonical, resources)
         compile = lambda: self._compile(schema, resources, key, size, canonical)  # noqa: E731
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens

@@ -40,7 +40,7 @@ import msgspec
 
 from ._errors import DecodeError, DecodeReason
 
-__all__ = ["admit", "bind_checked", "bind_is_valid", "max_values"]
+__all__ = ["admit", "bind_checked", "bind_is_valid", "max_values", "referents"]
 
 _encode = msgspec.msgpack.encode  # binary: no float or escape formatting, UTF-8 of every str
 _encode_json = msgspec.json.encode  # for ints msgpack cannot hold (beyond 64 bits)
@@ -80,6 +80,10 @@ def _referents_probe() -> Callable[..., list[Any]]:
 
 
 _referents = _referents_probe()
+referents = _referents
+"""The values of dicts and lists in one C call (only the values where every key is exactly a
+``str``); where the interpreter reads otherwise, nothing, so that a caller comparing the count
+with the lengths reads one by one. The schema intake walks with it too."""
 
 
 def max_values(max_bytes: int) -> int:

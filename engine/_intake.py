@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import marshal
+import sys
 from collections.abc import Callable, Mapping
+from itertools import chain
+from operator import length_hint
 from typing import Any, NamedTuple
 
 import msgspec
 
 from ._config import Limits
 from ._errors import DecodeError, DecodeReason, RejectReason, SchemaRejected
+from ._instance import referents
 
 __all__ = [
     "DocumentSize",
@@ -21,18 +26,30 @@ __all__ = [
     "measure_plain",
 ]
 
-_encode_sorted = msgspec.json.Encoder(order="sorted").encode
+_sorted_encoder = msgspec.json.Encoder(order="sorted")
+_encode_sorted = _sorted_encoder.encode
+_encode_sorted_into = _sorted_encoder.encode_into
+_decode = msgspec.json.decode
+_marshal = marshal.dumps
 encode = msgspec.json.encode
 """The schema's JSON text in its own key order: the cache's exact key for an equal document."""
 
 
 # What a JSON encoder writes as an array (a shared container in any of them counts once per place).
 _ARRAYS = frozenset({list, tuple, set, frozenset})
+# What a plain document holds, and what of it nests.
+_PLAIN = frozenset({dict, list, str, int, float, bool, type(None)})
+_CONTAINERS = frozenset({dict, list})
+_SCALARS = _PLAIN - _CONTAINERS
+# The buffers a plain object is written into, smallest first (each is zeroed when made): one whose
+# text fits is read from its text, a longer one is walked first.
+_BUFFERS = (1 << 11, 1 << 14, 1 << 16)
 
 
 class DocumentSize(NamedTuple):
     bytes: int
-    """The document's size: exact for bytes and text, a lower bound of its JSON encoding for objects."""
+    """The document's size: exact for bytes and text and for plain objects (their compact JSON
+    text), a lower bound of its JSON encoding for other objects."""
     depth: int
     """Nesting depth of arrays and objects (a scalar has depth 0)."""
 
@@ -76,42 +93,64 @@ def measure_document(document: Any, limits: Limits, known_bytes: int | None = No
 
 
 def measure_plain(document: Any, limits: Limits, known_bytes: int | None = None) -> DocumentSize | None:
-    """:func:`measure_document` for a *plain* document, made of ``dict`` s with string keys,
-    ``list`` s, strings, numbers, booleans and ``None`` (anything decoded from JSON); ``None`` for
-    any other document. Same sizes, same refusals: a shared container counts once per place, so a
-    bomb is cut off at the size limit."""
-    max_bytes, max_depth = limits.max_schema_bytes, limits.max_document_depth
-    size = 0
+    """:func:`measure_document` for a *plain* document, made of ``dict`` s with keys exactly
+    ``str``, ``list`` s, strings, numbers, booleans and ``None`` (anything decoded from JSON);
+    ``None`` for any other document. The depth is exact; the size is a lower bound of the compact
+    JSON text (``known_bytes`` when given), refused over the size limit. A shared container counts
+    once per place, and a level is read only once the bytes of its entries are counted, so a bomb
+    is refused within about ``max_schema_bytes`` values read, whatever its expansion.
+
+    Level by level, a few C calls per level rather than Python steps per value (as
+    :mod:`._instance` walks instances): ``referents`` reads a level's children at once, their types
+    are one set and ``length_hint`` weighs them all (a string its length, a container its entries,
+    a number nothing)."""
+    max_depth = limits.max_document_depth
+    bound = limits.max_schema_bytes if known_bytes is None else sys.maxsize
+    kind = type(document)
+    if kind is not dict and kind is not list:
+        return None
+    level: list[Any] = [document]
+    objects = kind is dict  # whether the level holds objects only
+    # The text is at least, level by level: its containers' brackets and commas (one byte per
+    # container and one per entry, the entries counted by the level above, the root's here), its
+    # keys, and its strings; a container's entries are weighed with the level above it.
+    size = len(document)
     depth = 0
-    level = [document]
     while level:
         depth += 1
         if depth > max_depth:
             raise _too_deep(depth, limits)
-        below: list[Any] = []
-        push = below.append
-        for value in level:
-            if type(value) is dict:
-                try:
-                    size += 2 + 4 * len(value) + sum(map(len, value))
-                except TypeError:  # a key without a length: not JSON, the general path says so
-                    return None
-                children: Any = value.values()
-            else:
-                size += 2 + len(value)
-                children = value
-            for child in children:
-                kind = type(child)
-                if kind is str:
-                    size += len(child) + 2
-                elif kind is dict or kind is list:
-                    push(child)
-                elif kind is not int and kind is not float and kind is not bool and child is not None:
-                    return None
-        if known_bytes is None and size > max_bytes:
+        entries = sum(map(len, level))
+        children = _children(level, entries)
+        if children is None:
+            return None  # not JSON: the general path says so
+        dicts = level if objects else [node for node in level if type(node) is dict]
+        kinds = {*map(type, children)}
+        if not kinds <= _PLAIN:
+            return None
+        size += len(level) + sum(map(len, chain.from_iterable(dicts))) + sum(map(length_hint, children))
+        if int in kinds:  # a long int is many digits (and one shared many times, a bomb)
+            ints = [child for child in children if type(child) is int]
+            size += max(0, 3 * (sum(map(int.bit_length, ints)) - len(ints)) // 10 - len(ints))
+        if size > bound:
             raise _too_large(size, limits, estimated=True)
-        level = below
+        objects = list not in kinds
+        level = [child for child in children if type(child) in _CONTAINERS] if kinds & _CONTAINERS else []
     return DocumentSize(known_bytes if known_bytes is not None else size, depth)
+
+
+def _children(level: list[Any], entries: int) -> list[Any] | None:
+    """The values of a level of dicts and lists (``entries`` of them), or ``None`` if a key is not
+    exactly a ``str``."""
+    children = referents(*level)
+    if len(children) == entries:
+        return children
+    # A key that is not exactly a str was read with the values (or `referents` reads nothing here).
+    dicts = [node for node in level if type(node) is dict]
+    if not {*map(type, chain.from_iterable(dicts))} <= {str}:
+        return None
+    lists = [node for node in level if type(node) is not dict]
+    return [*chain.from_iterable(map(dict.values, dicts)), *chain.from_iterable(lists)]
 
 
 class Intake(NamedTuple):
@@ -120,6 +159,8 @@ class Intake(NamedTuple):
     size: DocumentSize
     plain: bool
     """Made of dicts, lists, strings, numbers, booleans and ``None`` only (see :func:`measure_plain`)."""
+    canonical: bytes | None
+    """:func:`canonical_text` of a plain object, which gave its exact size; ``None`` for the others."""
 
 
 def load_schema(schema: Any, limits: Limits) -> Intake:
@@ -154,10 +195,91 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
                 location="",
             )
     if type(schema) is dict:
-        plain = measure_plain(schema, limits, known)
-        if plain is not None:
-            return Intake(schema, plain, True)
-    return Intake(schema, measure_document(schema, limits, known), False)
+        read = _read_plain(schema, limits, known)
+        if read is not None:
+            return Intake(schema, read[0], True, read[1])
+    return Intake(schema, measure_document(schema, limits, known), False, None)
+
+
+def _read_plain(document: Any, limits: Limits, known: int | None) -> tuple[DocumentSize, bytes | None] | None:
+    """The size, depth and canonical text of a plain object, or ``None`` for any other.
+
+    An object is first written into a small buffer that cannot grow: a bomb stops the encoder once
+    the buffer is full, having written a few kilobytes of its expansion. A text that fits gives
+    the exact size at the cost of the canonical text the fingerprint needs anyway, and the depth
+    and types are read level by level (:func:`_shape`). A longer object is walked and weighed
+    first (:func:`measure_plain`), then written: a bomb is refused before anything encodes more
+    of it than the buffers hold."""
+    # Parsed from text, a document is no larger than its text: it is written at once.
+    text = _text_within(document, limits.max_schema_bytes) if known is None else _text(document)
+    if text is not None:
+        depth = _shape(document, limits)
+        if depth is not None:
+            return DocumentSize(len(text) if known is None else known, depth), text
+    measured = measure_plain(document, limits, known)  # says which documents are plain
+    if measured is None:
+        return None
+    if text is None:
+        text = _text(document)  # bounded now: the walk weighed every place a shared object takes
+    if text is None:
+        return measured, None  # not JSON text: `canonical_text` refuses it with the reason
+    if known is None:
+        if len(text) > limits.max_schema_bytes:
+            raise _too_large(len(text), limits)
+        measured = DocumentSize(len(text), measured.depth)
+    return measured, text
+
+
+def _text(document: Any) -> bytes | None:
+    try:
+        return _encode_sorted(document)
+    except (TypeError, msgspec.EncodeError, RecursionError, ValueError):
+        return None
+
+
+def _text_within(document: Any, max_bytes: int) -> bytes | None:
+    """The canonical text of ``document`` if it is short (:data:`_BUFFERS`) and within
+    ``max_bytes``; ``None`` otherwise (longer, or not JSON text)."""
+    for size in _BUFFERS:
+        buffer = bytearray(size if size <= max_bytes else max_bytes + 1)
+        view = memoryview(buffer)  # while a view is held the buffer cannot grow: once full, the encoder stops
+        try:
+            _encode_sorted_into(document, buffer)
+        except BufferError:
+            if size > max_bytes:
+                return None
+            continue
+        except (TypeError, msgspec.EncodeError, RecursionError, ValueError):
+            return None
+        finally:
+            view.release()
+        return bytes(buffer) if len(buffer) <= max_bytes else None
+    return None
+
+
+def _shape(document: dict[str, Any], limits: Limits) -> int | None:
+    """The depth of ``document``, whose text is known to be short, or ``None`` unless it is shown
+    to hold the JSON types only; refused with ``limit-exceeded`` past ``max_document_depth``.
+    Level by level in a few C calls: the values read at once, the next level being every value
+    that is not exactly a JSON scalar, which must then be exactly a dict or a list. A key that is
+    not exactly a ``str`` is read with the values: then more values were read than the containers
+    hold, counted once at the end."""
+    max_depth = limits.max_document_depth
+    level: list[Any] = [document]
+    containers: list[Any] = []
+    read = 0
+    depth = 0
+    while level:
+        depth += 1
+        if depth > max_depth:
+            raise _too_deep(depth, limits)
+        containers += level
+        children = referents(*level)
+        read += len(children)
+        level = [child for child in children if type(child) not in _SCALARS]
+        if level and not {*map(type, level)} <= _CONTAINERS:
+            return None
+    return depth if read == sum(map(len, containers)) else None
 
 
 def _too_large(size: int, limits: Limits, *, estimated: bool = False) -> SchemaRejected:

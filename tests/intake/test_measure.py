@@ -1,0 +1,337 @@
+"""The schema intake's measure: exact size and depth of a plain object, bombs refused while bounded,
+anything else handed to the general path; and the same decisions as the per-value walk it replaced."""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+from benchmarks.corpus import load_corpus
+from engine._config import Limits
+from engine._intake import load_schema, measure_plain
+
+pytestmark = pytest.mark.timeout(120)
+
+SUITE = Path(__file__).resolve().parents[1] / "json-schema-test-suite" / "tests"
+
+
+def limits(**bounds: int) -> Limits:
+    return engine.EngineConfig.load(env={}, limits=bounds).limits
+
+
+def refusal(schema: Any, bounds: Limits) -> engine.SchemaRejected:
+    with pytest.raises(engine.SchemaRejected) as refused:
+        load_schema(schema, bounds)
+    return refused.value
+
+
+def text_of(document: Any) -> bytes:
+    return msgspec.json.encode(document, order="sorted")
+
+
+def depth_of(value: Any) -> int:
+    if type(value) is dict:
+        return 1 + max(map(depth_of, value.values()), default=0)
+    if type(value) is list:
+        return 1 + max(map(depth_of, value), default=0)
+    return 0
+
+
+def nested(levels: int) -> dict[str, Any]:
+    """An object nesting ``levels`` deep (the root counts one)."""
+    value: Any = 1
+    for _ in range(levels - 1):
+        value = [value]
+    return {"const": value} if levels > 1 else {}
+
+
+# --- bombs -------------------------------------------------------------------------------------
+
+
+def _list_bomb(levels: int) -> dict[str, Any]:
+    node: Any = ["x"]
+    for _ in range(levels):
+        node = [node, node]
+    return {"const": node}
+
+
+def _dict_bomb(levels: int) -> dict[str, Any]:
+    node: Any = {"type": "integer"}
+    for _ in range(levels):
+        node = {"allOf": [node, node], "not": node}
+    return node
+
+
+def _bombs() -> Iterator[tuple[str, Any]]:
+    yield "list shared 40 deep", _list_bomb(40)
+    yield "dict shared 40 deep", _dict_bomb(40)
+    yield "dict shared a million ways", {"anyOf": [{"type": "string"}] * 1_000_000}
+    yield "list shared wide", {"const": [["y" * 100] * 100] * 5000}
+    yield "long string shared", {"enum": ["s" * 100_000] * 1000}
+    yield "long key shared", {"anyOf": [{"k" * 100_000: 1}] * 1000}
+    yield "long int shared", {"enum": [10**4000] * 250_000}
+    big: dict[str, Any] = {f"p{i}": {"type": "string"} for i in range(200)}
+    yield "large dict shared", {"anyOf": [{"properties": big}] * 2000}
+
+
+@pytest.mark.parametrize(("name", "bomb"), list(_bombs()))
+def test_a_bomb_is_refused_on_size_before_it_is_written(name: str, bomb: Any) -> None:
+    error = refusal(bomb, limits())
+    assert error.reason == "limit-exceeded"
+    assert error.details is not None and error.details["limit"] == "max_schema_bytes"
+    assert error.details["measured"] > error.details["bound"] == 1_000_000
+    with pytest.raises(engine.SchemaRejected):
+        engine.Engine(cache_size=0).compile(bomb)
+
+
+def test_a_bomb_under_a_small_limit_is_refused_too() -> None:
+    bounds = limits(max_schema_bytes=100)
+    for _, bomb in _bombs():
+        assert refusal(bomb, bounds).details == {
+            "limit": "max_schema_bytes",
+            "measured": refusal(bomb, bounds).details["measured"],
+            "bound": 100,
+        }
+
+
+def test_a_cycle_is_refused_on_depth() -> None:
+    loop: dict[str, Any] = {"type": "object"}
+    loop["properties"] = {"me": loop}
+    error = refusal(loop, limits())
+    assert error.details is not None and error.details["limit"] == "max_document_depth"
+
+
+# --- depth and size at and over their limits ---------------------------------------------------
+
+
+@pytest.mark.parametrize("pad", [0, 3000, 100_000])  # short, past the first buffer, past the last
+@pytest.mark.parametrize("levels", [1, 2, 5, 128])
+def test_depth_at_and_over_the_limit(levels: int, pad: int) -> None:
+    schema = nested(levels) | ({"description": "d" * pad} if pad else {})
+    size, depth = load_schema(schema, limits(max_document_depth=levels)).size
+    assert (size, depth) == (len(text_of(schema)), levels)
+    error = refusal(schema, limits(max_document_depth=levels - 1)) if levels > 1 else None
+    if error is not None:
+        assert error.details == {"limit": "max_document_depth", "measured": levels, "bound": levels - 1}
+        assert "max_document_depth" in error.message
+
+
+@pytest.mark.parametrize("length", [10, 1500, 3000, 70_000, 300_000])
+def test_size_at_and_over_the_limit_is_the_exact_text(length: int) -> None:
+    schema = {"description": "é" * (length // 2), "enum": [1.5, None, True, 'a\n"b'], "x": {"y": [[]]}}
+    exact = len(text_of(schema))
+    intake = load_schema(schema, limits(max_schema_bytes=exact))
+    assert intake.size.bytes == exact and intake.plain and intake.canonical == text_of(schema)
+    error = refusal(schema, limits(max_schema_bytes=exact - 1))
+    assert error.reason == "limit-exceeded"
+    assert error.details == {"limit": "max_schema_bytes", "measured": exact, "bound": exact - 1}
+    assert f"{exact} bytes" in error.message and "max_schema_bytes" in error.message
+
+
+def test_text_keeps_its_own_length() -> None:
+    text = '{ "type" : "string" }'
+    intake = load_schema(text, limits())
+    assert intake.size == (len(text), 1) and intake.plain
+
+
+def test_a_depth_refusal_comes_first_in_a_long_deep_document() -> None:
+    schema = nested(200) | {"description": "d" * 200_000}
+    assert refusal(schema, limits()).details["limit"] == "max_document_depth"
+
+
+# --- documents that are not plain ----------------------------------------------------------------
+
+
+class Text(str):
+    pass
+
+
+class Number(enum.IntEnum):
+    ONE = 1
+
+
+class Frozen(Mapping[str, Any]):
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+NOT_PLAIN = {
+    "tuple": {"enum": (1, 2)},
+    "set": {"enum": {1}},
+    "frozenset": {"const": {"a": frozenset({"x"})}},
+    "bytes": {"const": b"x"},
+    "int key": {"properties": {1: {}}},
+    "str subclass key": {Text("type"): "string"},
+    "str subclass value": {"type": Text("string")},
+    "int subclass": {"minimum": Number.ONE},
+    "dict subclass": {"properties": type("D", (dict,), {})(a={})},
+    "mapping": {"properties": Frozen({"a": {}})},
+    "deep tuple": {"a": [[[("x",)]]]},
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_PLAIN))
+def test_a_document_that_is_not_plain_goes_to_the_general_path(name: str) -> None:
+    schema = NOT_PLAIN[name]
+    assert measure_plain(schema, limits()) is None
+    assert not load_schema(schema, limits()).plain
+    assert load_schema(schema, limits()).canonical is None
+
+
+def test_a_long_document_that_is_not_plain_goes_to_the_general_path() -> None:
+    schema = {"description": "d" * 100_000, "enum": (1, 2)}
+    assert not load_schema(schema, limits()).plain
+
+
+def test_a_nan_is_plain() -> None:
+    intake = load_schema({"const": math.nan}, limits())
+    assert intake.plain and intake.size.depth == 1
+
+
+# --- the same decisions as the per-value walk it replaced -------------------------------------------
+
+
+def old_measure_plain(document: Any, bounds: Limits) -> str | tuple[int, int] | None:
+    """The per-value walk this measure replaced (engine/_intake.py before), as the reference: the
+    limit it refuses on, the estimated size and depth, or ``None`` (not plain)."""
+    max_bytes, max_depth = bounds.max_schema_bytes, bounds.max_document_depth
+    size = depth = 0
+    level = [document]
+    while level:
+        depth += 1
+        if depth > max_depth:
+            return "max_document_depth"
+        below: list[Any] = []
+        for value in level:
+            if type(value) is dict:
+                try:
+                    size += 2 + 4 * len(value) + sum(map(len, value))
+                except TypeError:
+                    return None
+                children: Any = value.values()
+            else:
+                size += 2 + len(value)
+                children = value
+            for child in children:
+                kind = type(child)
+                if kind is str:
+                    size += len(child) + 2
+                elif kind is dict or kind is list:
+                    below.append(child)
+                elif kind is not int and kind is not float and kind is not bool and child is not None:
+                    return None
+        if size > max_bytes:
+            return "max_schema_bytes"
+        level = below
+    return size, depth
+
+
+def decision(schema: Any, bounds: Limits) -> str | None:
+    try:
+        load_schema(schema, bounds)
+    except engine.SchemaRejected as exc:
+        assert exc.reason == "limit-exceeded"
+        assert exc.details is not None
+        return str(exc.details["limit"])
+    return None
+
+
+def same_decision(schema: dict[str, Any], bounds: Limits) -> None:
+    """The new decision is what the exact text and depth say, and the old walk's wherever its size
+    estimate falls on the same side of the limit as the exact text."""
+    old = old_measure_plain(schema, bounds)
+    assert old is not None  # every document here is plain
+    new = decision(schema, bounds)
+    deep = depth_of(schema) > bounds.max_document_depth
+    large = len(text_of(schema)) > bounds.max_schema_bytes
+    assert (new is None) == (not deep and not large)
+    if deep != large:
+        assert new == ("max_document_depth" if deep else "max_schema_bytes")
+    if old == "max_document_depth":
+        assert new == "max_document_depth" or large
+    elif old == "max_schema_bytes":
+        assert new is not None or not large
+    else:
+        assert new is None or (new == "max_schema_bytes" and large)
+
+
+def _suite_schemas() -> list[Any]:
+    schemas = []
+    for path in sorted(SUITE.rglob("*.json")):
+        for group in json.loads(path.read_text()):
+            if type(group.get("schema")) is dict:
+                schemas.append(group["schema"])
+    return schemas
+
+
+def _corpus_schemas() -> list[Any]:
+    return [schema for _, schema in load_corpus().schemas() if type(schema) is dict]
+
+
+@pytest.mark.parametrize("source", ["corpus", "suite"])
+def test_same_decisions_as_the_old_walk(source: str) -> None:
+    schemas = _corpus_schemas() if source == "corpus" else _suite_schemas()
+    assert len(schemas) > 100
+    for schema in schemas:
+        exact, depth = len(text_of(schema)), depth_of(schema)
+        intake = load_schema(schema, limits())
+        assert intake.plain and intake.size == (exact, depth)
+        assert intake.canonical == text_of(schema)
+        old = old_measure_plain(schema, limits())
+        assert old is not None and old[1] == depth
+        for bounds in (
+            limits(max_schema_bytes=exact, max_document_depth=depth),
+            limits(max_schema_bytes=exact - 1),
+            limits(max_document_depth=depth - 1) if depth > 1 else limits(),
+            limits(max_schema_bytes=max(exact // 3, 1), max_document_depth=max(depth - 1, 1)),
+        ):
+            same_decision(schema, bounds)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=5),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(st.text(max_size=8), json_values, max_size=6),
+    st.integers(min_value=2, max_value=3000),
+    st.integers(min_value=1, max_value=12),
+)
+def test_same_decisions_on_generated_documents(document: dict[str, Any], max_bytes: int, max_depth: int) -> None:
+    bounds = limits(max_schema_bytes=max_bytes, max_document_depth=max_depth)
+    same_decision(document, bounds)
+    if decision(document, bounds) is None:
+        intake = load_schema(document, bounds)
+        assert intake.size == (len(text_of(document)), depth_of(document)) and intake.plain
+
+
+@settings(max_examples=100, deadline=None)
+@given(json_values, st.integers(min_value=1, max_value=40))
+def test_shared_generated_values_count_once_per_place(value: Any, copies: int) -> None:
+    schema = {"anyOf": [{"const": value}] * copies}
+    exact = len(text_of(schema))
+    assert decision(schema, limits(max_schema_bytes=exact)) in (None, "max_document_depth")
+    assert decision(schema, limits(max_schema_bytes=exact - 1)) == "max_schema_bytes"
