@@ -15,9 +15,9 @@ jsonschema-rs needs to compile a real tool schema from scratch):
   measured and accepted, and a schema changed in place since is not one. Which objects it marks
   as shared depends on reference counts, so an equal copy may serialise differently: it is then
   found by the next lookup, and its serialisation remembered;
-- an *equal document*, by its exact JSON text (the schema encoded in its own key order, after
-  the intake measure, or the bytes it was given as): the same text is the same document. Equal
-  documents in another key order fall through to the fingerprint, which is order-blind.
+- an *equal document*, by its exact JSON text: the bytes it was given as, before anything else,
+  then the canonical text (keys sorted) that the intake measure writes: the same text is the
+  same document, and equal documents in any key order have one canonical text.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class CompileCache(Generic[T]):
         # The lookups before the fingerprint: read without the lock (a dict read is atomic),
         # bounded, oldest entry out first. Each names the fingerprint of its value, which must
         # still be in the cache: what the cache evicted is compiled again.
-        self._by_text: _Recent[tuple[bytes, T]] = _Recent(maxsize)
+        self._by_text: _Recent[tuple[bytes, T]] = _Recent(2 * maxsize)  # the text given, and the canonical one
         self._by_value: _Recent[tuple[bytes, T]] = _Recent(_SERIALISATIONS * maxsize)
 
     @property
@@ -104,14 +104,18 @@ class CompileCache(Generic[T]):
         value: T,
         *,
         text: bytes | None = None,
+        canonical: bytes | None = None,
         packed: bytes | None = None,
     ) -> None:
-        """Find ``value`` (cached under ``key``) again by ``text`` and by ``packed``."""
+        """Find ``value`` (cached under ``key``) again by ``text`` and ``canonical`` (JSON texts) and
+        by ``packed`` (a serialisation)."""
         if self._entries is None:
             return
         with self._lock:
             if text is not None:
                 self._by_text.put(text, (key, value))
+            if canonical is not None and canonical != text:
+                self._by_text.put(canonical, (key, value))
             if packed is not None:
                 self._by_value.put(packed, (key, value))
 
@@ -164,7 +168,7 @@ class CompileCache(Generic[T]):
             if self._entries is not None:
                 self._entries.clear()
             self._live.clear()
-            self._by_text = _Recent(self._maxsize)
+            self._by_text = _Recent(2 * self._maxsize)
             self._by_value = _Recent(_SERIALISATIONS * self._maxsize)
 
 

@@ -7,15 +7,13 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Unpack
 
-import msgspec
-
 from . import _guard as guard
 from . import _metrics
 from ._cache import CacheStats, CompileCache
 from ._compiled import CompiledSchema
 from ._config import ConfigOverrides, EngineConfig
 from ._dialect import Dialect, check_meta_schema, detect_dialect, normalise_schema_uri
-from ._intake import DocumentSize, canonical_text, encode, fingerprint, load_schema
+from ._intake import DocumentSize, canonical_text, fingerprint, load_schema
 from ._plan import candidates, plan
 from .backends import SchemaSource
 
@@ -81,34 +79,26 @@ class Engine:
         schema, size, plain, canonical = load_schema(schema, self.config.limits)
         if not plain:
             packed = None  # only a plain document is found by its serialisation
-        if fast and text is None:
-            try:
-                text = encode(schema)
-            except (TypeError, ValueError, RecursionError, msgspec.EncodeError):
-                text = None  # not JSON: the fingerprint refuses it with the reason
-            else:
-                found = cache.find_text(text)
-                if found is not None:
-                    cache.remember(found.fingerprint, found, packed=packed)  # the next such copy is found first
-                    return found
-        resources: Mapping[str, Any] = dict(registry) if registry else {}
         if canonical is None:  # intake writes a plain object's text
             canonical = canonical_text(schema)
+        if fast:
+            # Equal documents, in any key order, have one canonical text: an equal copy that
+            # serialises differently, or a document given as other bytes, is found by it.
+            found = cache.find_text(canonical)
+            if found is not None:
+                cache.remember(found.fingerprint, found, text=text, packed=packed)  # the next such copy is found first
+                return found
+        resources: Mapping[str, Any] = dict(registry) if registry else {}
         key = fingerprint(canonical, resources)
         compile = lambda: self._compile(schema, resources, key, size, canonical)  # noqa: E731
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
             compile = _metrics.observed_compile(compile)
         compiled = cache.get_or_compile(key, compile)
         if fast:
-            cache.remember(key, compiled, text=text, packed=packed)
-            if packed is not None:
-                # What the compiled schema keeps of the document (the msgspec translation holds
-                # some of its objects) changes which objects marshal marks as shared: a third of the
-                # corpus serialised differently once compiled. Remember that form too, so that
-                # asking again with the same object is found at once.
-                again = marshal.dumps(schema)
-                if again != packed:
-                    cache.remember(key, compiled, packed=again)
+            # The serialisation taken before compiling is the one asked with next: a compile
+            # keeps no object of the document (the msgspec translation, which does, is made on
+            # first use; a serialisation changed by it is found by the text, and remembered).
+            cache.remember(key, compiled, text=text, canonical=canonical, packed=packed)
         return compiled
 
     def _compile(

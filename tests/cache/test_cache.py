@@ -308,3 +308,18 @@ def test_a_long_schema_is_found_again() -> None:
     assert eng.compile(schema) is first
     assert eng.compile({"type": "string", "description": "x" * 70_000}) is first
     assert eng.cache_stats().hits == 2
+
+
+def test_the_same_object_is_found_again_after_its_first_decode() -> None:
+    """The msgspec translation made on a schema's first decode keeps objects of the document,
+    which changes its serialisation: it is then found by its canonical text, and its new
+    serialisation remembered."""
+    eng = engine.Engine()
+    schema = {"type": "object", "properties": {"q": {"type": "string", "enum": ["a", "b"]}}, "required": ["q"]}
+    first = eng.compile(schema)
+    assert first.decode(b'{"q": "a"}') == {"q": "a"}
+    for _ in range(3):
+        assert eng.compile(schema) is first
+    reordered = {"required": ["q"], "properties": {"q": {"enum": ["a", "b"], "type": "string"}}, "type": "object"}
+    assert eng.compile(reordered) is first
+    assert (eng.cache_stats().hits, eng.cache_stats().misses) == (4, 1)
