@@ -91,7 +91,7 @@ def inspect(
     """
     limits = config.limits
     if not resources and fetch is None:
-        tree = walk_tree(schema, dialect)
+        tree = walk_tree(schema, dialect, document)
         if tree is not None:
             return _tree_report(tree, config, document)
     graph = Graph()
@@ -131,16 +131,13 @@ def inspect(
 
 def _tree_report(tree: Tree, config: EngineConfig, document: tuple[int, int] | None) -> GuardReport:
     """The report on a schema without references: nothing recurses, nothing is inlined."""
-    measured = tree.measures
-    if document is not None:
-        measured = {"max_schema_bytes": document[0], "max_document_depth": document[1], **measured}
+    measured = tree.measures  # the document's measurements included, in the report's order
     locations = tree.locations
     count = measured["max_subschemas"]
-    if count > config.limits.max_subschemas:  # first, as the graph's walk refuses it
-        raise exceeded("max_subschemas", count, config.limits.max_subschemas, "")
-    measured["max_ref_expansion"] = count
-    measured["max_eval_depth"] = tree.in_place_chain
-    check(measured, locations, config.limits)
+    limits = config.limits
+    if count > limits.max_subschemas:  # first, as the graph's walk refuses it
+        raise exceeded("max_subschemas", count, limits.max_subschemas, "")
+    check(measured, locations, limits)
     heights = _check_patterns(tree.patterns, config) if tree.patterns else 0
     return GuardReport(
         measured=measured,
