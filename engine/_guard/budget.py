@@ -7,8 +7,6 @@ value, the bound, and the JSON pointer of the place in the schema where it was m
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import repeat
-from operator import gt
 from typing import Any
 
 from .._config import Limits
@@ -42,29 +40,20 @@ def exceeded(limit: str, measured: int, bound: int, location: str) -> SchemaReje
     )
 
 
-_NAMES = tuple(LIMIT_MEANINGS)
-
-
 def check(measured: dict[str, int], where: dict[str, str], limits: Limits) -> None:
     """Refuse the first measurement (in ``LIMIT_MEANINGS`` order) that is over its bound."""
-    pairs, bounds = _bounds(limits)
-    # Almost every schema is within every bound: said by one comparison of all the values at
-    # native speed (a missing measurement reads as 0, under any bound); only a schema over some
-    # bound takes the loop that names the first.
-    if not any(map(gt, map(measured.get, _NAMES, repeat(0)), bounds)):
-        return
-    for limit, bound in pairs:
+    for limit, bound in _bounds(limits):
         value = measured.get(limit)
         if value is not None and value > bound:
             raise exceeded(limit, value, bound, where.get(limit, ""))
 
 
-_last: tuple[Limits, tuple[tuple[tuple[str, Any], ...], tuple[Any, ...]]] | None = None
+_last: tuple[Limits, tuple[tuple[str, Any], ...]] | None = None
 
 
-def _bounds(limits: Limits) -> tuple[tuple[tuple[str, Any], ...], tuple[Any, ...]]:
-    """((limit, bound) in ``LIMIT_MEANINGS`` order, the bounds alone): read once per
-    configuration, not once per schema. The last one asked for is found by identity; hashing
+def _bounds(limits: Limits) -> tuple[tuple[str, Any], ...]:
+    """(limit, bound) in ``LIMIT_MEANINGS`` order: read once per configuration, not once per
+    schema. The last one asked for is found by identity; hashing
     the frozen ``Limits`` (all of its fields) on every compile cost more than the check."""
     global _last
     last = _last
@@ -74,6 +63,5 @@ def _bounds(limits: Limits) -> tuple[tuple[tuple[str, Any], ...], tuple[Any, ...
 
 
 @lru_cache(maxsize=16)
-def _read_bounds(limits: Limits) -> tuple[tuple[tuple[str, Any], ...], tuple[Any, ...]]:
-    pairs = tuple((limit, getattr(limits, limit)) for limit in LIMIT_MEANINGS)
-    return pairs, tuple(bound for _, bound in pairs)
+def _read_bounds(limits: Limits) -> tuple[tuple[str, Any], ...]:
+    return tuple((limit, getattr(limits, limit)) for limit in LIMIT_MEANINGS)
