@@ -51,7 +51,8 @@ class Tree(msgspec.Struct, frozen=True, gc=False):
     back to it, so the garbage collector need not track it."""
 
     measures: dict[str, int]
-    """Limit name -> largest value, every limit a schema is held to, in the budget's order."""
+    """Limit name -> largest value: every limit a schema is held to, in the report's order (the
+    document's two, the walk's seven, then the expansion and the evaluation depth)."""
     locations: dict[str, str]
     """Limit name -> JSON pointer where its largest value was seen (only those seen)."""
     in_place_chain: int
@@ -152,7 +153,7 @@ def walk_tree(schema: Any, dialect: Dialect, document: tuple[int, int] | None = 
                 else:
                     for key, child in sub.items():
                         stack.append((child, frame, keyword, key, child_depth, c))
-    # Every measurement of the report, in the order of the limits (the budget's order), made once.
+    # Every measurement of the report, in the report's order, made once.
     measures = {} if document is None else {"max_schema_bytes": document[0], "max_document_depth": document[1]}
     measures["max_schema_depth"] = depth_max
     measures["max_subschemas"] = count
