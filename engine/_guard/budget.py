@@ -12,7 +12,7 @@ from typing import Any
 from .._config import Limits
 from .._errors import RejectReason, SchemaRejected
 
-__all__ = ["LIMIT_MEANINGS", "check", "exceeded"]
+__all__ = ["LIMIT_MEANINGS", "bounds", "check", "exceeded"]
 
 LIMIT_MEANINGS: dict[str, str] = {
     "max_schema_bytes": "size of the schema document in bytes",
@@ -48,7 +48,33 @@ def check(measured: dict[str, int], where: dict[str, str], limits: Limits) -> No
             raise exceeded(limit, value, bound, where.get(limit, ""))
 
 
-@lru_cache(maxsize=16)
+def bounds(limits: Limits) -> tuple[Any, ...]:
+    """Every bound of ``limits``, in ``LIMIT_MEANINGS`` order (a caller holding its measurements
+    in that order compares them all at once, and calls :func:`check` only if one is over)."""
+    return _read(limits)[2]
+
+
 def _bounds(limits: Limits) -> tuple[tuple[str, Any], ...]:
-    # Read once per configuration (Limits is frozen and hashable), not once per schema.
-    return tuple((limit, getattr(limits, limit)) for limit in LIMIT_MEANINGS)
+    """(limit, bound) in ``LIMIT_MEANINGS`` order."""
+    return _read(limits)[1]
+
+
+_Read = tuple[Limits, tuple[tuple[str, Any], ...], tuple[Any, ...]]
+_last: _Read | None = None
+
+
+def _read(limits: Limits) -> _Read:
+    # Read once per configuration, not once per schema. The last one asked for is found by
+    # identity; hashing the frozen ``Limits`` (all of its fields) on every compile cost more
+    # than the check.
+    global _last
+    last = _last
+    if last is None or last[0] is not limits:
+        last = _last = _read_limits(limits)
+    return last
+
+
+@lru_cache(maxsize=16)
+def _read_limits(limits: Limits) -> _Read:
+    pairs = tuple((limit, getattr(limits, limit)) for limit in LIMIT_MEANINGS)
+    return limits, pairs, tuple(bound for _, bound in pairs)

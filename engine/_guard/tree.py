@@ -15,7 +15,9 @@ same.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
+
+import msgspec
 
 from .._dialect import Dialect
 from .._keywords import ANCHORS, Applies, Shape
@@ -41,11 +43,16 @@ _IN_PLACE, _HOLD = Applies.IN_PLACE, Applies.HOLD
 _ONE, _LIST, _ONE_OR_LIST, _LEGACY_MAP = Shape.ONE, Shape.LIST, Shape.ONE_OR_LIST, Shape.MAP_OF_SCHEMA_OR_LIST
 
 
-class Tree(NamedTuple):
-    """The measurements of a tree-shaped schema, named after the limits that bound them."""
+class Tree(msgspec.Struct, frozen=True, gc=False):
+    """The measurements of a tree-shaped schema, named after the limits that bound them.
+
+    A struct, not a named tuple: made once per compile, and a named tuple's keyword constructor
+    (a Python function) cost as much as walking a small schema. It refers to nothing that refers
+    back to it, so the garbage collector need not track it."""
 
     measures: dict[str, int]
-    """Limit name -> largest value."""
+    """Limit name -> largest value: every limit a schema is held to, in the report's order (the
+    document's two, the walk's seven, then the expansion and the evaluation depth)."""
     locations: dict[str, str]
     """Limit name -> JSON pointer where its largest value was seen (only those seen)."""
     in_place_chain: int
@@ -56,6 +63,8 @@ class Tree(NamedTuple):
 
 
 def pointer(frame: Frame | None) -> str:
+    if frame is None or frame[1] is None:
+        return ""  # the root (most locations of a small schema)
     parts: list[str] = []
     while frame is not None and frame[1] is not None:
         key = frame[3]
@@ -67,8 +76,11 @@ def pointer(frame: Frame | None) -> str:
     return "".join(reversed(parts))
 
 
-def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
-    """Measure ``schema`` if it is a plain tree; ``None`` if it needs the graph's walk."""
+def walk_tree(schema: Any, dialect: Dialect, document: tuple[int, int] | None = None) -> Tree | None:
+    """Measure ``schema`` if it is a plain tree; ``None`` if it needs the graph's walk.
+
+    ``document`` (its size in bytes and nesting depth as JSON, measured at intake) is put first
+    in the measurements, as the report lists them."""
     table = APPLICATORS[dialect]
     applicator_keys = table.keys()
     needs_graph, special = _NEEDS_GRAPH, _SPECIAL
@@ -93,8 +105,8 @@ def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
             depth_max, depth_at = depth, frame
         if chain > longest:
             longest = chain
-        if type(value) is not dict and not isinstance(value, Mapping):
-            continue
+        if type(value) is not dict and (value is True or value is False or not isinstance(value, Mapping)):
+            continue  # a boolean schema (judged without the ABC's isinstance, a tenth of a small walk)
         if not special.isdisjoint(value):
             if not needs_graph.isdisjoint(value):
                 return None
@@ -141,17 +153,19 @@ def walk_tree(schema: Any, dialect: Dialect) -> Tree | None:
                 else:
                     for key, child in sub.items():
                         stack.append((child, frame, keyword, key, child_depth, c))
-    measures = {
-        "max_schema_depth": depth_max,
-        "max_subschemas": count,
-        "max_branches": branches,
-        "max_properties": props,
-        "max_enum": enum_max,
-        "max_unevaluated_nesting": 0,
-        "max_pattern_length": pattern_max,
-    }
+    # Every measurement of the report, in the report's order, made once.
+    measures = {} if document is None else {"max_schema_bytes": document[0], "max_document_depth": document[1]}
+    measures["max_schema_depth"] = depth_max
+    measures["max_subschemas"] = count
+    measures["max_branches"] = branches
+    measures["max_properties"] = props
+    measures["max_enum"] = enum_max
+    measures["max_unevaluated_nesting"] = 0
+    measures["max_pattern_length"] = pattern_max
+    measures["max_ref_expansion"] = count  # nothing to inline
+    measures["max_eval_depth"] = longest
     # Spelled only where something was seen (the root holds the subschema count).
-    locations = {"max_schema_depth": pointer(depth_at), "max_subschemas": ""}
+    locations = {"max_schema_depth": pointer(depth_at) if depth_at is not root else "", "max_subschemas": ""}
     if branches_at is not None:
         locations["max_branches"] = pointer(branches_at)
     if props_at is not None:

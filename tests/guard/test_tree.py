@@ -99,3 +99,43 @@ def test_limits_refuse_at_the_same_place(monkeypatch: pytest.MonkeyPatch) -> Non
     for schema in (deep, wide, {"enum": list(range(20_000))}):
         fast, slow = both_ways(schema, engine.Dialect.DRAFT2020_12, monkeypatch)
         assert isinstance(fast, tuple) and fast == slow and fast[0] == "limit-exceeded"
+
+
+def test_measurements_in_the_reports_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    schema = {"properties": {"a": {"enum": [1]}}}
+    tree = walk_tree(schema, engine.Dialect.DRAFT2020_12, (10, 3))
+    assert tree is not None
+    fast, slow = both_ways(schema, engine.Dialect.DRAFT2020_12, monkeypatch)
+    assert list(tree.measures) == list(fast.measured) == list(slow.measured)
+
+
+def _over_each_limit() -> list[tuple[str, int]]:
+    report = guard.inspect(SCHEMA, engine.Dialect.DRAFT2020_12, {}, CONFIG, document=(100, 3))
+    return [(limit, value - 1) for limit, value in report.measured.items() if value > 0]
+
+
+SCHEMA = {
+    "properties": {
+        "a": {"allOf": [{"not": {"type": "string", "pattern": "^ab+$"}}, {"enum": [1, 2, 3]}]},
+        "b": True,
+        "c": {},
+    }
+}
+
+
+@pytest.mark.parametrize(("limit", "bound"), _over_each_limit())
+def test_each_limit_over_its_bound_is_named(limit: str, bound: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = engine.EngineConfig(limits=engine.Limits(**{limit: bound}))
+    outcomes = []
+    for tree_walk in (True, False):
+        with monkeypatch.context() as patched:
+            if not tree_walk:
+                patched.setattr(guard, "walk_tree", lambda *_: None)
+            try:
+                guard.inspect(SCHEMA, engine.Dialect.DRAFT2020_12, {}, config, document=(100, 3))
+            except engine.SchemaRejected as exc:
+                outcomes.append((exc.reason, exc.message, exc.location, exc.details))
+            else:
+                outcomes.append(None)
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0] is not None and outcomes[0][3]["limit"] == limit
