@@ -58,6 +58,24 @@ class _LRU(cachetools.LRUCache[bytes, T]):
         return item
 
 
+class _Tally:
+    """A count bumped without a lock (``next`` on an ``itertools.count`` is one native step) and
+    read under the cache's lock: a count's next value is how many it has given, the bumps and
+    one per read."""
+
+    __slots__ = ("_reads", "bump", "_count")
+
+    def __init__(self) -> None:
+        self._count = itertools.count()
+        self.bump: Callable[[], int] = self._count.__next__
+        self._reads = 0
+
+    def read(self) -> int:
+        value = next(self._count) - self._reads
+        self._reads += 1
+        return value
+
+
 class CompileCache(Generic[T]):
     def __init__(self, maxsize: int) -> None:
         # What the LRU holds, as a plain dict: whether a fingerprint is still cached is one native
@@ -69,10 +87,10 @@ class CompileCache(Generic[T]):
         self._inflight: dict[bytes, threading.Lock] = {}
         self._hits = 0
         self._misses = 0
-        # Hits found before the fingerprint, counted without the lock (`next` on a count is one
-        # native step): taking the lock cost a tenth of such a hit.
-        self._early_hits = itertools.count()
-        self._early_reads = 0  # values `stats` took from `_early_hits` (under the lock)
+        # Hits found before the fingerprint, and compiles with the cache off, counted without the
+        # lock: taking it cost a tenth of such a hit.
+        self._early_hits = _Tally()
+        self._uncached = _Tally()
         # The lookups before the fingerprint: read without the lock (a dict read is atomic),
         # bounded, oldest entry out first. Each names the fingerprint of its value, which must
         # still be in the cache: what the cache evicted is compiled again.
@@ -93,7 +111,7 @@ class CompileCache(Generic[T]):
         entry = (table or self._by_value).get(packed)
         if entry is None or entry[0] not in self._live:
             return None
-        next(self._early_hits)
+        self._early_hits.bump()
         if _metrics.hooks:
             _metrics.emit(_metrics.CacheEvent("hit"))
         return entry[1]
@@ -123,8 +141,7 @@ class CompileCache(Generic[T]):
         """The cached value for ``key``, or ``compile()``'s result, stored. Exceptions are not stored."""
         entries = self._entries
         if entries is None:
-            with self._lock:
-                self._misses += 1
+            self._uncached.bump()
             return compile()
         with self._lock:
             value = entries.get(key)
@@ -158,10 +175,8 @@ class CompileCache(Generic[T]):
     def stats(self) -> CacheStats:
         with self._lock:
             size = len(self._entries) if self._entries is not None else 0
-            # A count's next value is how many values it has given: the hits, and one per read.
-            early = next(self._early_hits) - self._early_reads
-            self._early_reads += 1
-            return CacheStats(hits=self._hits + early, misses=self._misses, size=size, maxsize=self._maxsize)
+            hits = self._hits + self._early_hits.read()
+            return CacheStats(hits=hits, misses=self._misses + self._uncached.read(), size=size, maxsize=self._maxsize)
 
     def clear(self) -> None:
         with self._lock:

@@ -79,6 +79,7 @@ def test_an_evicted_schema_is_not_found_by_its_serialisation_or_text() -> None:
 def test_cache_disabled() -> None:
     eng = engine.Engine(cache_size=0)
     assert eng.compile({"minimum": 1}) is not eng.compile({"minimum": 1})
+    assert (eng.cache_stats().hits, eng.cache_stats().misses, eng.cache_stats().size) == (0, 2, 0)
 
 
 def test_threads_compile_each_schema_once() -> None:
