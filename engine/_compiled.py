@@ -226,7 +226,7 @@ class CompiledSchema:
             if name == "checked":
                 checked = self.checked = self._bind_checked()
                 return checked
-            if (name == "backend" or name == "notes") and self._undecided is not None:
+            if (name == "backend" or name == "notes") and getattr(self, "_undecided", None) is not None:
                 self._decide()
                 return getattr(self, name)
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
