@@ -107,8 +107,8 @@ class CompileCache(Generic[T]):
 
     def find_value(self, packed: bytes, table: _Recent[tuple[bytes, T]] | None = None) -> T | None:
         """The value remembered for a document that serialises to these exact ``marshal`` bytes
-        (or for the key in ``table``)."""
-        entry = (table or self._by_value).get(packed)
+        (or for the key in ``table``: one frame for both lookups, on the path of every hit)."""
+        entry = (self._by_value if table is None else table).get(packed)
         if entry is None or entry[0] not in self._live:
             return None
         self._early_hits.bump()
@@ -187,10 +187,10 @@ class CompileCache(Generic[T]):
             self._by_value = _Recent(_SERIALISATIONS * self._maxsize)
 
 
-# Serialisations kept per cached schema: the one taken before compiling, the one after (a compiled
-# schema that keeps objects of the document changes which ones marshal marks as shared) and those
-# of equal copies. With one per schema, 612 corpus schemas in a 1,024-entry table pushed each
-# other's out and every copy fell through to the text lookup.
+# Serialisations kept per cached schema: its own, and those of equal copies that serialise
+# differently (`marshal` marks shared objects by reference count) or changed when the schema's
+# first decode made its msgspec translation. With one per schema, 612 corpus schemas in a
+# 1,024-entry table pushed each other's out and every copy fell through to the text lookup.
 _SERIALISATIONS = 4
 
 V = TypeVar("V")
@@ -201,8 +201,8 @@ class _Recent(Generic[V]):
     it holds hashes nothing: each length names the newest keys of that length, whose hashes the
     table's own objects keep, so an equal key is a comparison or two away. Hashing a serialisation
     afresh was a tenth of a cache hit. Lengths rarely collide among the schemas of one engine (the
-    serialisations of one schema before and after compiling often do, hence a few per length); a
-    key not among them falls back to the hashed lookup."""
+    serialisations of one schema and of its equal copies often do, hence a few per length); a key
+    not among them falls back to the hashed lookup."""
 
     __slots__ = ("_by_length", "_entries", "_maxsize")
 

@@ -117,6 +117,7 @@ def plan(source: SchemaSource, backends: Candidates, *, defer: bool = False) -> 
     refused: dict[str, str] = {}
     chosen: Backend | None = None
     checker = general_validator
+    undecided: str | None = None
     order = backends.order
     for at, backend in enumerate(order):
         if backend is general:
@@ -127,18 +128,10 @@ def plan(source: SchemaSource, backends: Candidates, *, defer: bool = False) -> 
             if defer and backends.choose and not backend.checks_objects and order[at + 1 : at + 2] == (general,):
                 pending = backend.deferred(source)
                 if pending is not None:
-                    # What the plan below gives a decoder that takes the schema; if it refuses
-                    # on first use, the general backend alone is what it gives.
-                    return Plan(
-                        backend=backend.name,
-                        checker=general_validator,
-                        explainer=general_validator,
-                        fallback=None,
-                        decoder=pending.decode,
-                        typed=pending.typed,
-                        refused=refused,
-                        undecided=general.name,
-                    )
+                    # Planned as a decoder that takes the schema; if it refuses on first use,
+                    # the general backend alone is what the plan gives.
+                    chosen, checker, undecided = backend, pending, general.name
+                    break
             try:
                 checker = backend.compile(source)
             except BackendRefused as exc:
@@ -169,4 +162,5 @@ def plan(source: SchemaSource, backends: Candidates, *, defer: bool = False) -> 
         decoder=decoder,
         typed=typed,
         refused=refused,
+        undecided=undecided,
     )

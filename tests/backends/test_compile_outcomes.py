@@ -16,17 +16,10 @@ from typing import Any
 import msgspec
 
 import engine
+from tests.conformance.suite import DIALECTS, SUITE
 
 HERE = Path(__file__).resolve().parent
 RECORD = HERE / "compile_outcomes.json"
-SUITE = HERE.parent / "json-schema-test-suite" / "tests"
-DIALECTS = {
-    "draft4": "draft4",
-    "draft6": "draft6",
-    "draft7": "draft7",
-    "draft2019-09": "2019-09",
-    "draft2020-12": "2020-12",
-}
 
 
 def schemas() -> list[tuple[str, Any]]:
@@ -35,7 +28,7 @@ def schemas() -> list[tuple[str, Any]]:
 
     found: list[tuple[str, Any]] = [("2020-12", s) for _, s in load_corpus().schemas()]
     for folder, dialect in DIALECTS.items():
-        for path in sorted((SUITE / folder).rglob("*.json")):
+        for path in sorted((SUITE / "tests" / folder).rglob("*.json")):
             groups = json.loads(path.read_text())
             found.extend((dialect, group["schema"]) for group in groups)
     return found

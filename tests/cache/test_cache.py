@@ -324,3 +324,15 @@ def test_the_same_object_is_found_again_after_its_first_decode() -> None:
     reordered = {"required": ["q"], "properties": {"q": {"enum": ["a", "b"], "type": "string"}}, "type": "object"}
     assert eng.compile(reordered) is first
     assert (eng.cache_stats().hits, eng.cache_stats().misses) == (4, 1)
+
+
+def test_a_text_is_never_looked_up_among_serialisations() -> None:
+    from engine._cache import CompileCache
+
+    cache: CompileCache[str] = CompileCache(8)
+    cache.get_or_compile(b"key", lambda: "compiled")
+    cache.remember(b"key", "compiled", packed=b"same bytes")
+    assert cache.find_value(b"same bytes") == "compiled"
+    assert cache.find_text(b"same bytes") is None  # the text table is empty: nothing found there
+    cache.remember(b"key", "compiled", text=b"{}")
+    assert cache.find_text(b"{}") == "compiled" and cache.find_value(b"{}") is None
