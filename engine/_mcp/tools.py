@@ -43,6 +43,8 @@ class CompiledTool:
 
 Reader = Callable[[bytes | bytearray | memoryview | str], Any]
 ResultReader = Callable[[bytes | bytearray | memoryview | str], "CallToolResult | None"]
+# A tool's bound result reader: the document, and its opening brackets where counted (else -1).
+BoundResultReader = Callable[[bytes | bytearray | memoryview | str, int], "CallToolResult | None"]
 _parse = msgspec.json.decode
 
 
@@ -56,7 +58,7 @@ class ToolSet:
         # compile of a tool list builds none): the hot path is a dict lookup and one call.
         self._from_bytes: dict[str, tuple[Callable[[Any], Any] | None, int, Reader]] = {}
         self._from_dict: dict[str, Callable[[Any], Any]] = {}
-        self._results: dict[str, list[Any]] = {}  # [short, check, read]: see `_bind_results`
+        self._results: dict[str, list[Any]] = {}  # [short, depth, check, read]: see `_bind_results`
         self.rejected: Mapping[str, SchemaRejected] = rejected
         """Tool name -> why it cannot be used."""
         self._max_bytes = engine.config.limits.max_instance_bytes
@@ -168,11 +170,15 @@ class ToolSet:
             bound = self._results.get(name)
             if bound is None:
                 bound = self._results[name] = _bind_results(self.tool(name).output, self._max_bytes, self._max_depth)
-            short, check, read = bound
-            if len(result) <= short:
+            short, depth, check, read = bound
+            size = len(result)
+            counted = -1
+            if size > short and 0 <= depth and size <= self._max_bytes:
+                counted = brackets(result)  # fewer brackets than the bound: no deeper either
+            if size <= short or 0 <= counted <= depth:
                 # The commonest read inline (a reader's frame is a tenth of the floor): a result
-                # too short to nest past the depth bound, decoded once, its structuredContent
-                # checked by the backend. Anything else is read below.
+                # within the depth bound by its length or its brackets, decoded once, its
+                # structuredContent checked by the backend. Anything else is read below.
                 try:
                     wire = decode_whole(result)
                     structured = wire.structured_content
@@ -183,7 +189,7 @@ class ToolSet:
                         return with_text_fallback(checked) if require_text_fallback else checked
                 except Exception:  # noqa: BLE001,S110 - judged again by the reader, never trusted
                     pass
-            envelope = read(result)
+            envelope = read(result, counted)
             if envelope is not None:
                 return with_text_fallback(envelope) if require_text_fallback else envelope
         return self._judged_result(name, result, is_bytes=is_bytes, require_text_fallback=require_text_fallback)
@@ -337,20 +343,23 @@ def _compile_tool(engine: Engine, name: str, definition: Mapping[str, Any]) -> C
 
 
 def _bind_results(output: CompiledSchema | None, max_bytes: int, max_depth: int) -> list[Any]:
-    """One tool's result readers, bound once: ``[short, check, read]``. A result of at most
-    ``short`` bytes may be decoded whole and its ``structuredContent`` judged by ``check``, the
-    backend's check of a decoded value; ``read`` reads any result, which nests at most
-    ``max_depth`` levels. ``short`` is -1 for a tool without an output schema (nothing to check:
-    every result goes to ``read``), and becomes -1 once the tool's results carry fields of their
-    own (see `_checked_result_reader`)."""
+    """One tool's result readers, bound once: ``[short, depth, check, read]``. A result of at most
+    ``short`` bytes, or of at most ``max_bytes`` with no more than ``depth`` opening brackets,
+    nests within the bounds, so it may be decoded whole and its ``structuredContent`` judged by
+    ``check``, the backend's check of a decoded value; ``read(data, counted)`` reads any result,
+    which nests at most ``max_depth`` levels (``counted``: its brackets where counted, else -1).
+    ``short`` and ``depth`` are -1 for a tool without an output schema (nothing to check: every
+    result goes to ``read``), and become -1 once the tool's results carry fields of their own
+    (see `_checked_result_reader`)."""
     if output is None:
-        return [-1, bool, _unchecked_result_reader(max_bytes, max_depth)]
+        return [-1, -1, bool, _unchecked_result_reader(max_bytes, max_depth)]
     path = output.hot_path()
-    # A value nesting `d` levels takes `2 * d` brackets: a shorter document is within the depth
-    # bound without a scan.
-    short = min(too_short_to_nest(min(path.max_depth, max_depth)), max_bytes)
-    bound: list[Any] = [short, path.check, None]
-    bound[2] = _checked_result_reader(output, short, max_bytes, max_depth, bound)
+    # A value nesting `d` levels takes `d` opening brackets, and `2 * d` bytes: a document with
+    # fewer, or shorter, is within the depth bound without a scan.
+    depth = min(path.max_depth, max_depth)
+    short = min(too_short_to_nest(depth), max_bytes)
+    bound: list[Any] = [short, depth, path.check, None]
+    bound[3] = _checked_result_reader(output, short, max_bytes, max_depth, bound)
     return bound
 
 
@@ -384,14 +393,14 @@ def _plain_result_reader(check: Callable[[Any], Any] | None, max_depth: int) -> 
     return read
 
 
-def _unchecked_result_reader(max_bytes: int, max_depth: int) -> ResultReader:
+def _unchecked_result_reader(max_bytes: int, max_depth: int) -> BoundResultReader:
     """The reader of a tool without an output schema: the result decoded in one pass, its
     ``structuredContent`` (which nothing checks, so nothing descends into) as it is."""
     decode = decode_whole
     plain = _plain_result_reader(None, max_depth)
     short = too_short_to_nest(max_depth)
 
-    def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
+    def read(data: bytes | bytearray | memoryview | str, counted: int = -1) -> CallToolResult | None:
         size = len(data)
         # Content blocks and `_meta` are read untyped: the whole result's depth is shown from its
         # bytes, or the exact path measures it.
@@ -414,7 +423,7 @@ def _unchecked_result_reader(max_bytes: int, max_depth: int) -> ResultReader:
 
 def _checked_result_reader(
     output: CompiledSchema, short: int, max_bytes: int, max_depth: int, bound: list[Any]
-) -> ResultReader:
+) -> BoundResultReader:
     """The reader of a tool with an output schema, for what ``validate_result`` does not read
     inline: the envelope with ``structuredContent`` raw, then that slice. A slice of at most
     ``short`` bytes (too short to nest past the bound) is parsed and judged by the backend's check
@@ -444,7 +453,7 @@ def _checked_result_reader(
     # `validate_result`, whose limit in `bound` goes to -1). Both reads are exact.
     own_fields = False
 
-    def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
+    def read(data: bytes | bytearray | memoryview | str, counted: int = -1) -> CallToolResult | None:
         nonlocal own_fields
         size = len(data)
         if size > max_bytes:
@@ -457,7 +466,7 @@ def _checked_result_reader(
             envelope = plain(data)
             if envelope is not None:
                 own_fields = True
-                bound[0] = -1
+                bound[0] = bound[1] = -1
             return envelope
         try:
             wire = response
@@ -465,7 +474,7 @@ def _checked_result_reader(
                 if wire.error is not UNSET or wire.result is UNSET:
                     return None
                 wire = wire.result
-            if size > too_short and brackets(data) > max_depth:
+            if size > too_short and (counted if counted >= 0 else brackets(data)) > max_depth:
                 if nesting([wire.content, wire.meta, response.id], inner + 2) > inner + 1:
                     return None
             raw = wire.structured_content
