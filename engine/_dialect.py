@@ -181,16 +181,19 @@ def check_meta_schema(schema: Any, dialect: Dialect, *, max_errors: int = 20) ->
     except ValueError as exc:  # a Python object no JSON document decodes to (a set, bytes, ...)
         raise SchemaRejected(RejectReason.INVALID_SCHEMA, f"schema is not a JSON document: {exc}") from None
     errors = []
-    for error in validator.iter_errors(schema):
-        errors.append(
-            {
-                "location": pointer(error.instance_path),
-                "meta_schema_location": pointer(error.schema_path),
-                "message": error.message,
-            }
-        )
-        if len(errors) >= max_errors:
-            break
+    try:
+        for error in validator.iter_errors(schema):
+            errors.append(
+                {
+                    "location": pointer(error.instance_path),
+                    "meta_schema_location": pointer(error.schema_path),
+                    "message": error.message,
+                }
+            )
+            if len(errors) >= max_errors:
+                break
+    except ValueError as exc:  # `is_valid` stopped at the first error, before the non-JSON value
+        raise SchemaRejected(RejectReason.INVALID_SCHEMA, f"schema is not a JSON document: {exc}") from None
     first = errors[0] if errors else {"location": "", "message": "rejected by the meta-schema"}
     raise SchemaRejected(
         RejectReason.INVALID_SCHEMA,

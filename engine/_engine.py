@@ -12,12 +12,18 @@ from . import _metrics
 from ._cache import CacheStats, CompileCache
 from ._compiled import CompiledSchema
 from ._config import ConfigOverrides, EngineConfig
-from ._dialect import Dialect, check_meta_schema, detect_dialect, normalise_schema_uri
+from ._dialect import Dialect, check_meta_schema, detect_dialect, dialect_for_uri, normalise_schema_uri
 from ._intake import DocumentSize, canonical_text, fingerprint, load_schema
 from ._plan import candidates, plan
 from .backends import SchemaSource
 
 __all__ = ["Engine"]
+
+# Not a failure of the compile: let through as they are. Everything else, a panic in a native
+# extension included (pyo3's PanicException derives from BaseException), has the meta-schema's
+# refusal come first.
+_INTERRUPTIONS = (KeyboardInterrupt, SystemExit, GeneratorExit)
+
 
 class Engine:
     """Compiles schemas under one configuration and keeps the results.
@@ -41,6 +47,12 @@ class Engine:
         """Backends ``auto`` skips because their package is missing, with the install hint."""
         # Opt-in retrieval of remote `$ref`s, at compile time only (off by default).
         self._fetcher: guard.Fetcher | None = guard.fetcher(config.fetch) if config.fetch.enabled else None
+        # The dialects whose meta-schema check is left to the general backend's build, which under
+        # `auto` or the general backend alone compiles every schema and refuses what the meta-schema
+        # refuses. Not with fetching on: the guard would fetch for a schema the check refuses.
+        general = self._backends.general
+        by_build = self._fetcher is None and (self._backends.choose or self._backends.order == (general,))
+        self._meta_by_build = general.meta_schema_dialects if by_build else frozenset()
 
     def cache_stats(self) -> CacheStats:
         """Hits, misses and size of the compile cache."""
@@ -106,22 +118,38 @@ class Engine:
     ) -> CompiledSchema:
         config = self.config
         dialect = detect_dialect(schema, self._default_dialect, resources)
-        check_meta_schema(schema, dialect)
-        fetched: dict[str, Any] = {}
-        report = guard.inspect(
-            schema, dialect, resources, config, fetch=self._fetcher, fetched=fetched, document=size
+        # A custom meta-schema (`$schema` naming a registry resource) is left to no build: its
+        # dialect's meta-schema is not the one a build would check against.
+        by_build = (
+            dialect in self._meta_by_build
+            and type(schema) is dict
+            and dialect_for_uri(schema.get("$schema", dialect.meta_schema_uri)) is dialect
         )
-        if fetched:
-            resources = {**resources, **fetched}
-        source = SchemaSource(
-            schema=normalise_schema_uri(schema, dialect),
-            dialect=dialect,
-            resources=resources,
-            config=config,
-            facts=report,
-            text=text,
-        )
-        chosen = plan(source, self._backends, defer=True)
+        if not by_build:
+            check_meta_schema(schema, dialect)
+        try:
+            fetched: dict[str, Any] = {}
+            report = guard.inspect(
+                schema, dialect, resources, config, fetch=self._fetcher, fetched=fetched, document=size
+            )
+            if fetched:
+                resources = {**resources, **fetched}
+            source = SchemaSource(
+                schema=normalise_schema_uri(schema, dialect),
+                dialect=dialect,
+                resources=resources,
+                config=config,
+                facts=report,
+                text=text,
+            )
+            chosen = plan(source, self._backends, defer=True)
+        except BaseException as exc:
+            if by_build and not isinstance(exc, _INTERRUPTIONS):
+                # The guard and the backends see schemas the meta-schema refuses: whatever
+                # refused such a schema (or failed on it), the meta-schema's refusal is the answer,
+                # as when it was checked first. On a valid schema the original error stands.
+                check_meta_schema(schema, dialect)
+            raise
         return CompiledSchema(
             schema=schema,
             dialect=dialect,

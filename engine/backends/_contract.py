@@ -117,6 +117,11 @@ class Backend(ABC):
     checks_objects: ClassVar[bool] = True
     """Its ``is_valid`` is worth using on Python objects. A backend whose strength is only bytes ->
     value (``decode``) leaves Python objects to the general backend."""
+    meta_schema_dialects: ClassVar[frozenset[Dialect]] = frozenset()
+    """The dialects in which :meth:`compile` raises on every schema its published meta-schema
+    refuses (and on no schema it accepts), as :func:`~engine._dialect.check_meta_schema` would.
+    Where the general backend declares the schema's dialect, the engine leaves that check to the
+    general backend's build, which it runs on every compile anyway."""
 
     @abstractmethod
     def compile(self, source: SchemaSource) -> BackendValidator:

@@ -148,6 +148,11 @@ class JsonschemaRsBackend(Backend):
     # Linear on recursive schemas whose recursion fans out (a 16-deep instance against a three-way
     # recursive anyOf answers in microseconds), every dialect, every keyword: the general backend.
     general: ClassVar[bool] = True
+    # Its build validates the schema against the dialect's meta-schema (the Python API cannot turn
+    # that off), and agrees with `check_meta_schema` on the JSON-Schema-Test-Suite, the corpus and
+    # randomly generated schemas, except in draft 4: there it accepts a boolean root and an empty
+    # `enum`, which draft 4's meta-schema refuses.
+    meta_schema_dialects: ClassVar[frozenset[Dialect]] = frozenset(Dialect) - {Dialect.DRAFT4}
 
     def compile(self, source: SchemaSource) -> JsonschemaRsValidator:
         if source.dialect not in self.dialects:  # pragma: no cover - it takes every dialect
