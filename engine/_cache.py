@@ -94,27 +94,20 @@ class CompileCache(Generic[T]):
         # The lookups before the fingerprint: read without the lock (a dict read is atomic),
         # bounded, oldest entry out first. Each names the fingerprint of its value, which must
         # still be in the cache: what the cache evicted is compiled again.
-        self._by_text: _Recent[tuple[bytes, T]] = _Recent(2 * maxsize)  # the text given, and the canonical one
-        self._by_value: _Recent[tuple[bytes, T]] = _Recent(_SERIALISATIONS * maxsize)
+        self._by_text: _Recent[T] = _Recent(2 * maxsize, self._live, self._early_hits)
+        self._by_value: _Recent[T] = _Recent(_SERIALISATIONS * maxsize, self._live, self._early_hits)
+        self._bind_lookups()
+
+    def _bind_lookups(self) -> None:
+        # The tables' own methods, so that a hit is one frame below the caller's.
+        self.find_text: Callable[[bytes], T | None] = self._by_text.find
+        """The value remembered for this exact JSON text (the text given, or the canonical one)."""
+        self.find_value: Callable[[bytes], T | None] = self._by_value.find
+        """The value remembered for a document that serialises to these exact ``marshal`` bytes."""
 
     @property
     def enabled(self) -> bool:
         return self._entries is not None
-
-    def find_text(self, text: bytes) -> T | None:
-        """The value remembered for this exact JSON text."""
-        return self.find_value(text, self._by_text)
-
-    def find_value(self, packed: bytes, table: _Recent[tuple[bytes, T]] | None = None) -> T | None:
-        """The value remembered for a document that serialises to these exact ``marshal`` bytes
-        (or for the key in ``table``: one frame for both lookups, on the path of every hit)."""
-        entry = (self._by_value if table is None else table).get(packed)
-        if entry is None or entry[0] not in self._live:
-            return None
-        self._early_hits.bump()
-        if _metrics.hooks:
-            _metrics.emit(_metrics.CacheEvent("hit"))
-        return entry[1]
 
     def remember(
         self,
@@ -183,8 +176,9 @@ class CompileCache(Generic[T]):
             if self._entries is not None:
                 self._entries.clear()
             self._live.clear()
-            self._by_text = _Recent(2 * self._maxsize)
-            self._by_value = _Recent(_SERIALISATIONS * self._maxsize)
+            self._by_text = _Recent(2 * self._maxsize, self._live, self._early_hits)
+            self._by_value = _Recent(_SERIALISATIONS * self._maxsize, self._live, self._early_hits)
+            self._bind_lookups()
 
 
 # Serialisations kept per cached schema: its own, and those of equal copies that serialise
@@ -193,31 +187,43 @@ class CompileCache(Generic[T]):
 # 1,024-entry table pushed each other's out and every copy fell through to the text lookup.
 _SERIALISATIONS = 4
 
-V = TypeVar("V")
 
-
-class _Recent(Generic[V]):
-    """A bounded table keyed by bytes (oldest entry out first) whose lookup of a key equal to one
-    it holds hashes nothing: each length names the newest keys of that length, whose hashes the
-    table's own objects keep, so an equal key is a comparison or two away. Hashing a serialisation
-    afresh was a tenth of a cache hit. Lengths rarely collide among the schemas of one engine (the
+class _Recent(Generic[T]):
+    """A bounded table of cached values keyed by bytes (oldest entry out first), each value with
+    the fingerprint it is cached under, whose lookup of a key equal to one it holds hashes
+    nothing: each length names the newest keys of that length, whose hashes the table's own
+    objects keep, so an equal key is a comparison or two away. Hashing a serialisation afresh was
+    a tenth of a cache hit. Lengths rarely collide among the schemas of one engine (the
     serialisations of one schema and of its equal copies often do, hence a few per length); a key
-    not among them falls back to the hashed lookup."""
+    not among them falls back to the hashed lookup. A value whose fingerprint the cache no longer
+    holds (evicted) is not found."""
 
-    __slots__ = ("_by_length", "_entries", "_maxsize")
+    __slots__ = ("_by_length", "_entries", "_hits", "_live", "_maxsize")
 
-    def __init__(self, maxsize: int) -> None:
-        self._entries: dict[bytes, V] = {}
+    def __init__(self, maxsize: int, live: dict[bytes, T], hits: _Tally) -> None:
+        self._entries: dict[bytes, tuple[bytes, T]] = {}
         self._by_length: dict[int, tuple[bytes, ...]] = {}
         self._maxsize = maxsize
+        self._live = live
+        self._hits = hits.bump
 
-    def get(self, key: bytes) -> V | None:
-        for held in self._by_length.get(len(key), ()):
-            if held == key:
-                return self._entries.get(held)
-        return self._entries.get(key)
+    def find(self, key: bytes) -> T | None:
+        """The value remembered for ``key``, counted as a hit; ``None`` if there is none (read
+        without the lock: each step is one atomic read)."""
+        held = self._by_length.get(len(key), ())
+        try:
+            key = held[held.index(key)]  # the held key, whose hash it keeps
+        except ValueError:
+            pass
+        entry = self._entries.get(key)
+        if entry is None or entry[0] not in self._live:
+            return None
+        self._hits()
+        if _metrics.hooks:
+            _metrics.emit(_metrics.CacheEvent("hit"))
+        return entry[1]
 
-    def put(self, key: bytes, value: V) -> None:
+    def put(self, key: bytes, value: tuple[bytes, T]) -> None:
         """Under the cache's lock."""
         entries = self._entries
         entries.pop(key, None)  # re-inserted last: the newest

@@ -19,6 +19,8 @@ from .backends import SchemaSource
 
 __all__ = ["Engine"]
 
+_serialise = marshal.dumps  # the cache's first lookup key (see engine/_cache.py)
+
 # Not a failure of the compile: let through as they are. Everything else, a panic in a native
 # extension included (pyo3's PanicException derives from BaseException), has the meta-schema's
 # refusal come first.
@@ -72,7 +74,7 @@ class Engine:
             kind = type(schema)
             if kind is dict:
                 try:
-                    packed = marshal.dumps(schema)
+                    packed = _serialise(schema)
                 except (ValueError, TypeError, RecursionError):  # not builtin types, or too deep
                     packed = None
                 else:

@@ -260,22 +260,29 @@ def test_a_cached_engine_answers_like_a_fresh_one(first: dict[str, Any], second:
 
 def test_the_byte_tables_find_keys_of_one_length_and_forget_the_oldest() -> None:
     """The tables before the fingerprint look a key up by its length first: keys of one length
-    (more than it remembers per length), evicted keys and a cleared table all answer exactly."""
-    from engine._cache import _PER_LENGTH, _Recent
+    (more than it remembers per length), evicted keys, values whose fingerprint the cache no
+    longer holds and a cleared table all answer exactly, and each find is one hit counted."""
+    from engine._cache import _PER_LENGTH, _Recent, _Tally
 
-    table: _Recent[int] = _Recent(maxsize=8)
+    live = {b"fp": -1, b"other": -2}
+    hits = _Tally()
+    table: _Recent[int] = _Recent(8, live, hits)
     keys = [bytes([i]) * 5 for i in range(_PER_LENGTH + 3)]  # all five bytes long
     for value, key in enumerate(keys):
-        table.put(key, value)
+        table.put(key, (b"fp", value))
     for value, key in enumerate(keys):
-        assert table.get(bytes(bytearray(key))) == value  # an equal, distinct object
-    assert table.get(b"\xff" * 5) is None and table.get(b"") is None
+        assert table.find(bytes(bytearray(key))) == value  # an equal, distinct object
+    assert hits.read() == len(keys)
+    assert table.find(b"\xff" * 5) is None and table.find(b"") is None
     for value in range(20):  # past the bound: the oldest go
-        table.put(value.to_bytes(2, "big") * (value + 1), 100 + value)
+        table.put(value.to_bytes(2, "big") * (value + 1), (b"other", 100 + value))
     assert len(table) == 8
-    assert all(table.get(key) is None for key in keys)
-    assert table.get((19).to_bytes(2, "big") * 20) == 119
-    assert table.get((11).to_bytes(2, "big") * 12) is None
+    assert all(table.find(key) is None for key in keys)
+    assert table.find((19).to_bytes(2, "big") * 20) == 119
+    assert table.find((11).to_bytes(2, "big") * 12) is None
+    del live[b"other"]  # evicted from the cache: its values are not found
+    assert table.find((19).to_bytes(2, "big") * 20) is None
+    assert hits.read() == len(keys) + 1  # the count so far: one more found since
 
 
 def test_hits_are_counted_exactly_under_threads() -> None:
