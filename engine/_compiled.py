@@ -260,30 +260,47 @@ class CompiledSchema:
             return None
 
     def _build_reader(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+        if self._undecided is not None:
+            self._decide()
+        typed = self._typed
+        if typed is not None and self._other_decoder is None:
+            if self.guard is not None and self.guard.measured.get("max_pattern_length", 0):
+                # msgspec checks a `pattern` with Python `re`; the general backend's native regex
+                # check of the parsed value costs less (the 19 corpus tools with one: 2.1x the
+                # decode floor against 3.5x for the typed decode and the parse). No type is built.
+                return self._general()
+            if typed.translation.open_at is not None:
+                # Open somewhere: the decode that ignores unnamed properties reads a short document
+                # (and says whether it is valid); the one into Structs that refuse them, which
+                # proves a longer one's depth, is built on the first longer document. Most
+                # schemas never see one, and each type built costs more than their compile.
+                try:
+                    opened = typed.typed_reader()
+                except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
+                    self._typed = None
+                    return self._general()
+                self._short_path = (opened, min(too_short_to_nest(self._max_depth), self._max_bytes))
+                build_closed = _closed_reader(typed, self._max_depth)
+                return checked_then_parsed(build_closed, opened, self._general(), self._max_bytes, self._max_depth)
         plain = self._plain_reader()
         if plain is None:
             if self._other_decoder is not None:
                 return self._one_pass(self._other_decoder, self._general())
             return self._general()
         # The typed decode into Structs that refuse unnamed properties proves the depth of what it
-        # accepts when its type nests no deeper than the bound; the one that ignores them (exact
-        # for validity) does not, since an ignored value may nest at will.
+        # accepts when its type nests no deeper than the bound.
         closed = plain.typed if plain.depth is not None and plain.depth <= self._max_depth else None
         # Sealed: every object names all its properties and no value is untyped, so whatever is
         # valid nests no deeper than the type, and validity itself proves the depth bound. Such a
         # document is parsed and checked once, the raw library's own work: on the corpus's sealed
         # schemas that costs less than the typed decode and the parse (1.63x the parse against
         # 1.86x on 70 documents of up to 256 bytes, 1.42x against 1.84x on the longer ones).
-        if closed is not None and self._typed.translation.open_at is None:
+        if closed is not None:
             return self._general(sealed=True)
-        if self.guard is not None and self.guard.measured.get("max_pattern_length", 0):
-            # msgspec checks a `pattern` with Python `re`; the general backend's native regex
-            # check of the parsed value costs less (the 19 corpus tools with one: 2.1x the decode
-            # floor against 3.5x for the typed decode and the parse).
-            return self._general()
-        opened = self._typed.typed_reader() if self._typed.translation.open_at is not None else plain.typed
-        self._short_path = (opened, min(too_short_to_nest(self._max_depth), self._max_bytes))
-        return checked_then_parsed(closed, opened, self._general(), self._max_bytes, self._max_depth)
+        # Closed everywhere but deeper than the bound: the typed decode checks, the depth is shown
+        # from the bytes.
+        self._short_path = (plain.typed, min(too_short_to_nest(self._max_depth), self._max_bytes))
+        return checked_then_parsed(_no_closed, plain.typed, self._general(), self._max_bytes, self._max_depth)
 
     def short_path(self) -> tuple[Callable[[Any], Any] | None, int]:
         """``(check, limit)``, for callers that inline the commonest read (see ``ToolSet``): a
@@ -391,8 +408,29 @@ class CompiledSchema:
         return self._failure(instance).issues
 
 
+def _no_closed() -> None:
+    return None
+
+
+def _closed_reader(typed: Any, max_depth: int) -> Callable[[], Callable[[Any], Any] | None]:
+    """What builds the decode into Structs that refuse unnamed properties, where its type nests no
+    deeper than the bound (it then proves the depth of what it accepts; ``None`` otherwise). It
+    holds the typed validator, not the compiled schema, whose reader holds it: no cycle."""
+
+    def build() -> Callable[[Any], Any] | None:
+        try:
+            plain = typed.plain_reader()
+        except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
+            return None
+        if plain.depth is None or plain.depth > max_depth:
+            return None
+        return plain.typed  # type: ignore[no-any-return]
+
+    return build
+
+
 def checked_then_parsed(
-    closed: Callable[[Any], Any] | None,
+    closed_reader: Callable[[], Callable[[Any], Any] | None],
     opened: Callable[[Any], Any],
     slow: Callable[[Any], Any],
     max_bytes: int,
@@ -404,13 +442,17 @@ def checked_then_parsed(
     conversion of the Structs in Python. Anything the typed decode refuses is judged again by
     ``slow``, the general path, which is exact and explains.
 
-    ``closed`` (or ``None``): the decode into Structs that refuse unnamed properties, whose type
-    proves the depth bound; ``opened``: the one that ignores them (exact for validity), for which
-    a document longer than ``max_depth`` needs its depth shown from its bytes first."""
+    ``opened``: the decode that ignores unnamed properties (exact for validity), for which a
+    document longer than ``max_depth`` needs its depth shown from its bytes first;
+    ``closed_reader()``, asked on the first such document: the decode into Structs that refuse
+    unnamed properties, whose type proves the depth bound, or ``None``."""
     parse = _parse
     short = min(too_short_to_nest(max_depth), max_bytes)
+    closed: Callable[[Any], Any] | None = None
+    asked = False
 
     def read(data: bytes | bytearray | memoryview | str) -> Any:
+        nonlocal closed, asked
         size = len(data)
         if size <= short:
             # Too short to nest beyond the bound: the decode that ignores unnamed properties
@@ -421,6 +463,8 @@ def checked_then_parsed(
             except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
                 return slow(data)
         if size <= max_bytes:
+            if not asked:  # built once; a race builds it twice, harmlessly (the same reader)
+                closed, asked = closed_reader(), True
             if closed is not None:
                 try:
                     closed(data)
