@@ -15,7 +15,7 @@ from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
 from ._guard import GuardReport
 from ._instance import bind_checked, bind_is_valid, max_values
-from .backends import BackendValidator, TypedDecode
+from .backends import BackendRefused, BackendValidator, TypedDecode
 
 _parse = msgspec.json.decode
 
@@ -231,14 +231,21 @@ class CompiledSchema:
                 return getattr(self, name)
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def _decide(self) -> None:
+    def _decide(self, *, translating: bool = False) -> None:
         """Settle a backend put off at compile time: the one-pass decoder's own decision, and if
-        it refuses, the general backend alone (see ``Plan.undecided``)."""
+        it refuses, the general backend alone (see ``Plan.undecided``). ``translating``: the
+        caller needs the translation next, so the translator decides (the lean walk that decides
+        without translating would only run before it)."""
         pending = self._undecided
         if pending is None:
             return
         deferred, general, notes = pending
         typed = self._typed
+        if typed is not None and translating:
+            try:
+                typed.translation  # noqa: B018 - made now; a refusal is kept and said below
+            except BackendRefused:
+                pass
         why = typed.refused() if typed is not None else None
         if why is None:
             self.backend, self.notes = deferred, notes
@@ -249,7 +256,7 @@ class CompiledSchema:
 
     def _plain_reader(self) -> Any:
         if self._undecided is not None:
-            self._decide()
+            self._decide(translating=True)
         typed = self._typed
         if typed is None:
             return None
@@ -261,7 +268,7 @@ class CompiledSchema:
 
     def _build_reader(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         if self._undecided is not None:
-            self._decide()
+            self._decide(translating=True)
         typed = self._typed
         if typed is not None and self._other_decoder is None:
             if self.guard is not None and self.guard.measured.get("max_pattern_length", 0):
