@@ -7,6 +7,7 @@ times, so the analysis is linear in the graph's size. Counts saturate at ``CAP``
 
 from __future__ import annotations
 
+from itertools import chain, repeat
 from typing import Any
 
 import msgspec
@@ -65,21 +66,20 @@ def analyse(graph: Graph, root: int = 0) -> GraphFacts:
     reachable = _reachable(graph, root)
     order = _in_place_order(graph, root, reachable)
 
-    # Over the in-place DAG, children first.
+    # Over the in-place DAG, children first. A leaf's values are set before the loop (most
+    # nodes are leaves), and only the nodes with in-place children are visited one by one.
     width = [1] * n
     depth = [1] * n
     fan = [0] * n
     uneval = [0] * n
-    per_child = graph.per_child
     scopes = graph.unevaluated_scopes
-    get_children, get_per_child = in_place.get, per_child.get
-    for node in order:
-        children = get_children(node)
-        if children is None:  # a leaf of the in-place DAG (most nodes)
-            fan[node] = get_per_child(node, 0)
-            uneval[node] = 1 if node in scopes else 0
-            continue
-        w, d, f, u = 1, 0, get_per_child(node, 0), 0
+    for node, count in graph.per_child.items():
+        fan[node] = count
+    for node in scopes:
+        uneval[node] = 1
+    for node in filter(in_place.__contains__, order):
+        children = in_place[node]
+        w, d, f, u = 1, 0, fan[node], 0
         for child in children:
             w += width[child]
             f += fan[child]
@@ -106,14 +106,16 @@ def analyse(graph: Graph, root: int = 0) -> GraphFacts:
 
 
 def _reachable(graph: Graph, root: int) -> list[int]:
+    # Level by level, each level's edges gathered in C (most nodes have none).
+    in_place, descend, nothing = graph.in_place.get, graph.descend.get, _NONE
     seen = {root}
-    todo = [root]
-    while todo:
-        node = todo.pop()
-        for child in (*graph.in_place.get(node, _NONE), *graph.descend.get(node, _NONE)):
-            if child not in seen:
-                seen.add(child)
-                todo.append(child)
+    level: set[int] | list[int] = [root]
+    while level:
+        below = set(chain.from_iterable(map(in_place, level, repeat(nothing))))
+        below.update(chain.from_iterable(map(descend, level, repeat(nothing))))
+        below -= seen
+        seen |= below
+        level = below
     return sorted(seen)
 
 
@@ -126,6 +128,10 @@ def _in_place_order(graph: Graph, root: int, reachable: list[int]) -> list[int]:
     order: list[int] = []
     for start in reachable:
         if colour[start] != WHITE:
+            continue
+        if start not in in_place:  # a leaf of the in-place graph (most nodes): settled at once
+            colour[start] = BLACK
+            order.append(start)
             continue
         colour[start] = GREY
         path = [start]
@@ -140,6 +146,10 @@ def _in_place_order(graph: Graph, root: int, reachable: list[int]) -> list[int]:
                 if state == GREY:
                     raise _cycle(graph, path[path.index(child) :] + [child])
                 if state == WHITE:
+                    if child not in in_place:  # settled at once, as its own visit would
+                        colour[child] = BLACK
+                        order.append(child)
+                        continue
                     colour[child] = GREY
                     path.append(child)
                     stack.append((child, 0))
@@ -190,7 +200,11 @@ def _expansion(graph: Graph, root: int, n: int) -> tuple[int, bool, int]:
                 if longest[child] > frame[4]:
                     frame[4] = longest[child]
             else:
-                below = in_place.get(child, nothing) + descend.get(child, nothing)
+                below = (
+                    in_place.get(child, nothing) + descend.get(child, nothing)
+                    if child in in_place or child in descend
+                    else nothing
+                )
                 if below:
                     on_path[child] = True
                     stack.append([child, below, 0, 1, 0])
