@@ -167,7 +167,11 @@ def _check_patterns(patterns: Iterable[tuple[str, str, str]], config: EngineConf
     """The deepest quantifier nesting of ``patterns`` ((location, keyword, pattern) each); in
     linear-time mode, a pattern that needs backtracking is refused."""
     heights = 0
+    seen: set[str] = set()  # a pattern repeated in one schema (a date, an identifier) is read once
     for where, keyword, pattern in patterns:
+        if pattern in seen:
+            continue
+        seen.add(pattern)
         heights = max(heights, star_height(pattern))
         if config.regex == "linear":
             construct = backtracking_construct(pattern)

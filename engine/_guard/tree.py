@@ -68,14 +68,24 @@ def pointer(frame: Frame | None) -> str:
     if frame is None or frame[1] is None:
         return ""  # the root (most locations of a small schema)
     parts: list[str] = []
-    while frame is not None and frame[1] is not None:
-        key = frame[3]
+    append = parts.append
+    while True:
+        _, parent, keyword, key, _, _ = frame
+        if parent is None:
+            break
         if key is None:
-            parts.append(f"/{frame[2]}")
+            append(keyword)
+        elif type(key) is str:  # escaped inline: a call of escape() cost as much as the rest
+            append(
+                f"{keyword}/{key.replace('~', '~0').replace('/', '~1')}"
+                if "~" in key or "/" in key
+                else f"{keyword}/{key}"
+            )
         else:
-            parts.append(f"/{frame[2]}/{escape(key) if isinstance(key, str) else key}")
-        frame = frame[1]
-    return "".join(reversed(parts))
+            append(f"{keyword}/{escape(key)}")
+        frame = parent
+    parts.append("")
+    return "/".join(reversed(parts))
 
 
 def walk_tree(schema: Any, dialect: Dialect, document: tuple[int, int] | None = None) -> Tree | None:
