@@ -7,7 +7,7 @@ times, so the analysis is linear in the graph's size. Counts saturate at ``CAP``
 
 from __future__ import annotations
 
-from itertools import chain, repeat
+from itertools import compress
 from typing import Any
 
 import msgspec
@@ -63,7 +63,10 @@ def analyse(graph: Graph, root: int = 0) -> GraphFacts:
         )
     in_place = graph.in_place
     n = len(graph.obj)
-    reachable = _reachable(graph, root)
+    # The expansion's walk reaches every node reachable from the root and sizes each (a size is
+    # at least 1): the reachable nodes, in order, are those with a size.
+    expansion, recursive, chain, size = _expansion(graph, root, n)
+    reachable = list(compress(range(n), size))
     order = _in_place_order(graph, root, reachable)
 
     # Over the in-place DAG, children first. A leaf's values are set before the loop (most
@@ -91,7 +94,6 @@ def analyse(graph: Graph, root: int = 0) -> GraphFacts:
         depth[node] = d + 1
         fan[node] = f if f < CAP else CAP
         uneval[node] = u + (node in scopes)
-    expansion, recursive, chain = _expansion(graph, root, n)
     at = reachable.__iter__
     return GraphFacts(
         expansion=expansion,
@@ -105,26 +107,12 @@ def analyse(graph: Graph, root: int = 0) -> GraphFacts:
     )
 
 
-def _reachable(graph: Graph, root: int) -> list[int]:
-    # Level by level, each level's edges gathered in C (most nodes have none).
-    in_place, descend, nothing = graph.in_place.get, graph.descend.get, _NONE
-    seen = {root}
-    level: set[int] | list[int] = [root]
-    while level:
-        below = set(chain.from_iterable(map(in_place, level, repeat(nothing))))
-        below.update(chain.from_iterable(map(descend, level, repeat(nothing))))
-        below -= seen
-        seen |= below
-        level = below
-    return sorted(seen)
-
-
 def _in_place_order(graph: Graph, root: int, reachable: list[int]) -> list[int]:
     """Reachable nodes, in-place children before parents; an in-place cycle is refused."""
     in_place = graph.in_place
     nothing = _NONE
     WHITE, GREY, BLACK = 0, 1, 2
-    colour = dict.fromkeys(reachable, WHITE)
+    colour = [WHITE] * len(graph.obj)  # only reachable nodes are ever coloured
     order: list[int] = []
     for start in reachable:
         if colour[start] != WHITE:
@@ -142,7 +130,7 @@ def _in_place_order(graph: Graph, root: int, reachable: list[int]) -> list[int]:
             if i < len(children):
                 stack[-1] = (node, i + 1)
                 child = children[i]
-                state = colour.get(child, WHITE)
+                state = colour[child]
                 if state == GREY:
                     raise _cycle(graph, path[path.index(child) :] + [child])
                 if state == WHITE:
@@ -173,10 +161,11 @@ def _cycle(graph: Graph, loop: list[int]) -> SchemaRejected:
     )
 
 
-def _expansion(graph: Graph, root: int, n: int) -> tuple[int, bool, int]:
+def _expansion(graph: Graph, root: int, n: int) -> tuple[int, bool, int, list[int]]:
     """Size of the schema with references inlined (memoised per target), whether any reference
-    loops (through a descending keyword: in-place loops were refused already), and the longest
-    chain of subschemas one evaluation can nest (meaningful when nothing loops)."""
+    loops (an in-place loop counts too: it is refused next, by the in-place order), and the longest
+    chain of subschemas one evaluation can nest (meaningful when nothing loops); and the size
+    of each node, 0 for a node the root does not reach."""
     in_place, descend, nothing = graph.in_place, graph.descend, _NONE
     size = [0] * n  # 0: not computed yet
     longest = [0] * n
@@ -222,4 +211,4 @@ def _expansion(graph: Graph, root: int, n: int) -> tuple[int, bool, int]:
                 parent = stack[-1]
                 parent[3] = min(parent[3] + total, CAP)
                 parent[4] = max(parent[4], longest[node])
-    return size[root], recursive, longest[root]
+    return size[root], recursive, longest[root], size
