@@ -80,7 +80,7 @@ def analyse(graph: Graph, root: int = 0) -> GraphFacts:
         fan[node] = count
     for node in scopes:
         uneval[node] = 1
-    for node in filter(in_place.__contains__, order):
+    for node in order:
         children = in_place[node]
         w, d, f, u = 1, 0, fan[node], 0
         for child in children:
@@ -108,36 +108,31 @@ def analyse(graph: Graph, root: int = 0) -> GraphFacts:
 
 
 def _in_place_order(graph: Graph, root: int, reachable: list[int]) -> list[int]:
-    """Reachable nodes, in-place children before parents; an in-place cycle is refused."""
+    """Reachable nodes with in-place children, in-place children before parents; an in-place
+    cycle is refused. A node without in-place children (most nodes) can be on no cycle and has
+    nothing to compute from children: it is passed over."""
     in_place = graph.in_place
-    nothing = _NONE
     WHITE, GREY, BLACK = 0, 1, 2
-    colour = [WHITE] * len(graph.obj)  # only reachable nodes are ever coloured
+    colour = [WHITE] * len(graph.obj)  # only reachable nodes with in-place children are coloured
     order: list[int] = []
-    for start in reachable:
+    for start in filter(in_place.__contains__, reachable):
         if colour[start] != WHITE:
-            continue
-        if start not in in_place:  # a leaf of the in-place graph (most nodes): settled at once
-            colour[start] = BLACK
-            order.append(start)
             continue
         colour[start] = GREY
         path = [start]
         stack = [(start, 0)]
         while stack:
             node, i = stack[-1]
-            children = in_place.get(node, nothing)
+            children = in_place[node]
             if i < len(children):
                 stack[-1] = (node, i + 1)
                 child = children[i]
+                if child not in in_place:
+                    continue
                 state = colour[child]
                 if state == GREY:
                     raise _cycle(graph, path[path.index(child) :] + [child])
                 if state == WHITE:
-                    if child not in in_place:  # settled at once, as its own visit would
-                        colour[child] = BLACK
-                        order.append(child)
-                        continue
                     colour[child] = GREY
                     path.append(child)
                     stack.append((child, 0))
