@@ -54,6 +54,7 @@ _IN_PLACE, _DESCEND, _HOLD = Applies.IN_PLACE, Applies.DESCEND, Applies.HOLD
 _ONE, _LIST, _ONE_OR_LIST, _LEGACY_MAP = Shape.ONE, Shape.LIST, Shape.ONE_OR_LIST, Shape.MAP_OF_SCHEMA_OR_LIST
 # Plain dicts: a lookup per keyword of every schema object, cheaper than the read-only views.
 APPLICATORS: dict[Dialect, dict[str, tuple[Shape, Applies]]] = {d: dict(KEYWORDS[d].applicators) for d in Dialect}
+_KEYS = {d: frozenset(APPLICATORS[d]) for d in Dialect}
 
 
 class Graph:
@@ -167,6 +168,7 @@ class Graph:
         # The applicator table is looked up again only when the dialect changes (an Enum's hash
         # is a Python call: once per node it was a tenth of the walk on the real tool schemas).
         table_dialect, table = dialect, APPLICATORS[dialect]
+        keys = _KEYS[dialect]
         while stack:
             value, base, dialect, parent, token, applies, depth, uneval, chain = stack.pop()
             is_map = type(value) is dict or isinstance(value, Mapping)
@@ -178,9 +180,17 @@ class Graph:
             if first < 0:
                 first = node
             if applies is in_place_kind:
-                in_place.setdefault(parent, []).append(node)
+                edges = in_place.get(parent)
+                if edges is None:
+                    in_place[parent] = [node]
+                else:
+                    edges.append(node)
             elif applies is descend_kind:
-                descend.setdefault(parent, []).append(node)
+                edges = descend.get(parent)
+                if edges is None:
+                    descend[parent] = [node]
+                else:
+                    edges.append(node)
             if depth > depth_m[0]:
                 depth_m[0], depth_m[1] = depth, node
             if chain > longest_chain:
@@ -222,8 +232,8 @@ class Graph:
             dialects.append(dialect)
 
             if dialect is not table_dialect:
-                table_dialect, table = dialect, APPLICATORS[dialect]
-            if table.keys().isdisjoint(value):
+                table_dialect, table, keys = dialect, APPLICATORS[dialect], _KEYS[dialect]
+            if keys.isdisjoint(value):
                 continue  # a leaf (most subschemas of a tool schema): no keyword to look up one by one
             per_child = 0
             child_depth = depth + 1
