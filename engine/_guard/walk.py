@@ -47,6 +47,10 @@ _SPECIAL = frozenset(
     {"$id", "id", "$schema", "$ref", "$dynamicRef", "$recursiveRef",
      "enum", "pattern", "unevaluatedProperties", "unevaluatedItems"} | ANCHORS
 )  # fmt: skip
+# The keywords each part of that path reads: it skips a part whose keywords are all absent.
+_IDENTIFYING = frozenset({"$id", "id"} | ANCHORS)
+_REFERRING = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
+_MEASURED = frozenset({"unevaluatedProperties", "unevaluatedItems", "enum", "pattern"})
 _MAPPING_SHAPES = (Shape.MAP, Shape.MAP_OF_SCHEMA_OR_LIST)
 # Bound once: an Enum member read from its class is an attribute lookup through the metaclass,
 # several per keyword of every subschema in the walk below.
@@ -204,28 +208,34 @@ class Graph:
             by_obj.setdefault(id(value), node)
 
             if not _SPECIAL.isdisjoint(value):
-                schema_uri = value.get("$schema")
-                if isinstance(schema_uri, str) and (parent < 0 or KEYWORDS[dialect].id_keyword in value):
-                    dialect = dialect_for_uri(schema_uri) or dialect  # a resource may declare its own dialect
-                legacy_ref = not dialect.is_modern and isinstance(value.get("$ref"), str)
-                base = self._identify(value, node, base, dialect, legacy_ref)
-                for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
-                    ref = value.get(keyword)
-                    if isinstance(ref, str) and (keyword == "$ref" or dialect.is_modern):
-                        refs.append((node, keyword, join_uri(base, ref)))
-                if "unevaluatedProperties" in value or "unevaluatedItems" in value:
-                    self.unevaluated_scopes.add(node)
-                    uneval += 1
-                    if uneval > uneval_m[0]:
-                        uneval_m[0], uneval_m[1] = uneval, node
-                enum = value.get("enum")
-                if isinstance(enum, list) and len(enum) > enum_m[0]:
-                    enum_m[0], enum_m[1] = len(enum), node
-                pattern = value.get("pattern")
-                if isinstance(pattern, str):
-                    patterns.append((node, "pattern", pattern))
-                    if len(pattern) > pattern_m[0]:
-                        pattern_m[0], pattern_m[1] = len(pattern), node
+                # Each group read only when one of its keywords is there: most such nodes hold a
+                # lone `$ref`.
+                if "$schema" in value:
+                    schema_uri = value["$schema"]
+                    if isinstance(schema_uri, str) and (parent < 0 or KEYWORDS[dialect].id_keyword in value):
+                        dialect = dialect_for_uri(schema_uri) or dialect  # a resource may declare its own dialect
+                legacy_ref = "$ref" in value and isinstance(value["$ref"], str) and not dialect.is_modern
+                if not _IDENTIFYING.isdisjoint(value):
+                    base = self._identify(value, node, base, dialect, legacy_ref)
+                if not _REFERRING.isdisjoint(value):
+                    for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
+                        ref = value.get(keyword)
+                        if isinstance(ref, str) and (keyword == "$ref" or dialect.is_modern):
+                            refs.append((node, keyword, join_uri(base, ref)))
+                if not _MEASURED.isdisjoint(value):
+                    if "unevaluatedProperties" in value or "unevaluatedItems" in value:
+                        self.unevaluated_scopes.add(node)
+                        uneval += 1
+                        if uneval > uneval_m[0]:
+                            uneval_m[0], uneval_m[1] = uneval, node
+                    enum = value.get("enum")
+                    if isinstance(enum, list) and len(enum) > enum_m[0]:
+                        enum_m[0], enum_m[1] = len(enum), node
+                    pattern = value.get("pattern")
+                    if isinstance(pattern, str):
+                        patterns.append((node, "pattern", pattern))
+                        if len(pattern) > pattern_m[0]:
+                            pattern_m[0], pattern_m[1] = len(pattern), node
             else:
                 legacy_ref = False
             bases.append(base)
