@@ -58,7 +58,8 @@ _IN_PLACE, _DESCEND, _HOLD = Applies.IN_PLACE, Applies.DESCEND, Applies.HOLD
 _ONE, _LIST, _ONE_OR_LIST, _LEGACY_MAP = Shape.ONE, Shape.LIST, Shape.ONE_OR_LIST, Shape.MAP_OF_SCHEMA_OR_LIST
 # Plain dicts: a lookup per keyword of every schema object, cheaper than the read-only views.
 APPLICATORS: dict[Dialect, dict[str, tuple[Shape, Applies]]] = {d: dict(KEYWORDS[d].applicators) for d in Dialect}
-_KEYS = {d: frozenset(APPLICATORS[d]) for d in Dialect}
+# One lookup (a Dialect's hash is a Python-level call): the table and its keywords as a set.
+_TABLES = {d: (APPLICATORS[d], frozenset(APPLICATORS[d])) for d in Dialect}
 
 
 class Graph:
@@ -171,8 +172,8 @@ class Graph:
         first = -1
         # The applicator table is looked up again only when the dialect changes (an Enum's hash
         # is a Python call: once per node it was a tenth of the walk on the real tool schemas).
-        table_dialect, table = dialect, APPLICATORS[dialect]
-        keys = _KEYS[dialect]
+        table_dialect = dialect
+        table, keys = _TABLES[dialect]
         while stack:
             value, base, dialect, parent, token, applies, depth, uneval, chain = stack.pop()
             is_map = type(value) is dict or isinstance(value, Mapping)
@@ -242,7 +243,8 @@ class Graph:
             dialects.append(dialect)
 
             if dialect is not table_dialect:
-                table_dialect, table, keys = dialect, APPLICATORS[dialect], _KEYS[dialect]
+                table_dialect = dialect
+                table, keys = _TABLES[dialect]
             if keys.isdisjoint(value):
                 continue  # a leaf (most subschemas of a tool schema): no keyword to look up one by one
             per_child = 0
