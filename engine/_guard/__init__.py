@@ -112,7 +112,8 @@ def inspect(
     if shape.unevaluated_nesting > measured["max_unevaluated_nesting"]:
         measured["max_unevaluated_nesting"] = shape.unevaluated_nesting
         locations["max_unevaluated_nesting"] = ""
-    check(measured, locations, limits)
+    if document is None or _over(measured, limits):
+        check(measured, locations, limits)
 
     located = ((graph.pointer(node), keyword, pattern) for node, keyword, pattern in graph.patterns)
     heights = _check_patterns(located, config)
@@ -140,9 +141,7 @@ def _tree_report(tree: Tree, config: EngineConfig, document: tuple[int, int] | N
     if document is None:
         check(measured, locations, limits)
     else:
-        # With the document's measurements, the tree's are every limit (in the report's order,
-        # not the budget's): compared in one expression (the budget's loop was a third of a small
-        # schema's report), and named by the budget, in its order, only if one is over.
+        # Inlined here, not a call to _over(): the report of a small schema is mostly such steps.
         a, b, c, d, e, f, g, uneval, pattern, expansion, depth = measured.values()
         A, B, C, D, E, F, G, EXPANSION, DEPTH, UNEVAL, PATTERN = bounds(limits)  # noqa: N806
         if (
@@ -163,11 +162,28 @@ def _tree_report(tree: Tree, config: EngineConfig, document: tuple[int, int] | N
     )
 
 
+def _over(measured: dict[str, int], limits: Any) -> bool:
+    """Whether a measurement is over its bound, ``measured`` holding every limit in the report's
+    order (the document's two first). Compared in one expression (the budget's loop was a third of
+    a small schema's report); the budget names the one over, in its own order."""
+    a, b, c, d, e, f, g, uneval, pattern, expansion, depth = measured.values()
+    A, B, C, D, E, F, G, EXPANSION, DEPTH, UNEVAL, PATTERN = bounds(limits)  # noqa: N806
+    over: bool = (
+        a > A or b > B or c > C or d > D or e > E or f > F or g > G
+        or uneval > UNEVAL or pattern > PATTERN or expansion > EXPANSION or depth > DEPTH
+    )  # fmt: skip
+    return over
+
+
 def _check_patterns(patterns: Iterable[tuple[str, str, str]], config: EngineConfig) -> int:
     """The deepest quantifier nesting of ``patterns`` ((location, keyword, pattern) each); in
     linear-time mode, a pattern that needs backtracking is refused."""
     heights = 0
+    seen: set[str] = set()  # a pattern repeated in one schema (a date, an identifier) is read once
     for where, keyword, pattern in patterns:
+        if pattern in seen:
+            continue
+        seen.add(pattern)
         heights = max(heights, star_height(pattern))
         if config.regex == "linear":
             construct = backtracking_construct(pattern)

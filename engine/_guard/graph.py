@@ -7,6 +7,7 @@ times, so the analysis is linear in the graph's size. Counts saturate at ``CAP``
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import Any
 
 import msgspec
@@ -62,24 +63,26 @@ def analyse(graph: Graph, root: int = 0) -> GraphFacts:
         )
     in_place = graph.in_place
     n = len(graph.obj)
-    reachable = _reachable(graph, root)
+    # The expansion's walk reaches every node reachable from the root and sizes each (a size is
+    # at least 1): the reachable nodes, in order, are those with a size.
+    expansion, recursive, chain, size = _expansion(graph, root, n)
+    reachable = list(compress(range(n), size))
     order = _in_place_order(graph, root, reachable)
 
-    # Over the in-place DAG, children first.
+    # Over the in-place DAG, children first. A leaf's values are set before the loop (most
+    # nodes are leaves), and only the nodes with in-place children are visited one by one.
     width = [1] * n
     depth = [1] * n
     fan = [0] * n
     uneval = [0] * n
-    per_child = graph.per_child
     scopes = graph.unevaluated_scopes
-    get_children, get_per_child = in_place.get, per_child.get
+    for node, count in graph.per_child.items():
+        fan[node] = count
+    for node in scopes:
+        uneval[node] = 1
     for node in order:
-        children = get_children(node)
-        if children is None:  # a leaf of the in-place DAG (most nodes)
-            fan[node] = get_per_child(node, 0)
-            uneval[node] = 1 if node in scopes else 0
-            continue
-        w, d, f, u = 1, 0, get_per_child(node, 0), 0
+        children = in_place[node]
+        w, d, f, u = 1, 0, fan[node], 0
         for child in children:
             w += width[child]
             f += fan[child]
@@ -91,7 +94,6 @@ def analyse(graph: Graph, root: int = 0) -> GraphFacts:
         depth[node] = d + 1
         fan[node] = f if f < CAP else CAP
         uneval[node] = u + (node in scopes)
-    expansion, recursive, chain = _expansion(graph, root, n)
     at = reachable.__iter__
     return GraphFacts(
         expansion=expansion,
@@ -105,26 +107,15 @@ def analyse(graph: Graph, root: int = 0) -> GraphFacts:
     )
 
 
-def _reachable(graph: Graph, root: int) -> list[int]:
-    seen = {root}
-    todo = [root]
-    while todo:
-        node = todo.pop()
-        for child in (*graph.in_place.get(node, _NONE), *graph.descend.get(node, _NONE)):
-            if child not in seen:
-                seen.add(child)
-                todo.append(child)
-    return sorted(seen)
-
-
 def _in_place_order(graph: Graph, root: int, reachable: list[int]) -> list[int]:
-    """Reachable nodes, in-place children before parents; an in-place cycle is refused."""
+    """Reachable nodes with in-place children, in-place children before parents; an in-place
+    cycle is refused. A node without in-place children (most nodes) can be on no cycle and has
+    nothing to compute from children: it is passed over."""
     in_place = graph.in_place
-    nothing = _NONE
     WHITE, GREY, BLACK = 0, 1, 2
-    colour = dict.fromkeys(reachable, WHITE)
+    colour = [WHITE] * len(graph.obj)  # only reachable nodes with in-place children are coloured
     order: list[int] = []
-    for start in reachable:
+    for start in filter(in_place.__contains__, reachable):
         if colour[start] != WHITE:
             continue
         colour[start] = GREY
@@ -132,11 +123,13 @@ def _in_place_order(graph: Graph, root: int, reachable: list[int]) -> list[int]:
         stack = [(start, 0)]
         while stack:
             node, i = stack[-1]
-            children = in_place.get(node, nothing)
+            children = in_place[node]
             if i < len(children):
                 stack[-1] = (node, i + 1)
                 child = children[i]
-                state = colour.get(child, WHITE)
+                if child not in in_place:
+                    continue
+                state = colour[child]
                 if state == GREY:
                     raise _cycle(graph, path[path.index(child) :] + [child])
                 if state == WHITE:
@@ -163,10 +156,11 @@ def _cycle(graph: Graph, loop: list[int]) -> SchemaRejected:
     )
 
 
-def _expansion(graph: Graph, root: int, n: int) -> tuple[int, bool, int]:
+def _expansion(graph: Graph, root: int, n: int) -> tuple[int, bool, int, list[int]]:
     """Size of the schema with references inlined (memoised per target), whether any reference
-    loops (through a descending keyword: in-place loops were refused already), and the longest
-    chain of subschemas one evaluation can nest (meaningful when nothing loops)."""
+    loops (an in-place loop counts too: it is refused next, by the in-place order), and the longest
+    chain of subschemas one evaluation can nest (meaningful when nothing loops); and the size
+    of each node, 0 for a node the root does not reach."""
     in_place, descend, nothing = graph.in_place, graph.descend, _NONE
     size = [0] * n  # 0: not computed yet
     longest = [0] * n
@@ -190,7 +184,11 @@ def _expansion(graph: Graph, root: int, n: int) -> tuple[int, bool, int]:
                 if longest[child] > frame[4]:
                     frame[4] = longest[child]
             else:
-                below = in_place.get(child, nothing) + descend.get(child, nothing)
+                below = (
+                    in_place.get(child, nothing) + descend.get(child, nothing)
+                    if child in in_place or child in descend
+                    else nothing
+                )
                 if below:
                     on_path[child] = True
                     stack.append([child, below, 0, 1, 0])
@@ -208,4 +206,4 @@ def _expansion(graph: Graph, root: int, n: int) -> tuple[int, bool, int]:
                 parent = stack[-1]
                 parent[3] = min(parent[3] + total, CAP)
                 parent[4] = max(parent[4], longest[node])
-    return size[root], recursive, longest[root]
+    return size[root], recursive, longest[root], size

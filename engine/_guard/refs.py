@@ -214,10 +214,14 @@ class _Places:
 
     def child(self, parent: int, suffix: str) -> int | None:
         graph = self._graph
-        for node in range(self._indexed, len(graph.obj)):
-            if graph.parent[node] >= 0:
-                self._children.setdefault((graph.parent[node], graph.token[node]), node)
-        self._indexed = len(graph.obj)
+        end = len(graph.obj)
+        if self._indexed < end:
+            parents, tokens, add = graph.parent, graph.token, self._children.setdefault
+            for node in range(self._indexed, end):
+                above = parents[node]
+                if above >= 0:
+                    add((above, tokens[node]), node)
+            self._indexed = end
         return self._children.get((parent, suffix))
 
 

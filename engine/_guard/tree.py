@@ -33,6 +33,8 @@ _NEEDS_GRAPH = frozenset(
     {"$id", "id", "$ref", "$dynamicRef", "$recursiveRef", "unevaluatedProperties", "unevaluatedItems"} | ANCHORS
 )
 _SPECIAL = _NEEDS_GRAPH | {"enum", "pattern"}
+# Per dialect: every keyword that makes a subschema more than a leaf to count.
+_PLAIN = {dialect: frozenset(APPLICATORS[dialect]) | _SPECIAL for dialect in Dialect}
 
 # A frame: (value, parent frame or None, keyword it sits under, its key or index there or None,
 # depth, in-place chain). The pointer token is spelled only for the frames a location names.
@@ -66,14 +68,24 @@ def pointer(frame: Frame | None) -> str:
     if frame is None or frame[1] is None:
         return ""  # the root (most locations of a small schema)
     parts: list[str] = []
-    while frame is not None and frame[1] is not None:
-        key = frame[3]
+    append = parts.append
+    while True:
+        _, parent, keyword, key, _, _ = frame
+        if parent is None:
+            break
         if key is None:
-            parts.append(f"/{frame[2]}")
+            append(keyword)
+        elif type(key) is str:  # escaped inline: a call of escape() cost as much as the rest
+            append(
+                f"{keyword}/{key.replace('~', '~0').replace('/', '~1')}"
+                if "~" in key or "/" in key
+                else f"{keyword}/{key}"
+            )
         else:
-            parts.append(f"/{frame[2]}/{escape(key) if isinstance(key, str) else key}")
-        frame = frame[1]
-    return "".join(reversed(parts))
+            append(f"{keyword}/{escape(key)}")
+        frame = parent
+    parts.append("")
+    return "/".join(reversed(parts))
 
 
 def walk_tree(schema: Any, dialect: Dialect, document: tuple[int, int] | None = None) -> Tree | None:
@@ -87,6 +99,7 @@ def walk_tree(schema: Any, dialect: Dialect, document: tuple[int, int] | None = 
     in_place, hold = _IN_PLACE, _HOLD
     one, many, one_or_many, legacy_map = _ONE, _LIST, _ONE_OR_LIST, _LEGACY_MAP
     combinators = COMBINATORS
+    plain = _PLAIN[dialect]
     root: Frame = (schema, None, "", None, 1, 1)
     stack: list[Frame] = [root]
     count = 0
@@ -122,6 +135,12 @@ def walk_tree(schema: Any, dialect: Dialect, document: tuple[int, int] | None = 
             continue  # a leaf
         child_depth = depth + 1
         in_chain = chain + 1
+        # Children that are leaves (a boolean, or a dict with no applicator and nothing the walk
+        # reads) are counted here instead of being pushed and popped: most subschemas of a tool
+        # schema are such leaves. Only the child the walk visits first (that of the last keyword)
+        # can be where a new depth is reached, and only the chain's length matters for the rest.
+        first: tuple[str, Any] | None = None
+        deepest_chain = 0
         for keyword in filter(applicator_keys.__contains__, value):  # in the document's order
             sub = value[keyword]
             shape, how = table[keyword]
@@ -129,14 +148,25 @@ def walk_tree(schema: Any, dialect: Dialect, document: tuple[int, int] | None = 
                 shape = many if isinstance(sub, list) else one
             c = in_chain if how is in_place else 1
             if shape is one:
-                stack.append((sub, frame, keyword, None, child_depth, c))
+                if sub is True or sub is False or (type(sub) is dict and plain.isdisjoint(sub)):
+                    count += 1
+                else:
+                    stack.append((sub, frame, keyword, None, child_depth, c))
+                first = (keyword, None)
             elif shape is many:
                 if not isinstance(sub, list):
                     continue
                 if keyword in combinators and len(sub) > branches:
                     branches, branches_at = len(sub), frame
+                if not sub:
+                    continue
                 for i in range(len(sub) - 1, -1, -1):
-                    stack.append((sub[i], frame, keyword, i, child_depth, c))
+                    item = sub[i]
+                    if item is True or item is False or (type(item) is dict and plain.isdisjoint(item)):
+                        count += 1
+                    else:
+                        stack.append((item, frame, keyword, i, child_depth, c))
+                first = (keyword, 0)
             elif type(sub) is dict or isinstance(sub, Mapping):
                 if how is not hold and len(sub) > props:
                     props, props_at = len(sub), frame
@@ -146,13 +176,31 @@ def walk_tree(schema: Any, dialect: Dialect, document: tuple[int, int] | None = 
                             patterns.append((frame, "patternProperties", key))
                             if len(key) > pattern_max:
                                 pattern_max, pattern_at = len(key), frame
+                last = None
                 if shape is legacy_map:
                     for key, child in sub.items():
                         if isinstance(child, (Mapping, bool)):
                             stack.append((child, frame, keyword, key, child_depth, c))
+                            last = (keyword, key)
                 else:
                     for key, child in sub.items():
-                        stack.append((child, frame, keyword, key, child_depth, c))
+                        if child is True or child is False or (type(child) is dict and plain.isdisjoint(child)):
+                            count += 1
+                        else:
+                            stack.append((child, frame, keyword, key, child_depth, c))
+                        last = (keyword, key)
+                if last is None:
+                    continue
+                first = last
+            else:
+                continue
+            if c > deepest_chain:
+                deepest_chain = c
+        if first is not None:
+            if child_depth > depth_max:
+                depth_max, depth_at = child_depth, (None, frame, first[0], first[1], child_depth, 0)
+            if deepest_chain > longest:
+                longest = deepest_chain
     # Every measurement of the report, in the report's order, made once.
     measures = {} if document is None else {"max_schema_bytes": document[0], "max_document_depth": document[1]}
     measures["max_schema_depth"] = depth_max

@@ -47,6 +47,10 @@ _SPECIAL = frozenset(
     {"$id", "id", "$schema", "$ref", "$dynamicRef", "$recursiveRef",
      "enum", "pattern", "unevaluatedProperties", "unevaluatedItems"} | ANCHORS
 )  # fmt: skip
+# The keywords each part of that path reads: it skips a part whose keywords are all absent.
+_IDENTIFYING = frozenset({"$id", "id"} | ANCHORS)
+_REFERRING = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
+_MEASURED = frozenset({"unevaluatedProperties", "unevaluatedItems", "enum", "pattern"})
 _MAPPING_SHAPES = (Shape.MAP, Shape.MAP_OF_SCHEMA_OR_LIST)
 # Bound once: an Enum member read from its class is an attribute lookup through the metaclass,
 # several per keyword of every subschema in the walk below.
@@ -54,6 +58,8 @@ _IN_PLACE, _DESCEND, _HOLD = Applies.IN_PLACE, Applies.DESCEND, Applies.HOLD
 _ONE, _LIST, _ONE_OR_LIST, _LEGACY_MAP = Shape.ONE, Shape.LIST, Shape.ONE_OR_LIST, Shape.MAP_OF_SCHEMA_OR_LIST
 # Plain dicts: a lookup per keyword of every schema object, cheaper than the read-only views.
 APPLICATORS: dict[Dialect, dict[str, tuple[Shape, Applies]]] = {d: dict(KEYWORDS[d].applicators) for d in Dialect}
+# One lookup (a Dialect's hash is a Python-level call): the table and its keywords as a set.
+_TABLES = {d: (APPLICATORS[d], frozenset(APPLICATORS[d])) for d in Dialect}
 
 
 class Graph:
@@ -166,7 +172,8 @@ class Graph:
         first = -1
         # The applicator table is looked up again only when the dialect changes (an Enum's hash
         # is a Python call: once per node it was a tenth of the walk on the real tool schemas).
-        table_dialect, table = dialect, APPLICATORS[dialect]
+        table_dialect = dialect
+        table, keys = _TABLES[dialect]
         while stack:
             value, base, dialect, parent, token, applies, depth, uneval, chain = stack.pop()
             is_map = type(value) is dict or isinstance(value, Mapping)
@@ -178,9 +185,17 @@ class Graph:
             if first < 0:
                 first = node
             if applies is in_place_kind:
-                in_place.setdefault(parent, []).append(node)
+                edges = in_place.get(parent)
+                if edges is None:
+                    in_place[parent] = [node]
+                else:
+                    edges.append(node)
             elif applies is descend_kind:
-                descend.setdefault(parent, []).append(node)
+                edges = descend.get(parent)
+                if edges is None:
+                    descend[parent] = [node]
+                else:
+                    edges.append(node)
             if depth > depth_m[0]:
                 depth_m[0], depth_m[1] = depth, node
             if chain > longest_chain:
@@ -194,36 +209,43 @@ class Graph:
             by_obj.setdefault(id(value), node)
 
             if not _SPECIAL.isdisjoint(value):
-                schema_uri = value.get("$schema")
-                if isinstance(schema_uri, str) and (parent < 0 or KEYWORDS[dialect].id_keyword in value):
-                    dialect = dialect_for_uri(schema_uri) or dialect  # a resource may declare its own dialect
-                legacy_ref = not dialect.is_modern and isinstance(value.get("$ref"), str)
-                base = self._identify(value, node, base, dialect, legacy_ref)
-                for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
-                    ref = value.get(keyword)
-                    if isinstance(ref, str) and (keyword == "$ref" or dialect.is_modern):
-                        refs.append((node, keyword, join_uri(base, ref)))
-                if "unevaluatedProperties" in value or "unevaluatedItems" in value:
-                    self.unevaluated_scopes.add(node)
-                    uneval += 1
-                    if uneval > uneval_m[0]:
-                        uneval_m[0], uneval_m[1] = uneval, node
-                enum = value.get("enum")
-                if isinstance(enum, list) and len(enum) > enum_m[0]:
-                    enum_m[0], enum_m[1] = len(enum), node
-                pattern = value.get("pattern")
-                if isinstance(pattern, str):
-                    patterns.append((node, "pattern", pattern))
-                    if len(pattern) > pattern_m[0]:
-                        pattern_m[0], pattern_m[1] = len(pattern), node
+                # Each group read only when one of its keywords is there: most such nodes hold a
+                # lone `$ref`.
+                if "$schema" in value:
+                    schema_uri = value["$schema"]
+                    if isinstance(schema_uri, str) and (parent < 0 or KEYWORDS[dialect].id_keyword in value):
+                        dialect = dialect_for_uri(schema_uri) or dialect  # a resource may declare its own dialect
+                legacy_ref = "$ref" in value and isinstance(value["$ref"], str) and not dialect.is_modern
+                if not _IDENTIFYING.isdisjoint(value):
+                    base = self._identify(value, node, base, dialect, legacy_ref)
+                if not _REFERRING.isdisjoint(value):
+                    for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
+                        ref = value.get(keyword)
+                        if isinstance(ref, str) and (keyword == "$ref" or dialect.is_modern):
+                            refs.append((node, keyword, join_uri(base, ref)))
+                if not _MEASURED.isdisjoint(value):
+                    if "unevaluatedProperties" in value or "unevaluatedItems" in value:
+                        self.unevaluated_scopes.add(node)
+                        uneval += 1
+                        if uneval > uneval_m[0]:
+                            uneval_m[0], uneval_m[1] = uneval, node
+                    enum = value.get("enum")
+                    if isinstance(enum, list) and len(enum) > enum_m[0]:
+                        enum_m[0], enum_m[1] = len(enum), node
+                    pattern = value.get("pattern")
+                    if isinstance(pattern, str):
+                        patterns.append((node, "pattern", pattern))
+                        if len(pattern) > pattern_m[0]:
+                            pattern_m[0], pattern_m[1] = len(pattern), node
             else:
                 legacy_ref = False
             bases.append(base)
             dialects.append(dialect)
 
             if dialect is not table_dialect:
-                table_dialect, table = dialect, APPLICATORS[dialect]
-            if table.keys().isdisjoint(value):
+                table_dialect = dialect
+                table, keys = _TABLES[dialect]
+            if keys.isdisjoint(value):
                 continue  # a leaf (most subschemas of a tool schema): no keyword to look up one by one
             per_child = 0
             child_depth = depth + 1
