@@ -8,13 +8,20 @@ configuration allows ``regex="backtracking"`` (bounded by ``backtrack_limit`` st
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 __all__ = ["backtracking_construct", "star_height", "word_boundary"]
 
 _LOOKAROUND = {"(?=": "lookahead", "(?!": "negative lookahead", "(?<=": "lookbehind", "(?<!": "negative lookbehind"}
 
 
+# Both scans read a pattern a character at a time in Python; the tools of one server repeat their
+# patterns (dates, identifiers, URLs), so the answers are kept by pattern text (pure functions).
+@lru_cache(maxsize=1024)
 def backtracking_construct(pattern: str) -> str | None:
     """The first construct of ``pattern`` that needs backtracking, described, or ``None``."""
+    if "(?" not in pattern and "\\" not in pattern:
+        return None  # no lookaround without "(?", no backreference without a backslash
     i, n = 0, len(pattern)
     in_class = False
     while i < n:
@@ -43,9 +50,12 @@ def backtracking_construct(pattern: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1024)
 def star_height(pattern: str) -> int:
     """How deeply quantified groups nest (``^(a+)+$`` has 2): the shape that makes a backtracking
     engine exponential. Reported for the backends that run Python ``re``."""
+    if "*" not in pattern and "+" not in pattern and "{" not in pattern:
+        return 0  # nothing is quantified
     depth_stack: list[int] = [0]  # per open group: the deepest quantified nesting inside it
     best = 0
     i, n = 0, len(pattern)
