@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -86,9 +86,8 @@ class ElicitationForm:
         self._max_bytes = max_bytes
         self._max_depth = max_depth
         self._translation = translation  # `engine.backends.msgspec_translation` of the form, or None
-        # Built on the first answer read: a form compiled and never answered builds no msgspec type.
-        self._built: Callable[[Any], ElicitResult] | None = None
-        self.decode_result = self._first_read
+        # `decode_result` is built when first asked for (see `__getattr__`): a form compiled and
+        # never answered builds no msgspec type.
 
     def __repr__(self) -> str:
         return f"<ElicitationForm fields={list(self.fields)!r}>"
@@ -97,15 +96,18 @@ class ElicitationForm:
     """``decode_result(data)``: the ``ElicitResult`` in ``data`` (JSON bytes/text or a dict),
     checked against the form. Raises :class:`~engine.DecodeError` for bytes that are not JSON and
     :class:`~engine.ValidationFailed` (issues under ``/content``) for an answer the form rejects.
-    It is the form's bound reader, built on the first call."""
+    It is the form's bound reader, built when first asked for."""
 
-    def _first_read(self, data: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> ElicitResult:
-        # A caller may have kept `decode_result` from before the first call: it still reads
-        # through the reader built once.
-        read = self._built
-        if read is None:
-            read = self._built = self.decode_result = self._reader()
-        return read(data)
+    if not TYPE_CHECKING:  # to the type checker, `decode_result` is the attribute declared above
+
+        def __getattr__(self, name: str) -> Any:
+            # Called for an attribute not set: `decode_result`, the form's bound reader, is built
+            # when first asked for, so that a caller who keeps it (before or after its first
+            # call) calls the reader itself, with no frame in front of it.
+            if name == "decode_result":
+                read = self.decode_result = self._reader()
+                return read
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _reader(self) -> Callable[[Any], ElicitResult]:
         """The form's one-pass reader: the answer decoded with ``content`` typed by the form, in

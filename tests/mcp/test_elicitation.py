@@ -202,14 +202,16 @@ def test_restricted_root(eng: engine.Engine, schema: Any) -> None:
         engine.compile_elicitation(schema, engine=eng)
 
 
-def test_decode_result_kept_before_the_first_call_builds_its_reader_once(
+def test_decode_result_is_the_bound_reader_built_once_when_first_asked_for(
     eng: engine.Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`decode_result` is the form's bound reader after the first call; a caller that kept the
-    attribute from before reads through the same reader, built once."""
+    """`decode_result` is the form's bound reader, built when first asked for (not at compile): a
+    caller that keeps it before its first call holds the reader itself, with no frame in front of
+    it, and it is built once."""
     form = engine.compile_elicitation(
         {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}, engine=eng
     )
+    assert "decode_result" not in vars(form)  # compiled, not yet asked for: nothing built
     built = []
     make = form._reader
 
@@ -219,13 +221,16 @@ def test_decode_result_kept_before_the_first_call_builds_its_reader_once(
 
     monkeypatch.setattr(form, "_reader", counting)
     kept = form.decode_result
+    assert kept is form.decode_result and len(built) == 1
+    assert type(kept).__name__ == "function"  # the closure, not a method that looks it up
     for _ in range(3):
         assert kept(b'{"action": "accept", "content": {"name": "x"}}').content == {"name": "x"}
     assert form.decode_result(b'{"action": "decline"}').action == "decline"
-    assert form.decode_result is not kept
     assert len(built) == 1
     with pytest.raises(engine.ValidationFailed):
         kept(b'{"action": "accept", "content": {"name": 1}}')
+    with pytest.raises(AttributeError):
+        form.no_such_attribute  # noqa: B018 - the lookup is the test
 
 
 def _nesting(value: Any) -> int:
