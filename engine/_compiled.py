@@ -85,9 +85,9 @@ class CompiledSchema:
         "_typed",
         "_sealed_reader",
         "_short_path",
-        "_typed_reader",
         "backend",
         "decode",
+        "decode_typed",
         "dialect",
         "fingerprint",
         "guard",
@@ -152,7 +152,6 @@ class CompiledSchema:
         self._other_decoder = decoder if self._typed is None else None
         self.typed = typed
         """The msgspec type the one-pass decoder parses into (see the plan), or ``None``."""
-        self._typed_reader: Callable[[Any], Any] | None = None
         self._short_path: tuple[Callable[[Any], Any] | None, int] = (None, -1)
         self._general_reader: Callable[[Any], Any] | None = None
         self._sealed_reader: Callable[[Any], Any] | None = None
@@ -220,6 +219,9 @@ class CompiledSchema:
             if name == "decode":
                 read = self.decode = self._build_reader()
                 return read
+            if name == "decode_typed":
+                typed = self.decode_typed = self._build_typed_reader()
+                return typed
             if name == "is_valid":
                 is_valid = self.is_valid = self._bind_is_valid()
                 return is_valid
@@ -393,23 +395,21 @@ class CompiledSchema:
 
         return general
 
-    def decode_typed(self, data: bytes | bytearray | memoryview | str) -> Any:
-        """Parse and validate JSON ``data`` like ``decode``, returning the *typed* value where the
-        schema translates to msgspec types: Structs (fields ``f0``, ``f1``... in property order,
-        ``msgspec.UNSET`` for an absent optional property; properties the schema does not name are
-        not kept). Where the schema does not translate, and for the rare valid document msgspec
-        cannot type (an integer written ``1.0``), the plain value is returned."""
-        read = self._typed_reader
-        if read is None:
-            typed = self._typed
-            if typed is None or self._plain_reader() is None:
-                read = self.reader()
-            else:
-                # Open objects ignore unnamed properties here, which no type bounds the depth of:
-                # a document longer than the bound has its depth read from its bytes.
-                read = self._one_pass(typed.typed_reader(), self._general())
-            self._typed_reader = read
-        return read(data)
+    decode_typed: Callable[[bytes | bytearray | memoryview | str], Any]
+    """Parse and validate JSON ``data`` like ``decode``, returning the *typed* value where the
+    schema translates to msgspec types: Structs (fields ``f0``, ``f1``... in property order,
+    ``msgspec.UNSET`` for an absent optional property; properties the schema does not name are
+    not kept). Where the schema does not translate, and for the rare valid document msgspec
+    cannot type (an integer written ``1.0``), the plain value is returned. A reader bound once,
+    built when first asked for, like ``decode``."""
+
+    def _build_typed_reader(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+        typed = self._typed
+        if typed is None or self._plain_reader() is None:
+            return self.reader()
+        # Open objects ignore unnamed properties here, which no type bounds the depth of: a
+        # document longer than the bound has its depth read from its bytes.
+        return self._one_pass(typed.typed_reader(), self._general())
 
     def issues(self, instance: Any) -> list[Issue]:
         """Every issue with ``instance`` (empty when valid), capped like ``validate``'s."""

@@ -264,6 +264,11 @@ def test_the_checks_and_the_reader_are_bound_on_first_use_and_kept() -> None:
     compiled = engine.Engine(cache_size=0).compile(SCHEMA)
     is_valid, checked, decode = compiled.is_valid, compiled.checked, compiled.decode
     assert compiled.is_valid is is_valid and compiled.checked is checked and compiled.decode is decode
+    typed = compiled.decode_typed  # the reader itself, bound when first asked for
+    assert compiled.decode_typed is typed and type(typed).__name__ == "function"
+    assert typed(b'{"name": "a"}').f0 == "a"
+    with pytest.raises(ValidationFailed):
+        typed(b'{"name": ""}')
     assert is_valid({"name": "a"}) and not is_valid({"name": ""})
     assert checked({"name": "a"}) == {"name": "a"}
     with pytest.raises(ValidationFailed):
