@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 
 from ._config import Limits
-from ._decode import check_depth, decode_json, too_short_to_nest, within_depth
+from ._decode import check_depth, decode_json, surely_within, too_short_to_nest, within_depth
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
@@ -288,7 +288,7 @@ class CompiledSchema:
                 except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
                     self._typed = None
                     return self._general()
-                self._short_path = (opened, min(too_short_to_nest(self._max_depth), self._max_bytes))
+                self._short_path = (opened, min(too_short_to_nest(self._max_depth), surely_within(self._max_bytes)))
                 build_closed = _closed_reader(typed, self._max_depth)
                 return checked_then_parsed(build_closed, opened, self._general(), self._max_bytes, self._max_depth)
         plain = self._plain_reader()
@@ -307,11 +307,11 @@ class CompiledSchema:
         if closed is not None:
             # A short document is still read inline by `ToolSet.validate_arguments` through the
             # typed decode, which proves its depth and costs a frame less than this reader.
-            self._short_path = (closed, min(too_short_to_nest(self._max_depth), self._max_bytes))
+            self._short_path = (closed, min(too_short_to_nest(self._max_depth), surely_within(self._max_bytes)))
             return self._general(sealed=True)
         # Closed everywhere but deeper than the bound: the typed decode checks, the depth is shown
         # from the bytes.
-        self._short_path = (plain.typed, min(too_short_to_nest(self._max_depth), self._max_bytes))
+        self._short_path = (plain.typed, min(too_short_to_nest(self._max_depth), surely_within(self._max_bytes)))
         return checked_then_parsed(_no_closed, plain.typed, self._general(), self._max_bytes, self._max_depth)
 
     def short_path(self) -> tuple[Callable[[Any], Any] | None, int]:
@@ -328,14 +328,14 @@ class CompiledSchema:
     ) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         """Another backend's one-pass decoder (parses and checks, returns the value), with every
         refusal judged again on the general path."""
-        max_bytes = self._max_bytes
+        within = surely_within(self._max_bytes)  # longer: measured in bytes by the general path
         max_depth = self._max_depth
         short = too_short_to_nest(max_depth)
 
         def read_bounded(data: bytes | bytearray | memoryview | str) -> Any:
             size = len(data)
             # The depth shown from the bytes needs no walk of the value.
-            if size <= max_bytes and (size <= short or within_depth(data, max_depth)):
+            if size <= within and (size <= short or within_depth(data, max_depth)):
                 try:
                     return decoder(data)
                 except Exception:  # noqa: BLE001 - a refusal is re-judged below, never trusted
@@ -362,6 +362,7 @@ class CompiledSchema:
 
     def _bind_general(self, *, sealed: bool) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         max_bytes = self._max_bytes
+        within = surely_within(max_bytes)  # longer: measured in bytes by the bounded parse
         max_depth = self._max_depth
         short = too_short_to_nest(max_depth)
         check = self._check
@@ -369,7 +370,7 @@ class CompiledSchema:
         parse = _parse
 
         def general(data: bytes | bytearray | memoryview | str) -> Any:
-            if len(data) <= max_bytes:
+            if len(data) <= within:
                 try:
                     value = parse(data)
                 except Exception:  # noqa: BLE001 - the bounded parse below names the reason
@@ -457,7 +458,8 @@ def checked_then_parsed(
     ``closed_reader()``, asked on the first such document: the decode into Structs that refuse
     unnamed properties, whose type proves the depth bound, or ``None``."""
     parse = _parse
-    short = min(too_short_to_nest(max_depth), max_bytes)
+    within = surely_within(max_bytes)  # longer: measured in bytes by the general path
+    short = min(too_short_to_nest(max_depth), within)
     closed: Callable[[Any], Any] | None = None
     asked = False
 
@@ -472,7 +474,7 @@ def checked_then_parsed(
                 return parse(data)
             except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
                 return slow(data)
-        if size <= max_bytes:
+        if size <= within:
             if not asked:  # built once; a race builds it twice, harmlessly (the same reader)
                 closed, asked = closed_reader(), True
             if closed is not None:

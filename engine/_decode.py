@@ -16,6 +16,7 @@ __all__ = [
     "check_depth",
     "decode_json",
     "nesting",
+    "surely_within",
     "syntax_error",
     "too_short_to_nest",
     "within_depth",
@@ -27,9 +28,20 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity", b"+Infinity", b"-NaN")
 
 
+def surely_within(max_bytes: int) -> int:
+    """The longest document, given as bytes or as text, that is within ``max_bytes`` bytes of
+    UTF-8 whatever it holds (a character takes at most four). The bound readers compare a
+    document's length with it, so text needs no encoding to be measured; a longer document goes
+    to :func:`decode_json`, which measures text in bytes."""
+    return max_bytes // 4
+
+
 def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, max_depth: int | None = None) -> Any:
-    """Parse one JSON document; every failure is a :class:`DecodeError` with its reason."""
+    """Parse one JSON document; every failure is a :class:`DecodeError` with its reason. Text is
+    measured in the bytes of its UTF-8 (the limits are in bytes), not in characters."""
     size = len(data)
+    if type(data) is not bytes and isinstance(data, str) and size > max_bytes // 4 and not data.isascii():
+        size = len(data.encode("utf-8", "surrogatepass")) if size <= max_bytes else size
     if size > max_bytes:
         raise DecodeError(DecodeReason.TOO_LARGE, f"document is {size} bytes, over the limit of {max_bytes}")
     try:

@@ -30,9 +30,9 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from .._compiled import CompiledSchema
-from .._decode import decode_json, too_short_to_nest, within_depth
+from .._decode import decode_json, surely_within, too_short_to_nest, within_depth
 from .._engine import Engine, default_engine
-from .._errors import DecodeError, DecodeReason, Issue, RejectReason, SchemaRejected, ValidationFailed
+from .._errors import Issue, RejectReason, SchemaRejected, ValidationFailed
 from .._pointer import escape
 from ..backends import SchemaSource, msgspec_translation
 
@@ -112,7 +112,7 @@ class ElicitationForm:
     def _reader(self) -> Callable[[Any], ElicitResult]:
         """The form's one-pass reader: the answer decoded with ``content`` typed by the form, in
         the same pass; anything it refuses is judged again (and explained) on the general path."""
-        max_bytes = self._max_bytes
+        within = surely_within(self._max_bytes)
         max_depth = self._max_depth
         short = too_short_to_nest(max_depth)
         checked = self._checked
@@ -146,8 +146,8 @@ class ElicitationForm:
             if type(data) is not bytes and not isinstance(data, (bytearray, memoryview, str)):
                 return checked(data)
             size = len(data)
-            if size > max_bytes:
-                raise DecodeError(DecodeReason.TOO_LARGE, f"document is {size} bytes, over the limit of {max_bytes}")
+            if size > within:  # measured in bytes (text too) by the general path
+                return general(data)
             if size > short and not within_depth(data, max_depth):
                 return general(data)  # measures the depth, as every document's is
             try:

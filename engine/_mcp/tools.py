@@ -11,7 +11,7 @@ import msgspec
 from msgspec import UNSET
 
 from .._compiled import CompiledSchema
-from .._decode import brackets, decode_json, nesting, too_short_to_nest, within_depth
+from .._decode import brackets, decode_json, nesting, surely_within, too_short_to_nest, within_depth
 from .._engine import Engine, default_engine
 from .._errors import Issue, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
 from .envelope import (
@@ -62,6 +62,7 @@ class ToolSet:
         self.rejected: Mapping[str, SchemaRejected] = rejected
         """Tool name -> why it cannot be used."""
         self._max_bytes = engine.config.limits.max_instance_bytes
+        self._within = surely_within(self._max_bytes)  # the bound readers' limit (see there)
         # A result nests no deeper than any instance, but for the envelope and the JSON-RPC
         # response around it.
         self._max_depth = engine.config.limits.max_instance_depth + 2
@@ -173,7 +174,7 @@ class ToolSet:
             short, depth, check, read = bound
             size = len(result)
             counted = -1
-            if size > short and 0 <= depth and size <= self._max_bytes:
+            if size > short and 0 <= depth and size <= self._within:
                 counted = brackets(result)  # fewer brackets than the bound: no deeper either
             if size <= short or 0 <= counted <= depth:
                 # The commonest read inline (a reader's frame is a tenth of the floor): a result
@@ -357,7 +358,7 @@ def _bind_results(output: CompiledSchema | None, max_bytes: int, max_depth: int)
     # A value nesting `d` levels takes `d` opening brackets, and `2 * d` bytes: a document with
     # fewer, or shorter, is within the depth bound without a scan.
     depth = min(path.max_depth, max_depth)
-    short = min(too_short_to_nest(depth), max_bytes)
+    short = min(too_short_to_nest(depth), surely_within(max_bytes))
     bound: list[Any] = [short, depth, path.check, None]
     bound[3] = _checked_result_reader(output, short, max_bytes, max_depth, bound)
     return bound
@@ -399,12 +400,13 @@ def _unchecked_result_reader(max_bytes: int, max_depth: int) -> BoundResultReade
     decode = decode_whole
     plain = _plain_result_reader(None, max_depth)
     short = too_short_to_nest(max_depth)
+    within = surely_within(max_bytes)  # longer: measured in bytes on the exact path
 
     def read(data: bytes | bytearray | memoryview | str, counted: int = -1) -> CallToolResult | None:
         size = len(data)
         # Content blocks and `_meta` are read untyped: the whole result's depth is shown from its
         # bytes, or the exact path measures it.
-        if size > max_bytes or (size > short and not within_depth(data, max_depth)):
+        if size > within or (size > short and not within_depth(data, max_depth)):
             return None
         try:
             wire: Any = decode(data)
@@ -453,10 +455,12 @@ def _checked_result_reader(
     # `validate_result`, whose limit in `bound` goes to -1). Both reads are exact.
     own_fields = False
 
+    within = surely_within(max_bytes)  # longer: measured in bytes on the exact path
+
     def read(data: bytes | bytearray | memoryview | str, counted: int = -1) -> CallToolResult | None:
         nonlocal own_fields
         size = len(data)
-        if size > max_bytes:
+        if size > within:
             return None
         if own_fields:
             return plain(data)

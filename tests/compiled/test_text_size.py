@@ -1,0 +1,78 @@
+"""`max_instance_bytes` is a number of bytes for documents given as text too: a str is measured
+in the bytes of its UTF-8, whichever reader takes it (bound readers compare lengths only below
+a quarter of the limit, where no text can be over it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import pytest
+
+import engine
+from engine import DecodeError
+
+LIMIT = 64
+
+
+def reason(read: Callable[[Any], Any], data: Any) -> str | None:
+    try:
+        read(data)
+    except DecodeError as exc:
+        return str(exc.reason)
+    return None
+
+
+ARGUMENTS = '{"s": "FILL"}'
+RESULT = '{"content": [], "structuredContent": {"s": "FILL"}}'
+ANSWER = '{"action": "accept", "content": {"s": "FILL"}}'
+
+
+def readers() -> list[tuple[str, Callable[[str], Any], str]]:
+    """(label, reader, the document it reads, its string value spelled FILL)."""
+    eng = engine.Engine(cache_size=0, limits=engine.Limits(max_instance_bytes=LIMIT))
+    out: list[tuple[str, Callable[[str], Any], str]] = []
+    for schema in (
+        {"type": "object", "properties": {"s": {"type": "string"}}},  # open: the typed path
+        {"type": "object", "properties": {"s": {"type": "string"}}, "additionalProperties": False},  # sealed
+        {"type": "object", "properties": {"s": {"type": "string", "pattern": "^.*$"}}},  # the general path
+        {"type": "object", "allOf": [{"properties": {"s": {"type": "string"}}}]},  # untranslatable
+    ):
+        compiled = eng.compile(schema)
+        tools = engine.compile_tools([{"name": "t", "inputSchema": schema, "outputSchema": schema}], engine=eng)
+        out += [
+            (f"decode {schema}", compiled.decode, ARGUMENTS),
+            (f"decode_typed {schema}", compiled.decode_typed, ARGUMENTS),
+            (f"validate_arguments {schema}", partial(tools.validate_arguments, "t"), ARGUMENTS),
+            (f"validate_result {schema}", partial(tools.validate_result, "t"), RESULT),
+        ]
+    form = engine.compile_elicitation({"type": "object", "properties": {"s": {"type": "string"}}}, engine=eng)
+    out.append(("decode_result", form.decode_result, ANSWER))
+    return out
+
+
+@pytest.mark.parametrize("char", ["é", "\u20ac", "\U0001f600"])
+def test_text_over_the_byte_limit_is_too_large_as_its_bytes_are(char: str) -> None:
+    for label, read, document in readers():
+        # Fewer characters than the limit, more bytes: refused as the same bytes are.
+        fill = char * (LIMIT // len(char.encode()) + 1)
+        text = document.replace("FILL", fill)
+        assert len(text) <= LIMIT * 2 and len(text.encode()) > LIMIT, label
+        for _ in range(2):  # the first call binds the reader; the second uses it
+            assert reason(read, text) == "too-large", (label, text)
+            assert reason(read, text.encode()) == "too-large", (label, text)
+        # Within the limit in bytes: read, as text and as bytes alike.
+        short = document.replace("FILL", char * 2)
+        assert len(short.encode()) <= LIMIT, label
+        assert reason(read, short) is None and reason(read, short.encode()) is None, label
+
+
+def test_ascii_text_at_the_limit_is_read() -> None:
+    for label, read, document in readers():
+        base = len(document.replace("FILL", ""))
+        text = document.replace("FILL", "a" * (LIMIT - base))
+        assert len(text.encode()) == LIMIT
+        assert reason(read, text) is None and reason(read, text.encode()) is None, label
+        over = document.replace("FILL", "a" * (LIMIT - base + 1))
+        assert reason(read, over) == "too-large" and reason(read, over.encode()) == "too-large", label
