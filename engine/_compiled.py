@@ -271,6 +271,8 @@ class CompiledSchema:
     def _build_reader(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         if self._undecided is not None:
             self._decide(translating=True)
+        # A shorter document cannot nest past the bound, nor hold more than `max_bytes` as text.
+        inline = min(too_short_to_nest(self._max_depth), surely_within(self._max_bytes))
         typed = self._typed
         if typed is not None and self._other_decoder is None:
             if self.guard is not None and self.guard.measured.get("max_pattern_length", 0):
@@ -288,7 +290,7 @@ class CompiledSchema:
                 except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
                     self._typed = None
                     return self._general()
-                self._short_path = (opened, min(too_short_to_nest(self._max_depth), surely_within(self._max_bytes)))
+                self._short_path = (opened, inline)
                 build_closed = _closed_reader(typed, self._max_depth)
                 return checked_then_parsed(build_closed, opened, self._general(), self._max_bytes, self._max_depth)
         plain = self._plain_reader()
@@ -307,11 +309,11 @@ class CompiledSchema:
         if closed is not None:
             # A short document is still read inline by `ToolSet.validate_arguments` through the
             # typed decode, which proves its depth and costs a frame less than this reader.
-            self._short_path = (closed, min(too_short_to_nest(self._max_depth), surely_within(self._max_bytes)))
+            self._short_path = (closed, inline)
             return self._general(sealed=True)
         # Closed everywhere but deeper than the bound: the typed decode checks, the depth is shown
         # from the bytes.
-        self._short_path = (plain.typed, min(too_short_to_nest(self._max_depth), surely_within(self._max_bytes)))
+        self._short_path = (plain.typed, inline)
         return checked_then_parsed(_no_closed, plain.typed, self._general(), self._max_bytes, self._max_depth)
 
     def short_path(self) -> tuple[Callable[[Any], Any] | None, int]:

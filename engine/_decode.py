@@ -40,8 +40,8 @@ def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, m
     """Parse one JSON document; every failure is a :class:`DecodeError` with its reason. Text is
     measured in the bytes of its UTF-8 (the limits are in bytes), not in characters."""
     size = len(data)
-    if type(data) is not bytes and isinstance(data, str) and size > max_bytes // 4 and not data.isascii():
-        size = len(data.encode("utf-8", "surrogatepass")) if size <= max_bytes else size
+    if surely_within(max_bytes) < size <= max_bytes and isinstance(data, str) and not data.isascii():
+        size = len(data.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise DecodeError(DecodeReason.TOO_LARGE, f"document is {size} bytes, over the limit of {max_bytes}")
     try:
@@ -107,7 +107,7 @@ def within_depth(data: bytes | bytearray | memoryview | str, max_depth: int) -> 
         return True
     if type(data) is not bytes and not isinstance(data, bytearray):
         data = _raw(data)
-    if len(data) - len(data.translate(None, b"[{")) <= max_depth:  # see `brackets`
+    if brackets(data) <= max_depth:
         return True
     if b"\\" in data:
         # Left to right, as a JSON string reads its escapes: `\\` first, then `\"`; every other

@@ -138,17 +138,8 @@ def _tree_report(tree: Tree, config: EngineConfig, document: tuple[int, int] | N
     limits = config.limits
     if count > limits.max_subschemas:  # first, as the graph's walk refuses it
         raise exceeded("max_subschemas", count, limits.max_subschemas, "")
-    if document is None:
+    if document is None or _over(measured, limits):
         check(measured, locations, limits)
-    else:
-        # Inlined here, not a call to _over(): the report of a small schema is mostly such steps.
-        a, b, c, d, e, f, g, uneval, pattern, expansion, depth = measured.values()
-        A, B, C, D, E, F, G, EXPANSION, DEPTH, UNEVAL, PATTERN = bounds(limits)  # noqa: N806
-        if (
-            a > A or b > B or c > C or d > D or e > E or f > F or g > G
-            or uneval > UNEVAL or pattern > PATTERN or expansion > EXPANSION or depth > DEPTH
-        ):  # fmt: skip
-            check(measured, locations, limits)
     heights = _check_patterns(tree.patterns, config) if tree.patterns else 0
     return GuardReport(
         measured=measured,
@@ -179,11 +170,7 @@ def _check_patterns(patterns: Iterable[tuple[str, str, str]], config: EngineConf
     """The deepest quantifier nesting of ``patterns`` ((location, keyword, pattern) each); in
     linear-time mode, a pattern that needs backtracking is refused."""
     heights = 0
-    seen: set[str] = set()  # a pattern repeated in one schema (a date, an identifier) is read once
-    for where, keyword, pattern in patterns:
-        if pattern in seen:
-            continue
-        seen.add(pattern)
+    for where, keyword, pattern in patterns:  # a repeated pattern is answered by the analysis' cache
         heights = max(heights, star_height(pattern))
         if config.regex == "linear":
             construct = backtracking_construct(pattern)
