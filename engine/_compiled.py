@@ -15,6 +15,7 @@ from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
 from ._guard import GuardReport
 from ._instance import bind_checked, bind_is_valid, max_values
+from ._readers import NO_SHORT_PATH, ShortPath, checked_then_parsed, closed_reader, counted_then_parsed, no_closed
 from .backends import BackendRefused, BackendValidator, TypedDecode
 
 _parse = msgspec.json.decode
@@ -24,7 +25,6 @@ __all__ = [
     "EXPLAIN_FRAMES",
     "CompiledSchema",
     "HotPath",
-    "checked_then_parsed",
     "depth_bound",
 ]
 
@@ -152,7 +152,7 @@ class CompiledSchema:
         self._other_decoder = decoder if self._typed is None else None
         self.typed = typed
         """The msgspec type the one-pass decoder parses into (see the plan), or ``None``."""
-        self._short_path: tuple[Callable[[Any], Any] | None, int] = (None, -1)
+        self._short_path: ShortPath = NO_SHORT_PATH
         self._general_reader: Callable[[Any], Any] | None = None
         self._sealed_reader: Callable[[Any], Any] | None = None
         self.guard = guard
@@ -271,8 +271,6 @@ class CompiledSchema:
     def _build_reader(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         if self._undecided is not None:
             self._decide(translating=True)
-        # A shorter document cannot nest past the bound, nor hold more than `max_bytes` as text.
-        inline = min(too_short_to_nest(self._max_depth), surely_within(self._max_bytes))
         typed = self._typed
         if typed is not None and self._other_decoder is None:
             if self.guard is not None and self.guard.measured.get("max_pattern_length", 0):
@@ -280,6 +278,9 @@ class CompiledSchema:
                 # check of the parsed value costs less (the 19 corpus tools with one: 2.1x the
                 # decode floor against 3.5x for the typed decode and the parse). No type is built.
                 return self._general()
+            counted = self._counted_reader(typed)
+            if counted is not None:
+                return counted
             if typed.translation.open_at is not None:
                 # Open somewhere: the decode that ignores unnamed properties reads a short document
                 # (and says whether it is valid); the one into Structs that refuse them, which
@@ -290,8 +291,7 @@ class CompiledSchema:
                 except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
                     self._typed = None
                     return self._general()
-                self._short_path = (opened, inline)
-                build_closed = _closed_reader(typed, self._max_depth)
+                build_closed = closed_reader(typed, self._max_depth)
                 return checked_then_parsed(build_closed, opened, self._general(), self._max_bytes, self._max_depth)
         plain = self._plain_reader()
         if plain is None:
@@ -307,23 +307,40 @@ class CompiledSchema:
         # schemas that costs less than the typed decode and the parse (1.63x the parse against
         # 1.86x on 70 documents of up to 256 bytes, 1.42x against 1.84x on the longer ones).
         if closed is not None:
-            # A short document is still read inline by `ToolSet.validate_arguments` through the
-            # typed decode, which proves its depth and costs a frame less than this reader.
-            self._short_path = (closed, inline)
             return self._general(sealed=True)
         # Closed everywhere but deeper than the bound: the typed decode checks, the depth is shown
         # from the bytes.
-        self._short_path = (plain.typed, inline)
-        return checked_then_parsed(_no_closed, plain.typed, self._general(), self._max_bytes, self._max_depth)
+        return checked_then_parsed(no_closed, plain.typed, self._general(), self._max_bytes, self._max_depth)
 
-    def short_path(self) -> tuple[Callable[[Any], Any] | None, int]:
-        """``(check, limit)``, for callers that inline the commonest read (see ``ToolSet``): a
-        document of at most ``limit`` bytes for which ``check`` returns without raising is valid
-        and within the bounds, and ``msgspec.json.decode`` of it is the value ``decode`` returns.
-        Anything else, and anything ``check`` raises on, goes to :meth:`reader`. ``(None, -1)``
-        where the schema reads no document that way (built with the reader)."""
+    def short_path(self) -> ShortPath:
+        """What callers that inline the commonest read bind (see ``ToolSet``): see
+        :class:`ShortPath`. Built with the reader."""
         self.reader()
         return self._short_path
+
+    def _counted_reader(self, typed: Any) -> Callable[[bytes | bytearray | memoryview | str], Any] | None:
+        """The reader through TypedDicts (see :func:`counted_then_parsed`) where the root is an
+        object, ``None`` otherwise."""
+        try:
+            dicts = typed.dicts_reader()
+        except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
+            return None
+        if dicts is None:
+            return None
+        decode, depth = dicts
+        translation = typed.translation
+        bounded = depth is not None and depth <= self._max_depth
+        # Sealed (every object closed, no value untyped): validity proves the depth bound.
+        slow = self._general(sealed=bounded and translation.open_at is None)
+        read, self._short_path = counted_then_parsed(
+            decode,
+            exact=translation.closed_at is None,
+            bounded=bounded,
+            slow=slow,
+            max_bytes=self._max_bytes,
+            max_depth=self._max_depth,
+        )
+        return read
 
     def _one_pass(
         self, decoder: Callable[[Any], Any], slow: Callable[[Any], Any]
@@ -419,81 +436,6 @@ class CompiledSchema:
         if self.is_valid(instance):
             return []
         return self._failure(instance).issues
-
-
-def _no_closed() -> None:
-    return None
-
-
-def _closed_reader(typed: Any, max_depth: int) -> Callable[[], Callable[[Any], Any] | None]:
-    """What builds the decode into Structs that refuse unnamed properties, where its type nests no
-    deeper than the bound (it then proves the depth of what it accepts; ``None`` otherwise). It
-    holds the typed validator, not the compiled schema, whose reader holds it: no cycle."""
-
-    def build() -> Callable[[Any], Any] | None:
-        try:
-            plain = typed.plain_reader()
-        except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
-            return None
-        if plain.depth is None or plain.depth > max_depth:
-            return None
-        return plain.typed  # type: ignore[no-any-return]
-
-    return build
-
-
-def checked_then_parsed(
-    closed_reader: Callable[[], Callable[[Any], Any] | None],
-    opened: Callable[[Any], Any],
-    slow: Callable[[Any], Any],
-    max_bytes: int,
-    max_depth: int,
-) -> Callable[[bytes | bytearray | memoryview | str], Any]:
-    """The reader of a schema that translates to msgspec types: a typed decode says yes (it
-    allocates only Structs, then dropped), and the plain decode gives the value, exactly what the
-    general path gives (keys in document order). Two C passes cost less than one pass and a
-    conversion of the Structs in Python. Anything the typed decode refuses is judged again by
-    ``slow``, the general path, which is exact and explains.
-
-    ``opened``: the decode that ignores unnamed properties (exact for validity), for which a
-    document longer than ``max_depth`` needs its depth shown from its bytes first;
-    ``closed_reader()``, asked on the first such document: the decode into Structs that refuse
-    unnamed properties, whose type proves the depth bound, or ``None``."""
-    parse = _parse
-    within = surely_within(max_bytes)  # longer: measured in bytes by the general path
-    short = min(too_short_to_nest(max_depth), within)
-    closed: Callable[[Any], Any] | None = None
-    asked = False
-
-    def read(data: bytes | bytearray | memoryview | str) -> Any:
-        nonlocal closed, asked
-        size = len(data)
-        if size <= short:
-            # Too short to nest beyond the bound: the decode that ignores unnamed properties
-            # needs no scan, and a payload with one costs no failed first try.
-            try:
-                opened(data)
-                return parse(data)
-            except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
-                return slow(data)
-        if size <= within:
-            if not asked:  # built once; a race builds it twice, harmlessly (the same reader)
-                closed, asked = closed_reader(), True
-            if closed is not None:
-                try:
-                    closed(data)
-                    return parse(data)
-                except Exception:  # noqa: BLE001 - an unnamed property, or a refusal: see below
-                    pass
-            if opened is not closed and within_depth(data, max_depth):
-                try:
-                    opened(data)
-                    return parse(data)
-                except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
-                    pass
-        return slow(data)
-
-    return read
 
 
 def _within_depth(value: Any, data: bytes | bytearray | memoryview | str, max_depth: int) -> None:

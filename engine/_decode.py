@@ -14,7 +14,9 @@ from ._errors import DecodeError, DecodeReason
 __all__ = [
     "brackets",
     "check_depth",
+    "colons",
     "decode_json",
+    "member_colons",
     "nesting",
     "surely_within",
     "syntax_error",
@@ -142,6 +144,33 @@ def within_depth(data: bytes | bytearray | memoryview | str, max_depth: int) -> 
 _SQUARE = bytes.maketrans(b"{}", b"[]")
 _NOT_STRUCTURE = bytes(byte for byte in range(256) if byte not in b'[]{}"')
 _SLOW_PASS_AFTER = 4096  # bytes of structure left over which a pass must remove a quarter
+
+
+def colons(data: bytes | bytearray | memoryview | str) -> int:
+    """How many colons the JSON document ``data`` holds, strings included: at least one per object
+    member (after its key). A typed decode through TypedDicts (which skip the properties they do
+    not name) that found as many members at its root as this skipped nothing, and no object below
+    the root has a member. One C pass."""
+    if isinstance(data, str):
+        return data.count(":")
+    if type(data) is not bytes and not isinstance(data, bytearray):
+        data = _raw(data)
+    return len(data) - len(data.translate(None, b":"))
+
+
+def member_colons(data: bytes | bytearray | memoryview | str) -> int:
+    """How many colons of the JSON document ``data`` follow a quote once its whitespace is taken
+    out: at least one per object member (its key's closing quote, then its colon), where
+    :func:`colons` also counts the colons strings hold (URLs, times). Taking whitespace out of
+    strings may join a quote and a colon too, which only counts more. Two C passes."""
+    if isinstance(data, str):
+        return data.translate(_NO_SPACE_TEXT).count('":')
+    if type(data) is not bytes and not isinstance(data, bytearray):
+        data = _raw(data)
+    return data.translate(None, b" \t\n\r").count(b'":')
+
+
+_NO_SPACE_TEXT = dict.fromkeys(map(ord, " \t\n\r"))
 
 
 def _raw(data: bytes | bytearray | memoryview | str) -> bytes:

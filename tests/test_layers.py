@@ -150,7 +150,7 @@ STAGES = {
     "engine._intake", "engine._dialect", "engine._keywords", "engine._guard", "engine._patterns",
     "engine.backends", "engine._decode", "engine._errors", "engine._config", "engine._pointer", "engine._metrics",
 }
-PIPELINE = {"engine._engine", "engine._plan", "engine._cache", "engine._compiled"}
+PIPELINE = {"engine._engine", "engine._plan", "engine._cache", "engine._compiled", "engine._readers"}
 APART = [("engine._guard", "engine.backends"), ("engine.backends", "engine._guard")]
 
 

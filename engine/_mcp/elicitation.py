@@ -128,7 +128,7 @@ class ElicitationForm:
             # value the typed decode skipped would go unchecked (invalid UTF-8, a number out of
             # range, its depth), so here every byte is decoded. An answer with fields the form did
             # not ask for is read on the general path, which drops them.
-            content_type, convert = self._translation.built(True)
+            content_type, convert = self._translation.built("closed")
             wire = msgspec.defstruct(
                 "ElicitResultWire",
                 [

@@ -46,6 +46,8 @@ ResultReader = Callable[[bytes | bytearray | memoryview | str], "CallToolResult 
 # A tool's bound result reader: the document, and its opening brackets where counted (else -1).
 BoundResultReader = Callable[[bytes | bytearray | memoryview | str, int], "CallToolResult | None"]
 _parse = msgspec.json.decode
+# A tool's `CompiledSchema.short_path()` (decode, limit, unshown) and its reader.
+_FromBytes = tuple[Callable[[Any], Any] | None, int, Callable[[Any, Any], Any] | None, Reader]
 
 
 class ToolSet:
@@ -56,7 +58,7 @@ class ToolSet:
         self._tools = tools
         # One bound reader per tool and per form of input, made on the tool's first call (a cold
         # compile of a tool list builds none): the hot path is a dict lookup and one call.
-        self._from_bytes: dict[str, tuple[Callable[[Any], Any] | None, int, Reader]] = {}
+        self._from_bytes: dict[str, _FromBytes] = {}
         self._from_dict: dict[str, Callable[[Any], Any]] = {}
         self._results: dict[str, list[Any]] = {}  # [short, depth, check, read]: see `_bind_results`
         self.rejected: Mapping[str, SchemaRejected] = rejected
@@ -104,17 +106,20 @@ class ToolSet:
         kind = type(arguments)
         if kind is bytes:
             try:  # a subscript costs less than `.get`, and a tool's first call is rare
-                check, limit, read = self._from_bytes[name]
+                decode, limit, unshown, read = self._from_bytes[name]
             except KeyError:
                 return self._arguments(name, arguments)
             # The commonest read inline (a frame is a quarter of decoding a typical arguments
-            # object): a short document the typed decode accepts is valid.
+            # object; see `CompiledSchema.short_path`): one typed decode to plain dicts, and a
+            # count of colons showing that it skipped no property.
             if len(arguments) <= limit:
                 try:
-                    check(arguments)  # type: ignore[misc]
-                    return _parse(arguments)  # type: ignore[no-any-return]
-                except Exception:  # noqa: BLE001,S110 - judged again by the reader, never trusted
-                    pass
+                    value = decode(arguments)  # type: ignore[misc]
+                except Exception:  # noqa: BLE001 - judged again by the reader, never trusted
+                    return read(arguments)  # type: ignore[no-any-return]
+                if len(arguments) - len(arguments.translate(None, b":")) == len(value):
+                    return value  # type: ignore[no-any-return]
+                return unshown(arguments, value)  # type: ignore[misc,no-any-return]
             return read(arguments)  # type: ignore[no-any-return]
         if kind is dict:
             try:
@@ -129,8 +134,7 @@ class ToolSet:
         tool = self._tools.get(name)
         schema = (tool if tool is not None else self.tool(name)).input
         # `inputSchema` has `type: "object"` at its root: whatever it accepts is a dict.
-        check, limit = schema.short_path()
-        self._from_bytes[name] = (check, limit, schema.reader())
+        self._from_bytes[name] = (*schema.short_path(), schema.reader())
         self._from_dict[name] = schema.checked
         if arguments is None:
             arguments = {}

@@ -1,13 +1,16 @@
 """The hot-path backend: a schema translated into a msgspec type (see
 :mod:`engine.backends._msgspec_translation`), so decoding *is* validating.
 
-Objects that admit properties the schema does not name (``additionalProperties`` absent or
-``true``: most real tool schemas) have two translations: Structs that *refuse* unnamed properties
-(whose type bounds how deep an accepted document nests) and Structs that *ignore* them (exact for
-validity, since the schema admits any value there). Whatever a typed decode refuses (an unnamed
-property, ``1.0`` for an integer, duplicate keys) is judged again by the general backend, so every
-"yes" is exact and no "no" is trusted. ``CompiledSchema.decode`` uses the typed decode to say yes
-and ``msgspec.json.decode`` for the value (see ``engine._compiled.checked_then_parsed``).
+Objects with ``properties`` have three builds (see ``Variant``): Structs that *refuse* properties
+the schema does not name (whose type bounds how deep an accepted document nests), Structs that
+*ignore* them where the schema admits them (exact for validity, since the schema admits any value
+there), and TypedDicts, which ignore them too and decode to plain dicts in document order.
+Whatever a typed decode refuses (an unnamed property, ``1.0`` for an integer, duplicate keys) is
+judged again by the general backend, so every "yes" is exact and no "no" is trusted.
+``CompiledSchema.decode`` reads an object through the TypedDicts and counts the document's colons
+to show that nothing was skipped (``engine._readers.counted_then_parsed``); any other root through
+a typed decode that says yes and ``msgspec.json.decode`` for the value
+(``engine._readers.checked_then_parsed``).
 
 Readers, each built on first use (a cold compile builds no msgspec type):
 
@@ -17,6 +20,9 @@ Readers, each built on first use (a cold compile builds no msgspec type):
 - :meth:`MsgspecValidator.typed_reader`: bytes to the typed value itself (Structs whose fields are
   ``f0``, ``f1``... in property order; absent optional fields are ``msgspec.UNSET``), through the
   Structs that ignore unnamed properties (the value drops them);
+- :meth:`MsgspecValidator.dicts_reader`: bytes to plain dicts in document order through
+  TypedDicts (which skip unnamed properties), for a schema that admits only objects: its readers
+  count the document's members to show that nothing was skipped;
 - ``is_valid`` on Python objects through ``msgspec.convert`` (used on its own by the tests; the
   pipeline checks Python objects with the general backend, several times faster than ``convert``).
 """
@@ -94,6 +100,7 @@ class MsgspecValidator(BackendValidator):
         self._lock = threading.Lock()
         self._plain: PlainReader | None = None
         self._typed: Reader | None = None
+        self._dicts: tuple[Reader, int | None] | None = None
         self._strict_type: Any = None
 
     @property
@@ -138,7 +145,7 @@ class MsgspecValidator(BackendValidator):
             with self._lock:
                 reader = self._plain
                 if reader is None:
-                    kind = self.translation.build(True)
+                    kind = self.translation.build("closed")
                     typed = msgspec.json.Decoder(kind).decode
                     reader = self._plain = PlainReader(typed, type_depth(kind), kind)
         return reader
@@ -147,7 +154,21 @@ class MsgspecValidator(BackendValidator):
         """Build (once) and return the decoder into the typed value (see the module notes)."""
         reader = self._typed
         if reader is None:
-            reader = self._typed = msgspec.json.Decoder(self.translation.build(False)).decode
+            reader = self._typed = msgspec.json.Decoder(self.translation.build("open")).decode
+        return reader
+
+    def dicts_reader(self) -> tuple[Reader, int | None] | None:
+        """Build (once) and return the decoder into plain values through TypedDicts, and how deep
+        what it accepts nests (``None``: unbounded); ``None`` unless every value the schema admits
+        is an object, the case whose readers can show that nothing was skipped (by counting the
+        members of the value's root: see ``engine._readers.counted_then_parsed``)."""
+        reader = self._dicts
+        if reader is None:
+            translation = self.translation
+            if not translation.object_root:
+                return None
+            kind = translation.build("dicts")
+            reader = self._dicts = (msgspec.json.Decoder(kind).decode, type_depth(kind))
         return reader
 
     def decode(self, data: bytes | bytearray | memoryview | str) -> Any:

@@ -1,7 +1,7 @@
 """The vocabulary of the msgspec translation: union slots, deferred types, JSON-value facts.
 
 A translation is decided before any msgspec type exists: the translator builds *deferred* types
-(:data:`Build`, a function of ``forbid_unknown``) and refuses whatever has no exact meaning; only
+(:data:`Build`, a function of the :data:`Variant` wanted) and refuses whatever has no exact meaning; only
 a schema that translated is ever built, and only when a decoder is first needed. Building a Struct
 type and its decoder costs tens of microseconds per object schema (``defstruct`` then
 ``msgspec.json.Decoder``), which a cold compile of a tool list does not pay for tools never called.
@@ -26,6 +26,7 @@ __all__ = [
     "KIND_KEYWORDS",
     "NEUTRAL",
     "Build",
+    "Variant",
     "Refusal",
     "Shape",
     "constant",
@@ -55,14 +56,21 @@ KINDS = ("null", "boolean", "integer", "number", "string", "array", "object")
 # Union slots: msgspec allows at most one type of each.
 SLOTS = ("null", "bool", "int", "float", "str", "array", "object")
 
-Build = Callable[[bool], Any]
-"""A msgspec type not built yet: called with ``forbid_unknown`` (whether Structs of open objects
-refuse properties the schema does not name), it returns the type."""
+Variant = Literal["closed", "open", "dicts"]
+"""How objects with ``properties`` are built. ``"closed"``: Structs that refuse properties the
+schema does not name (also where the schema admits them: a typed decode then loses nothing, and
+the type bounds how deep an accepted document nests). ``"open"``: Structs that ignore them where
+the schema admits them (exact for validity; the value drops them). ``"dicts"``: TypedDicts, which
+decode to plain dicts in document order and, like ``"open"``, skip the properties they do not name
+(whoever reads them must show that a document had none, see ``engine._readers.counted_then_parsed``)."""
+
+Build = Callable[[Variant], Any]
+"""A msgspec type not built yet: called with the :data:`Variant` wanted, it returns the type."""
 
 
 def constant(value: Any) -> Build:
     """A type that needs nothing built (``int``, ``str``, ``Any``...)."""
-    return lambda _forbid: value
+    return lambda _variant: value
 
 
 class Refusal(Exception):
@@ -106,8 +114,8 @@ class Shape:
         if len(members) == 1:
             return members[0]
 
-        def union(forbid: bool) -> Any:
-            return typing.Union[tuple(member(forbid) for member in members)]  # noqa: UP007 - built at run time
+        def union(variant: Variant) -> Any:
+            return typing.Union[tuple(member(variant) for member in members)]  # noqa: UP007 - built at run time
 
         return union
 

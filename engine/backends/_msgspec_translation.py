@@ -43,6 +43,7 @@ from ._msgspec_shape import (
     Build,
     Refusal,
     Shape,
+    Variant,
     constant,
     exact_float,
     is_integral,
@@ -74,13 +75,20 @@ class _Translator:
         self.open_at: str | None = None
         """Where the first object that admits properties the type does not name is (a typed
         decode would drop them), or ``None``."""
+        self.closed_at: str | None = None
+        """Where the first object whose properties the schema all names is (a TypedDict skips
+        the others where the schema refuses them), or ``None``."""
         self.has_structs = False
+        self.object_root = False
+        """Whatever the type admits is an object (a Struct, a TypedDict or a dict: no union)."""
 
     # -- entry ---------------------------------------------------------------------------------
 
     def translate_root(self) -> Build:
         self._in_progress.add("")  # a `$ref: "#"` below the root is recursion
-        return self.shape(self.root, "", root=True).to_type()
+        shape = self.shape(self.root, "", root=True)
+        self.object_root = list(shape.types) == ["object"] and not shape.literals and not shape.any
+        return shape.to_type()
 
     # -- schemas -------------------------------------------------------------------------------
 
@@ -347,7 +355,7 @@ class _Translator:
                 if value < high[1] or (value == high[1] and op == "lt"):
                     high = (op, value)
         limits: dict[str, Any] = {low[0]: low[1], high[0]: high[1]}
-        return lambda _forbid: Annotated[float, Meta(**limits)]
+        return lambda _variant: Annotated[float, Meta(**limits)]
 
     def _string(self, schema: Mapping[str, Any], where: str) -> Build:
         meta: dict[str, Any] = self._lengths(schema, "minLength", "maxLength", where)
@@ -355,7 +363,7 @@ class _Translator:
             meta["pattern"] = self._pattern(schema["pattern"], f"{where}/pattern")
         if not meta:
             return constant(str)
-        return lambda _forbid: Annotated[str, Meta(**meta)]
+        return lambda _variant: Annotated[str, Meta(**meta)]
 
     def _pattern(self, pattern: Any, where: str) -> str:
         """The Python ``re`` source matching exactly what the ECMA-262 ``pattern`` matches
@@ -386,8 +394,8 @@ class _Translator:
         item_type = self.shape(items, f"{where}/items").to_type() if items is not True else constant(Any)
         meta = self._lengths(schema, "minItems", "maxItems", where)
 
-        def build(forbid: bool) -> Any:
-            kind: Any = list[item_type(forbid)]  # type: ignore[misc]
+        def build(variant: Variant) -> Any:
+            kind: Any = list[item_type(variant)]  # type: ignore[misc]
             return Annotated[kind, Meta(**meta)] if meta else kind
 
         return build
@@ -419,8 +427,8 @@ class _Translator:
             else constant(Any)
         )
 
-        def build(forbid: bool) -> Any:
-            kind: Any = dict[str, value_type(forbid)]  # type: ignore[misc]
+        def build(variant: Variant) -> Any:
+            kind: Any = dict[str, value_type(variant)]  # type: ignore[misc]
             return Annotated[kind, Meta(**meta)] if meta else kind
 
         return build
@@ -451,56 +459,74 @@ class _Translator:
             fields.append((attr, field_type, name in must))
         if not closed and self.open_at is None:
             self.open_at = where
+        if closed and self.closed_at is None:
+            self.closed_at = where
         self.has_structs = True
         self._structs += 1
         title = f"Object{self._structs}"
-        built: dict[bool, Any] = {}
+        built: dict[Variant, Any] = {}
 
-        def build(forbid: bool) -> Any:
+        def build(variant: Variant) -> Any:
             # Built once per variant: a `$ref` reached twice shares the type.
-            struct = built.get(forbid)
-            if struct is None:
+            kind = built.get(variant)
+            if kind is None:
+                if variant == "dicts":
+                    # Optional keys are left out of the dict (no `UNSET`); the keys are the JSON names.
+                    keys = {
+                        rename[attr]: (typing.Required if needed else typing.NotRequired)[make(variant)]
+                        for attr, make, needed in fields
+                    }
+                    kind = built[variant] = typing.TypedDict(title, keys)  # type: ignore[operator]
+                    return kind
                 members: list[tuple[str, Any] | tuple[str, Any, Any]] = []
                 for attr, make, needed in fields:
-                    kind = make(forbid)
+                    field_type = make(variant)
                     if needed:
-                        members.append((attr, kind))
+                        members.append((attr, field_type))
                     else:
-                        members.append((attr, kind if kind is Any else typing.Union[kind, UnsetType], UNSET))  # noqa: UP007
+                        optional = field_type if field_type is Any else typing.Union[field_type, UnsetType]  # noqa: UP007
+                        members.append((attr, optional, UNSET))
                 # kw_only keeps the fields in the schema's order (required and optional mixed), so
                 # plain values list their keys as the schema does.
-                struct = built[forbid] = msgspec.defstruct(
+                kind = built[variant] = msgspec.defstruct(
                     title,
                     members,
                     rename=rename,
                     kw_only=True,
-                    forbid_unknown_fields=closed or forbid,
+                    forbid_unknown_fields=closed or variant == "closed",
                     gc=False,
                 )
-            return struct
+            return kind
 
         return build
 
 
 class Translation(typing.NamedTuple):
     build: Build
-    """The msgspec type, built on call. ``build(True)``: objects that admit unnamed properties
-    become Structs that refuse them (a one-pass decode that loses nothing; a payload with such a
-    property is judged again by the general backend). ``build(False)``: such Structs ignore them
-    (exact for validity, since the schema admits any value there; the typed value drops them)."""
+    """The msgspec type, built on call for a :data:`~engine.backends._msgspec_shape.Variant`.
+    ``build("closed")``: objects that admit unnamed properties become Structs that refuse them (a
+    one-pass decode that loses nothing; a payload with such a property is judged again by the
+    general backend). ``build("open")``: such Structs ignore them (exact for validity, since the
+    schema admits any value there; the typed value drops them). ``build("dicts")``: TypedDicts,
+    which ignore them too and decode to plain dicts."""
     open_at: str | None
     """Where the first object that admits properties the schema does not name is, or ``None``."""
+    closed_at: str | None
+    """Where the first object whose properties the schema all names is, or ``None``: without one,
+    whatever the TypedDicts of ``build("dicts")`` accept is valid (what they skip is admitted)."""
     has_structs: bool
+    object_root: bool
+    """Whatever the type admits is an object: ``build("dicts")`` decodes to a dict."""
 
     @property
     def closed(self) -> bool:
         """Every object's properties are all named by the schema."""
         return self.open_at is None
 
-    def built(self, forbid_unknown: bool) -> tuple[Any, Callable[[Any], Any] | None]:
+    def built(self, variant: Variant) -> tuple[Any, Callable[[Any], Any] | None]:
         """The type (see :attr:`build`) and the converter of its values into plain JSON values
         (``None`` when they are plain already), for callers that embed it in a larger message."""
-        kind = self.build(forbid_unknown)
+        kind = self.build(variant)
         return kind, plain_converter(kind)
 
 
@@ -514,4 +540,6 @@ def translate(source: SchemaSource) -> Translation:
         raise refuse(NAME, f"{refusal.why} (at {refusal.location or 'the root'})", location=refusal.location) from None
     except RecursionError:
         raise refuse(NAME, "the schema nests too deeply to translate") from None
-    return Translation(result, translator.open_at, translator.has_structs)
+    return Translation(
+        result, translator.open_at, translator.closed_at, translator.has_structs, translator.object_root
+    )

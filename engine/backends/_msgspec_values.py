@@ -152,11 +152,13 @@ def type_depth(kind: Any, seen: frozenset[Any] = frozenset()) -> int | None:
     kind = _strip(kind)
     if kind is Any:
         return None
-    if _is_struct(kind):
+    if _is_struct(kind) or typing.is_typeddict(kind):
         if kind in seen:  # pragma: no cover - recursive references are refused by the translator
             return None
         deepest = 0
-        for hint in _hints(kind).values():
+        # A TypedDict's hints are wrapped in `Required`/`NotRequired`, which `get_type_hints` strips.
+        hints = _hints(kind) if _is_struct(kind) else typing.get_type_hints(kind)
+        for hint in hints.values():
             depth = type_depth(hint, seen | {kind})
             if depth is None:
                 return None

@@ -1,4 +1,5 @@
-"""The reader of a schema that is open somewhere (an object that admits unnamed properties):
+"""The reader of a schema that is open somewhere (an object that admits unnamed properties) and
+whose root is not an object (those are read through TypedDicts, see test_counted_reader.py):
 short documents are read by the decode that ignores unnamed properties; the decode into Structs
 that refuse them, which proves a longer document's depth, is built on the first longer one. These
 tests hold both reads to the exact path, and check that the second type waits."""
@@ -13,7 +14,7 @@ import pytest
 import engine
 from engine import DecodeError, ValidationFailed
 
-SCHEMA = {
+ITEM = {
     "type": "object",
     "properties": {
         "name": {"type": "string", "maxLength": 40},
@@ -22,7 +23,8 @@ SCHEMA = {
     },
     "required": ["name"],
 }
-DEPTH = 6  # a small bound: "longer" starts at 2 * DEPTH + 2 bytes
+SCHEMA = {"type": "array", "items": ITEM}
+DEPTH = 8  # a small bound: "longer" starts at 2 * DEPTH + 2 bytes
 
 
 def outcome(read: Any, data: bytes) -> Any:
@@ -50,20 +52,21 @@ def documents() -> list[bytes]:
         {"size": 1},
         {"name": "a", "size": 1.0},
         {"name": "a", "extra": [[["deep"]]]},
-        {"name": "a", "extra": [[[[[["too deep"]]]]]]},
+        {"name": "a", "extra": [[[[[[["too deep"]]]]]]]},
         {"name": "a", "tags": ["x", "y"], "extra": {"k": [1, 2, {"z": None}]}},
     ]
-    encoded = [msgspec.json.encode(value) for value in values]
+    encoded = [msgspec.json.encode([value]) for value in values]
     # The same documents padded past the short length, and a few spelled long by a string.
-    return [*encoded, *(data + b" " * 40 for data in encoded), b'{"name": "' + b"n" * 30 + b'", "size": 2}']
+    return [*encoded, *(data + b" " * 40 for data in encoded), b'[{"name": "' + b"n" * 30 + b'", "size": 2}]']
 
 
 def test_the_closed_type_waits_for_a_longer_document() -> None:
     compiled = compile_open()
     typed = compiled._typed  # noqa: SLF001 - which msgspec types are built
-    assert compiled.decode(b'{"name":"a"}') == {"name": "a"}
+    assert compiled.decode(b'[{"name":"a"}]') == [{"name": "a"}]
     assert typed._plain is None  # noqa: SLF001 - only the decode that ignores unnamed properties
-    assert compiled.decode(b'{"name": "a", "size": 1}' + b" " * 40) == {"name": "a", "size": 1}
+    assert typed._dicts is None  # noqa: SLF001 - no TypedDicts for a root that is not an object
+    assert compiled.decode(b'[{"name": "a", "size": 1}]' + b" " * 40) == [{"name": "a", "size": 1}]
     assert typed._plain is not None  # noqa: SLF001 - built on the first longer document
 
 

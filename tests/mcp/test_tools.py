@@ -257,10 +257,11 @@ def test_results_through_each_path(backend: str) -> None:
 
 @pytest.mark.parametrize("path", TOOL_FILES, ids=lambda p: p.name)
 def test_arguments_from_bytes_agree_with_the_general_path(eng: engine.Engine, path: Path) -> None:
-    """`validate_arguments` reads short documents inline (a typed decode, then the parse): on
-    every corpus tool, valid, invalid and with an unnamed property, short and padded past the
-    inline limit, from the first call and the bound one, it gives what jsonschema-rs on the
-    parsed document says, and the parsed document itself (key order included)."""
+    """`validate_arguments` reads documents inline (one decode through TypedDicts, and a count of
+    colons): on every corpus tool, valid, invalid, with an unnamed property (one whose colon
+    follows a space, one holding colons), short and padded past the inline limit, compact and
+    spaced, from the first call and the bound one, it gives what jsonschema-rs on the parsed
+    document says, and the parsed document itself (key order included)."""
     tools = json.loads(path.read_text())
     toolset = engine.compile_tools(tools, engine=eng)
     for tool in tools:
@@ -272,11 +273,13 @@ def test_arguments_from_bytes_agree_with_the_general_path(eng: engine.Engine, pa
             continue
         oracle = jsonschema_rs.validator_for(schema)
         first = next(iter(seed), None)
-        variants = [seed, {**seed, "zz_extra": [1, {"a": None}]}, {"zz_extra": 1, **seed}]
+        variants = [seed, {**seed, "zz_extra": [1, {"a": None}]}, {"zz_extra": 1, **seed}, {**seed, "zz": "h://x"}]
         if first is not None:
             variants.append({**seed, first: [{"deep": [1.5]}]})
         for value in variants:
-            for data in (msgspec.json.encode(value), msgspec.json.encode(value) + b" " * 600):
+            encoded = msgspec.json.encode(value)
+            spaced = json.dumps(value, separators=(", ", " : ")).encode()
+            for data in (encoded, encoded + b" " * 600, spaced, json.dumps(value, indent=1).encode()):
                 for _ in range(2):  # the first call binds the readers; the second uses them
                     if oracle.is_valid(value):
                         got = toolset.validate_arguments(tool["name"], data)

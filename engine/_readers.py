@@ -1,0 +1,168 @@
+"""The bound readers of a compiled schema's documents: bytes (or text) to a checked value, each
+built once per schema and reused on every call (see ``CompiledSchema.decode``).
+
+A schema that translates to msgspec types is read in one typed pass where that can be shown to
+be exact, and on the general path (the bounded parse, then the general backend, which explains)
+wherever it cannot: a typed refusal is judged again there, never trusted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import msgspec
+
+from ._decode import colons, member_colons, surely_within, too_short_to_nest, within_depth
+
+__all__ = ["NO_SHORT_PATH", "ShortPath", "checked_then_parsed", "closed_reader", "counted_then_parsed", "no_closed"]
+
+_parse = msgspec.json.decode
+
+
+class ShortPath(NamedTuple):
+    """The commonest read of a schema's documents, for callers that inline it (``ToolSet``):
+    for a ``bytes`` document of at most ``limit`` bytes, ``value = decode(data)``; if that does not
+    raise and ``data`` holds as many colons as ``value`` has keys, ``value`` is the answer
+    (``value`` is a dict: see :func:`counted_then_parsed`); if it does not raise, otherwise,
+    ``unshown(data, value)`` is. Any other document, and one ``decode`` raises on, goes to the
+    schema's reader. ``decode`` is ``None`` (and ``limit`` -1) where the schema reads no document
+    that way."""
+
+    decode: Callable[[Any], Any] | None
+    limit: int
+    unshown: Callable[[Any, Any], Any] | None
+
+
+NO_SHORT_PATH = ShortPath(None, -1, None)
+
+
+def no_closed() -> None:
+    return None
+
+
+def closed_reader(typed: Any, max_depth: int) -> Callable[[], Callable[[Any], Any] | None]:
+    """What builds the decode into Structs that refuse unnamed properties, where its type nests no
+    deeper than the bound (it then proves the depth of what it accepts; ``None`` otherwise). It
+    holds the typed validator, not the compiled schema, whose reader holds it: no cycle."""
+
+    def build() -> Callable[[Any], Any] | None:
+        try:
+            plain = typed.plain_reader()
+        except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
+            return None
+        if plain.depth is None or plain.depth > max_depth:
+            return None
+        return plain.typed  # type: ignore[no-any-return]
+
+    return build
+
+
+def checked_then_parsed(
+    closed_reader: Callable[[], Callable[[Any], Any] | None],
+    opened: Callable[[Any], Any],
+    slow: Callable[[Any], Any],
+    max_bytes: int,
+    max_depth: int,
+) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+    """The reader of a schema that translates to msgspec types: a typed decode says yes (it
+    allocates only Structs, then dropped), and the plain decode gives the value, exactly what the
+    general path gives (keys in document order). Two C passes cost less than one pass and a
+    conversion of the Structs in Python. Anything the typed decode refuses is judged again by
+    ``slow``, the general path, which is exact and explains.
+
+    ``opened``: the decode that ignores unnamed properties (exact for validity), for which a
+    document longer than ``max_depth`` needs its depth shown from its bytes first;
+    ``closed_reader()``, asked on the first such document: the decode into Structs that refuse
+    unnamed properties, whose type proves the depth bound, or ``None``."""
+    parse = _parse
+    within = surely_within(max_bytes)  # longer: measured in bytes by the general path
+    short = min(too_short_to_nest(max_depth), within)
+    closed: Callable[[Any], Any] | None = None
+    asked = False
+
+    def read(data: bytes | bytearray | memoryview | str) -> Any:
+        nonlocal closed, asked
+        size = len(data)
+        if size <= short:
+            # Too short to nest beyond the bound: the decode that ignores unnamed properties
+            # needs no scan, and a payload with one costs no failed first try.
+            try:
+                opened(data)
+                return parse(data)
+            except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
+                return slow(data)
+        if size <= within:
+            if not asked:  # built once; a race builds it twice, harmlessly (the same reader)
+                closed, asked = closed_reader(), True
+            if closed is not None:
+                try:
+                    closed(data)
+                    return parse(data)
+                except Exception:  # noqa: BLE001 - an unnamed property, or a refusal: see below
+                    pass
+            if opened is not closed and within_depth(data, max_depth):
+                try:
+                    opened(data)
+                    return parse(data)
+                except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
+                    pass
+        return slow(data)
+
+    return read
+
+
+def counted_then_parsed(
+    decode: Callable[[Any], Any],
+    *,
+    exact: bool,
+    bounded: bool,
+    slow: Callable[[Any], Any],
+    max_bytes: int,
+    max_depth: int,
+) -> tuple[Callable[[bytes | bytearray | memoryview | str], Any], ShortPath]:
+    """The reader of a schema whose root is an object and that translates to msgspec types,
+    and its :class:`ShortPath`. ``decode`` goes through TypedDicts: one pass checks and gives the
+    plain value, keys in document order, but skips the properties a TypedDict does not name. So a
+    value it returns is the answer only where the document shows it skipped nothing: it holds no
+    more members than the value's keys, shown by counting colons (see
+    :func:`~engine._decode.colons` and :func:`~engine._decode.member_colons`). Anything else is
+    judged again by ``slow``, the general path, which is exact and explains.
+
+    ``exact``: no object of the schema refuses unnamed properties, so whatever ``decode`` accepts
+    is valid, and a document with members it skipped is parsed for its value. ``bounded``: the
+    type nests no deeper than ``max_depth``, so a value from which nothing was skipped is within
+    the bound; otherwise a document longer than the bound's brackets has its depth shown from
+    its bytes first."""
+    parse = _parse
+    within = surely_within(max_bytes)  # longer: measured in bytes by the general path
+    short = min(too_short_to_nest(max_depth), within)
+    limit = within if bounded else short
+
+    def unshown(data: bytes | bytearray | memoryview | str, value: Any) -> Any:
+        # `data` holds more colons than `value` has keys: strings hold some, or members were
+        # skipped, or an object below the root has some.
+        if member_colons(data) == len(value):
+            return value
+        if exact and (len(data) <= short or within_depth(data, max_depth)):
+            # Valid: what was skipped is admitted. Its bytes are read here (UTF-8, numbers).
+            try:
+                return parse(data)
+            except Exception:  # noqa: BLE001 - the general path names the reason
+                pass
+        return slow(data)
+
+    def read(data: bytes | bytearray | memoryview | str) -> Any:
+        size = len(data)
+        if size <= limit or (size <= within and within_depth(data, max_depth)):
+            try:
+                value = decode(data)
+            except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
+                return slow(data)
+            # As many colons as keys: nothing skipped (`colons`, inline for bytes).
+            if (size - len(data.translate(None, b":")) if type(data) is bytes else colons(data)) == len(value):
+                return value
+            return unshown(data, value)
+        return slow(data)
+
+    return read, ShortPath(decode, limit, unshown)

@@ -1,0 +1,210 @@
+"""The reader of a schema that admits only objects: one decode through TypedDicts, which check and
+give plain dicts in document order but skip the properties they do not name, and a count of the
+document's colons that shows nothing was skipped. These tests hold it, through
+``CompiledSchema.decode`` and the inline read of ``ToolSet.validate_arguments``, to the exact path
+(the bounded parse, then jsonschema-rs) on documents built to fool the count: unnamed properties
+with whitespace before their colon, colons and quotes in strings and keys, duplicate keys, members
+below the root, bytes no parser accepts where a TypedDict skips them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import engine
+from engine import DecodeError, ValidationFailed
+
+DEPTH = 8
+
+SCHEMAS: dict[str, Any] = {
+    "open": {
+        "type": "object",
+        "properties": {
+            "a": {"type": "integer"},
+            "s": {"type": "string"},
+            "t": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["a"],
+    },
+    "closed": {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "s": {"type": "string"}},
+        "required": ["a"],
+        "additionalProperties": False,
+    },
+    "nested open": {
+        "type": "object",
+        "properties": {
+            "a": {"type": "integer"},
+            "s": {"type": "string"},
+            "o": {"type": "array", "items": {"type": "object", "properties": {"k": {"type": "string"}}}},
+        },
+    },
+    "closed below": {
+        "type": "object",
+        "properties": {
+            "a": {"type": "integer"},
+            "o": {"type": "object", "properties": {"k": {"type": "string"}}, "additionalProperties": False},
+        },
+    },
+    "untyped value": {"type": "object", "properties": {"a": {"type": "integer"}, "any": {}}},
+    "no properties": {"type": "object", "maxProperties": 3},
+    "number": {"type": "object", "properties": {"a": {"type": "number", "maximum": 10}, "s": {"enum": ["x", "y:z"]}}},
+}
+
+# Each document is read as it is and padded past the length that shows the depth bound.
+DOCUMENTS = [
+    b'{"a":1}',
+    b'{"a":1,"s":"x"}',
+    b'{"s":"x","a":1}',
+    b'{"a": 1, "s": "x"}',
+    b'{\n  "a" : 1,\n  "s" : "x"\n}',
+    b'{"a":1,"zz":2}',
+    b'{"a":1,"zz" :2}',
+    b'{"a":1,"zz"\t:2}',
+    b'{"a":1,"zz"\n:2}',
+    b'{"a":1,"zz"\r:2}',
+    b'{"a":1,"s":"http://x:80"}',
+    b'{"a":1,"s":"x\\":"}',
+    b'{"a":1,"s":"x\\":","zz" :1}',
+    b'{"a":1,"s":"\\" :","zz" :1}',
+    b'{"a":1,"zz":"\\":"}',
+    b'{"a":1,"y:z":2}',
+    b'{"a":1,"a":2}',
+    b'{"a":1,"a":"x"}',
+    b'{"a":"x","a":1}',
+    b'{"\\u0061":1}',
+    b'{"a":1.0}',
+    b'{"a":1e400}',
+    b'{"a":18446744073709551616}',
+    b'{"a":-0}',
+    b'{"a":1,"zz":"\xff"}',
+    b'{"a":1,"zz":1e999}',
+    b'{"a":1,"zz":[[[[[[[[[["too deep"]]]]]]]]]]}',
+    b'{"a":1,"zz":{"k":{"k":{"k":{"k":{"k":{"k":{"k":{"k":1}}}}}}}}}',
+    b'{"a":1,"o":[{"k":"x"}]}',
+    b'{"a":1,"o":[{"k":"x","zz":1}]}',
+    b'{"a":1,"o":[{"k":"x","zz" :1}]}',
+    b'{"a":1,"o":{"k":"x"}}',
+    b'{"a":1,"o":{"k":"x","zz":1}}',
+    b'{"a":1,"any":{"k":[1,{"z":null}]}}',
+    b'{"a":1,"any":[[[[[[[[[[1]]]]]]]]]]}',
+    b'{"a":2,"s":"y:z"}',
+    b'{"a":11}',
+    b'{"b":1,"c":2,"d":3,"e":4}',
+    b"{}",
+    b"[]",
+    b'{"a":1',
+    b'{"a":1} x',
+    b"",
+]
+
+
+def outcome(read: Any, data: Any) -> Any:
+    try:
+        return ("value", json.dumps(read(data)))
+    except (ValidationFailed, DecodeError) as exc:
+        return (type(exc).__name__, getattr(exc, "reason", None), str(exc))
+
+
+def engines(depth: int) -> tuple[engine.Engine, engine.Engine]:
+    limits = engine.Limits(max_instance_depth=depth)
+    return engine.Engine(cache_size=0, limits=limits), engine.Engine(
+        backend="jsonschema-rs", cache_size=0, limits=limits
+    )
+
+
+def forms(data: bytes) -> list[Any]:
+    forms: list[Any] = [data, bytearray(data), memoryview(data)]
+    try:
+        forms.append(data.decode())
+    except UnicodeDecodeError:
+        pass
+    return forms
+
+
+@pytest.mark.parametrize("depth", [DEPTH, 256])
+@pytest.mark.parametrize("name", list(SCHEMAS))
+def test_every_document_is_answered_as_the_exact_path(name: str, depth: int) -> None:
+    fast, exact = engines(depth)
+    compiled, judge = fast.compile(SCHEMAS[name]), exact.compile(SCHEMAS[name])
+    assert compiled.backend == "msgspec"
+    tools = engine.compile_tools([{"name": "t", "inputSchema": SCHEMAS[name]}], engine=fast)
+    for document in DOCUMENTS:
+        for data in (document, document + b" " * 2 * depth):
+            expected = outcome(judge.decode, data)
+            for form in forms(data):
+                assert outcome(compiled.decode, form) == expected, (name, form)
+            for _ in range(2):  # the tool's first call binds its readers; the second reads inline
+                assert outcome(lambda d: tools.validate_arguments("t", d), data) == expected, (name, data)
+
+
+def test_an_object_schema_builds_only_the_typeddicts() -> None:
+    fast, _ = engines(DEPTH)
+    compiled = fast.compile(SCHEMAS["nested open"])
+    typed = compiled._typed  # noqa: SLF001 - which msgspec types are built
+    assert compiled.decode(b'{"a":1,"s":"x"}') == {"a": 1, "s": "x"}
+    assert compiled.decode(b'{"a":1,"o":[{"k":"x","zz":1}]}' + b" " * 40) == {"a": 1, "o": [{"k": "x", "zz": 1}]}
+    assert typed._dicts is not None  # noqa: SLF001
+    assert typed._plain is None  # noqa: SLF001 - no Structs that refuse unnamed properties
+    assert typed._typed is None  # noqa: SLF001 - nor Structs that ignore them
+
+
+KEYS = st.sampled_from(["a", "s", "t", "o", "k", "any", "zz", "y:z", 'q"', "a "])
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(["x", "y:z", "http://h:1/", '":', '" :', "", "é"]),
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(KEYS, inner, max_size=3)),
+    max_leaves=12,
+)
+SPACING = st.sampled_from([(",", ":"), (", ", ": "), (",", " : "), (" ,", "\t:"), (",\n", "\n:\r")])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(list(SCHEMAS)),
+    value=st.dictionaries(KEYS, VALUES, max_size=5),
+    spacing=SPACING,
+    pad=st.booleans(),
+)
+def test_generated_documents_are_answered_as_the_exact_path(
+    name: str, value: dict[str, Any], spacing: tuple[str, str], pad: bool
+) -> None:
+    fast, exact = ENGINES
+    compiled, judge = fast.compile(SCHEMAS[name]), exact.compile(SCHEMAS[name])
+    data = json.dumps(value, separators=spacing, ensure_ascii=False).encode()
+    if pad:
+        data += b" " * 40
+    expected = outcome(judge.decode, data)
+    assert outcome(compiled.decode, data) == expected
+    assert outcome(compiled.decode, data.decode()) == expected
+    tools = TOOLS[name]
+    assert outcome(lambda d: tools.validate_arguments("t", d), data) == expected
+
+
+ENGINES = engines(DEPTH)
+TOOLS = {
+    name: engine.compile_tools([{"name": "t", "inputSchema": schema}], engine=ENGINES[0])
+    for name, schema in SCHEMAS.items()
+}
+
+
+def test_the_count_is_of_members_not_of_bytes() -> None:
+    """A property the TypedDict skips is never hidden by a colon a string does not hold."""
+    fast, _ = engines(DEPTH)
+    closed = fast.compile(SCHEMAS["closed"])
+    for data in (b'{"a":1,"zz" :1}', b'{"a":1,"s":"x","zz"\n:1}', b'{"s":"","a":1,"zz"  :  null}'):
+        with pytest.raises(ValidationFailed):
+            closed.decode(data)
+    assert msgspec.json.decode(b'{"a":1,"s":"\\" :"}') == closed.decode(b'{"a":1,"s":"\\" :"}')
