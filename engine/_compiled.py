@@ -327,13 +327,14 @@ class CompiledSchema:
             return None
         if dicts is None:
             return None
-        decode, depth = dicts
+        decode, depth, count = dicts
         translation = typed.translation
         bounded = depth is not None and depth <= self._max_depth
         # Sealed (every object closed, no value untyped): validity proves the depth bound.
         slow = self._general(sealed=bounded and translation.open_at is None)
         read, self._short_path = counted_then_parsed(
             decode,
+            count,
             exact=translation.closed_at is None,
             bounded=bounded,
             slow=slow,

@@ -21,20 +21,21 @@ _parse = msgspec.json.decode
 
 
 class ShortPath(NamedTuple):
-    """The commonest read of a schema's documents, for callers that inline it (``ToolSet``):
-    for a ``bytes`` document of at most ``limit`` bytes, ``value = decode(data)``; if that does not
-    raise and ``data`` holds as many colons as ``value`` has keys, ``value`` is the answer
-    (``value`` is a dict: see :func:`counted_then_parsed`); if it does not raise, otherwise,
-    ``unshown(data, value)`` is. Any other document, and one ``decode`` raises on, goes to the
-    schema's reader. ``decode`` is ``None`` (and ``limit`` -1) where the schema reads no document
-    that way."""
+    """The commonest read of a schema's documents, for callers that inline it (``ToolSet``): for a
+    ``bytes`` document of at most ``limit`` bytes, ``value = decode(data)``; if that does not
+    raise and ``data`` holds exactly ``members = count(value)`` colons, ``value`` is the answer
+    (see :func:`counted_then_parsed`); if it does not raise, otherwise,
+    ``unshown(data, value, members)`` is. Any other document, and one ``decode`` raises on, goes
+    to the schema's reader. ``decode`` is ``None`` (and ``limit`` -1) where the schema reads no
+    document that way."""
 
     decode: Callable[[Any], Any] | None
     limit: int
-    unshown: Callable[[Any, Any], Any] | None
+    count: Callable[[Any], int]
+    unshown: Callable[[Any, Any, int], Any] | None
 
 
-NO_SHORT_PATH = ShortPath(None, -1, None)
+NO_SHORT_PATH = ShortPath(None, -1, len, None)
 
 
 def no_closed() -> None:
@@ -114,6 +115,7 @@ def checked_then_parsed(
 
 def counted_then_parsed(
     decode: Callable[[Any], Any],
+    count: Callable[[Any], int],
     *,
     exact: bool,
     bounded: bool,
@@ -121,13 +123,13 @@ def counted_then_parsed(
     max_bytes: int,
     max_depth: int,
 ) -> tuple[Callable[[bytes | bytearray | memoryview | str], Any], ShortPath]:
-    """The reader of a schema whose root is an object and that translates to msgspec types,
-    and its :class:`ShortPath`. ``decode`` goes through TypedDicts: one pass checks and gives the
-    plain value, keys in document order, but skips the properties a TypedDict does not name. So a
-    value it returns is the answer only where the document shows it skipped nothing: it holds no
-    more members than the value's keys, shown by counting colons (see
-    :func:`~engine._decode.colons` and :func:`~engine._decode.member_colons`). Anything else is
-    judged again by ``slow``, the general path, which is exact and explains.
+    """The reader of a schema that admits only objects and translates to msgspec types, and its
+    :class:`ShortPath`. ``decode`` goes through TypedDicts: one pass checks and gives the plain
+    value, keys in document order, but skips the properties a TypedDict does not name. So a value
+    it returns is the answer only where the document shows it skipped nothing: it holds no more
+    members than ``count(value)``, the members of the value's objects, shown by counting colons
+    (see :func:`~engine._decode.colons` and :func:`~engine._decode.member_colons`). Anything else
+    is judged again by ``slow``, the general path, which is exact and explains.
 
     ``exact``: no object of the schema refuses unnamed properties, so whatever ``decode`` accepts
     is valid, and a document with members it skipped is parsed for its value. ``bounded``: the
@@ -139,10 +141,10 @@ def counted_then_parsed(
     short = min(too_short_to_nest(max_depth), within)
     limit = within if bounded else short
 
-    def unshown(data: bytes | bytearray | memoryview | str, value: Any) -> Any:
-        # `data` holds more colons than `value` has keys: strings hold some, or members were
-        # skipped, or an object below the root has some.
-        if member_colons(data) == len(value):
+    def unshown(data: bytes | bytearray | memoryview | str, value: Any, members: int) -> Any:
+        # `data` holds more colons than `value` has members: strings hold some, or members were
+        # skipped.
+        if member_colons(data) == members:
             return value
         if exact and (len(data) <= short or within_depth(data, max_depth)):
             # Valid: what was skipped is admitted. Its bytes are read here (UTF-8, numbers).
@@ -159,10 +161,11 @@ def counted_then_parsed(
                 value = decode(data)
             except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
                 return slow(data)
-            # As many colons as keys: nothing skipped (`colons`, inline for bytes).
-            if (size - len(data.translate(None, b":")) if type(data) is bytes else colons(data)) == len(value):
+            members = count(value)
+            # As many colons as members: nothing skipped (`colons`, inline for bytes).
+            if (size - len(data.translate(None, b":")) if type(data) is bytes else colons(data)) == members:
                 return value
-            return unshown(data, value)
+            return unshown(data, value, members)
         return slow(data)
 
-    return read, ShortPath(decode, limit, unshown)
+    return read, ShortPath(decode, limit, count, unshown)

@@ -46,8 +46,10 @@ ResultReader = Callable[[bytes | bytearray | memoryview | str], "CallToolResult 
 # A tool's bound result reader: the document, and its opening brackets where counted (else -1).
 BoundResultReader = Callable[[bytes | bytearray | memoryview | str, int], "CallToolResult | None"]
 _parse = msgspec.json.decode
-# A tool's `CompiledSchema.short_path()` (decode, limit, unshown) and its reader.
-_FromBytes = tuple[Callable[[Any], Any] | None, int, Callable[[Any, Any], Any] | None, Reader]
+# A tool's `CompiledSchema.short_path()` (decode, limit, count, unshown) and its reader.
+_FromBytes = tuple[
+    Callable[[Any], Any] | None, int, Callable[[Any], int], Callable[[Any, Any, int], Any] | None, Reader
+]
 
 
 class ToolSet:
@@ -106,7 +108,7 @@ class ToolSet:
         kind = type(arguments)
         if kind is bytes:
             try:  # a subscript costs less than `.get`, and a tool's first call is rare
-                decode, limit, unshown, read = self._from_bytes[name]
+                decode, limit, count, unshown, read = self._from_bytes[name]
             except KeyError:
                 return self._arguments(name, arguments)
             # The commonest read inline (a frame is a quarter of decoding a typical arguments
@@ -117,9 +119,10 @@ class ToolSet:
                     value = decode(arguments)  # type: ignore[misc]
                 except Exception:  # noqa: BLE001 - judged again by the reader, never trusted
                     return read(arguments)  # type: ignore[no-any-return]
-                if len(arguments) - len(arguments.translate(None, b":")) == len(value):
+                members = count(value)
+                if len(arguments) - len(arguments.translate(None, b":")) == members:
                     return value  # type: ignore[no-any-return]
-                return unshown(arguments, value)  # type: ignore[misc,no-any-return]
+                return unshown(arguments, value, members)  # type: ignore[misc,no-any-return]
             return read(arguments)  # type: ignore[no-any-return]
         if kind is dict:
             try:

@@ -40,7 +40,7 @@ from .._errors import Issue
 from ._contract import Backend, BackendRefused, BackendValidator, Refusal, SchemaSource, refuse
 from ._msgspec_decide import DEEPEST, translates
 from ._msgspec_translation import NAME, Translation, translate
-from ._msgspec_values import plain_converter, type_depth
+from ._msgspec_values import Count, member_counter, plain_converter, type_depth
 
 __all__ = ["MsgspecBackend", "MsgspecValidator", "PlainReader"]
 
@@ -100,7 +100,7 @@ class MsgspecValidator(BackendValidator):
         self._lock = threading.Lock()
         self._plain: PlainReader | None = None
         self._typed: Reader | None = None
-        self._dicts: tuple[Reader, int | None] | None = None
+        self._dicts: tuple[Reader, int | None, Count] | None = None
         self._strict_type: Any = None
 
     @property
@@ -157,18 +157,19 @@ class MsgspecValidator(BackendValidator):
             reader = self._typed = msgspec.json.Decoder(self.translation.build("open")).decode
         return reader
 
-    def dicts_reader(self) -> tuple[Reader, int | None] | None:
-        """Build (once) and return the decoder into plain values through TypedDicts, and how deep
-        what it accepts nests (``None``: unbounded); ``None`` unless every value the schema admits
-        is an object, the case whose readers can show that nothing was skipped (by counting the
-        members of the value's root: see ``engine._readers.counted_then_parsed``)."""
+    def dicts_reader(self) -> tuple[Reader, int | None, Count] | None:
+        """Build (once) and return the decoder into plain values through TypedDicts, how deep what
+        it accepts nests (``None``: unbounded) and the function counting the members of the
+        objects in a value it returns (``len`` where only the root can be an object); ``None``
+        unless every value the schema admits is an object, the case whose readers can show that
+        nothing was skipped (see ``engine._readers.counted_then_parsed``)."""
         reader = self._dicts
         if reader is None:
             translation = self.translation
             if not translation.object_root:
                 return None
             kind = translation.build("dicts")
-            reader = self._dicts = (msgspec.json.Decoder(kind).decode, type_depth(kind))
+            reader = self._dicts = (msgspec.json.Decoder(kind).decode, type_depth(kind), member_counter(kind))
         return reader
 
     def decode(self, data: bytes | bytearray | memoryview | str) -> Any:

@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-__all__ = ["Convert", "plain_converter", "type_depth"]
+__all__ = ["Convert", "member_counter", "plain_converter", "type_depth"]
 
 Convert = Callable[[Any], Any]
 
@@ -144,6 +144,83 @@ def _struct_lines(
         else:
             lines.append(f"{pad}out[K{index}] = {value}")
     return [f"{pad}out = {{{', '.join(display)}}}", *lines, f"{pad}return out"]
+
+
+Count = Callable[[Any], int]
+
+
+def member_counter(kind: Any) -> Count:
+    """A function counting the members of every object in a value decoded as ``kind``, an object
+    type: ``len`` where no value below the root can be an object, else one that reads only the
+    positions that can hold one (an untyped value is walked whole)."""
+    return _counter(kind, {}) or _none
+
+
+def _counter(kind: Any, cache: dict[Any, Count | None]) -> Count | None:
+    """As :func:`member_counter`, for any type; ``None`` where no decoded value holds a member."""
+    kind = _strip(kind)
+    if kind is Any:
+        return _members
+    if typing.is_typeddict(kind):
+        if kind in cache:  # pragma: no cover - recursive references are refused by the translator
+            return cache[kind]
+        cache[kind] = None
+        inner = [(key, _counter(hint, cache)) for key, hint in typing.get_type_hints(kind).items()]
+        nested = tuple((key, count) for key, count in inner if count is not None)
+        of_object: Count = len if not nested else _object_counter(nested)
+        cache[kind] = of_object
+        return of_object
+    origin = typing.get_origin(kind)
+    if origin is dict:
+        values = _counter(typing.get_args(kind)[1], cache)
+        return len if values is None else (lambda value: len(value) + sum(map(values, value.values())))
+    if origin is list:
+        item = _counter(typing.get_args(kind)[0], cache)
+        return None if item is None else (lambda value: sum(map(item, value)))
+    if origin in (typing.Union, types.UnionType):
+        # One member per JSON kind: the decoded value's Python type says which member it is.
+        by_type: dict[type, Count] = {}
+        for member in typing.get_args(kind):
+            count = _counter(member, cache)
+            if count is not None:
+                bare = _strip(member)
+                by_type[dict if typing.is_typeddict(bare) else typing.get_origin(bare) or bare] = count
+        if not by_type:
+            return None
+        pick = by_type.get
+        return lambda value: (pick(type(value)) or _none)(value)
+    return None
+
+
+def _object_counter(nested: tuple[tuple[str, Count], ...]) -> Count:
+    def count(value: Any) -> int:
+        total = len(value)
+        for key, inner in nested:
+            member = value.get(key)
+            if member is not None:
+                total += inner(member)
+        return total
+
+    return count
+
+
+def _members(value: Any) -> int:
+    """The members of every object in a plain JSON value (an untyped position)."""
+    total = 0
+    pending = [value]
+    pop, extend = pending.pop, pending.extend
+    while pending:
+        item = pop()
+        if type(item) is dict:
+            total += len(item)
+            extend(item.values())
+        elif type(item) is list:
+            extend(item)
+    return total
+
+
+def _none(_value: Any) -> int:
+    return 0
 
 
 def type_depth(kind: Any, seen: frozenset[Any] = frozenset()) -> int | None:
