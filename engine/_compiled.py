@@ -15,7 +15,7 @@ from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
 from ._guard import GuardReport
 from ._instance import bind_checked, bind_is_valid, max_values
-from ._readers import NO_SHORT_PATH, ShortPath, checked_then_parsed, closed_reader, counted_then_parsed, no_closed
+from ._readers import NO_SHORT_PATH, ShortPath, counted_then_parsed
 from .backends import BackendRefused, BackendValidator, TypedDecode
 
 _parse = msgspec.json.decode
@@ -281,36 +281,9 @@ class CompiledSchema:
             counted = self._counted_reader(typed)
             if counted is not None:
                 return counted
-            if typed.translation.open_at is not None:
-                # Open somewhere: the decode that ignores unnamed properties reads a short document
-                # (and says whether it is valid); the one into Structs that refuse them, which
-                # proves a longer one's depth, is built on the first longer document. Most
-                # schemas never see one, and each type built costs more than their compile.
-                try:
-                    opened = typed.typed_reader()
-                except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
-                    self._typed = None
-                    return self._general()
-                build_closed = closed_reader(typed, self._max_depth)
-                return checked_then_parsed(build_closed, opened, self._general(), self._max_bytes, self._max_depth)
-        plain = self._plain_reader()
-        if plain is None:
-            if self._other_decoder is not None:
-                return self._one_pass(self._other_decoder, self._general())
-            return self._general()
-        # The typed decode into Structs that refuse unnamed properties proves the depth of what it
-        # accepts when its type nests no deeper than the bound.
-        closed = plain.typed if plain.depth is not None and plain.depth <= self._max_depth else None
-        # Sealed: every object names all its properties and no value is untyped, so whatever is
-        # valid nests no deeper than the type, and validity itself proves the depth bound. Such a
-        # document is parsed and checked once, the raw library's own work: on the corpus's sealed
-        # schemas that costs less than the typed decode and the parse (1.63x the parse against
-        # 1.86x on 70 documents of up to 256 bytes, 1.42x against 1.84x on the longer ones).
-        if closed is not None:
-            return self._general(sealed=True)
-        # Closed everywhere but deeper than the bound: the typed decode checks, the depth is shown
-        # from the bytes.
-        return checked_then_parsed(no_closed, plain.typed, self._general(), self._max_bytes, self._max_depth)
+        if self._other_decoder is not None:
+            return self._one_pass(self._other_decoder, self._general())
+        return self._general()
 
     def short_path(self) -> ShortPath:
         """What callers that inline the commonest read bind (see ``ToolSet``): see
@@ -319,13 +292,12 @@ class CompiledSchema:
         return self._short_path
 
     def _counted_reader(self, typed: Any) -> Callable[[bytes | bytearray | memoryview | str], Any] | None:
-        """The reader through TypedDicts (see :func:`counted_then_parsed`) where the root is an
-        object, ``None`` otherwise."""
+        """The reader through TypedDicts (see :func:`counted_then_parsed`), ``None`` where msgspec
+        refuses the type."""
         try:
             dicts = typed.dicts_reader()
         except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
-            return None
-        if dicts is None:
+            self._typed = None  # the general path is exact on its own
             return None
         decode, depth, count = dicts
         translation = typed.translation

@@ -15,7 +15,7 @@ import msgspec
 
 from ._decode import colons, member_colons, surely_within, too_short_to_nest, within_depth
 
-__all__ = ["NO_SHORT_PATH", "ShortPath", "checked_then_parsed", "closed_reader", "counted_then_parsed", "no_closed"]
+__all__ = ["NO_SHORT_PATH", "ShortPath", "counted_then_parsed"]
 
 _parse = msgspec.json.decode
 
@@ -38,81 +38,6 @@ class ShortPath(NamedTuple):
 NO_SHORT_PATH = ShortPath(None, -1, len, None)
 
 
-def no_closed() -> None:
-    return None
-
-
-def closed_reader(typed: Any, max_depth: int) -> Callable[[], Callable[[Any], Any] | None]:
-    """What builds the decode into Structs that refuse unnamed properties, where its type nests no
-    deeper than the bound (it then proves the depth of what it accepts; ``None`` otherwise). It
-    holds the typed validator, not the compiled schema, whose reader holds it: no cycle."""
-
-    def build() -> Callable[[Any], Any] | None:
-        try:
-            plain = typed.plain_reader()
-        except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
-            return None
-        if plain.depth is None or plain.depth > max_depth:
-            return None
-        return plain.typed  # type: ignore[no-any-return]
-
-    return build
-
-
-def checked_then_parsed(
-    closed_reader: Callable[[], Callable[[Any], Any] | None],
-    opened: Callable[[Any], Any],
-    slow: Callable[[Any], Any],
-    max_bytes: int,
-    max_depth: int,
-) -> Callable[[bytes | bytearray | memoryview | str], Any]:
-    """The reader of a schema that translates to msgspec types: a typed decode says yes (it
-    allocates only Structs, then dropped), and the plain decode gives the value, exactly what the
-    general path gives (keys in document order). Two C passes cost less than one pass and a
-    conversion of the Structs in Python. Anything the typed decode refuses is judged again by
-    ``slow``, the general path, which is exact and explains.
-
-    ``opened``: the decode that ignores unnamed properties (exact for validity), for which a
-    document longer than ``max_depth`` needs its depth shown from its bytes first;
-    ``closed_reader()``, asked on the first such document: the decode into Structs that refuse
-    unnamed properties, whose type proves the depth bound, or ``None``."""
-    parse = _parse
-    within = surely_within(max_bytes)  # longer: measured in bytes by the general path
-    short = min(too_short_to_nest(max_depth), within)
-    closed: Callable[[Any], Any] | None = None
-    asked = False
-
-    def read(data: bytes | bytearray | memoryview | str) -> Any:
-        nonlocal closed, asked
-        size = len(data)
-        if size <= short:
-            # Too short to nest beyond the bound: the decode that ignores unnamed properties
-            # needs no scan, and a payload with one costs no failed first try.
-            try:
-                opened(data)
-                return parse(data)
-            except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
-                return slow(data)
-        if size <= within:
-            if not asked:  # built once; a race builds it twice, harmlessly (the same reader)
-                closed, asked = closed_reader(), True
-            if closed is not None:
-                try:
-                    closed(data)
-                    return parse(data)
-                except Exception:  # noqa: BLE001 - an unnamed property, or a refusal: see below
-                    pass
-            if opened is not closed and within_depth(data, max_depth):
-                try:
-                    opened(data)
-                    return parse(data)
-                except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
-                    pass
-        return slow(data)
-
-    return read
-
-
 def counted_then_parsed(
     decode: Callable[[Any], Any],
     count: Callable[[Any], int],
@@ -123,13 +48,13 @@ def counted_then_parsed(
     max_bytes: int,
     max_depth: int,
 ) -> tuple[Callable[[bytes | bytearray | memoryview | str], Any], ShortPath]:
-    """The reader of a schema that admits only objects and translates to msgspec types, and its
-    :class:`ShortPath`. ``decode`` goes through TypedDicts: one pass checks and gives the plain
-    value, keys in document order, but skips the properties a TypedDict does not name. So a value
-    it returns is the answer only where the document shows it skipped nothing: it holds no more
-    members than ``count(value)``, the members of the value's objects, shown by counting colons
-    (see :func:`~engine._decode.colons` and :func:`~engine._decode.member_colons`). Anything else
-    is judged again by ``slow``, the general path, which is exact and explains.
+    """The reader of a schema that translates to msgspec types, and its :class:`ShortPath`.
+    ``decode`` goes through TypedDicts: one pass checks and gives the plain value, keys in
+    document order, but skips the properties a TypedDict does not name. So a value it returns is
+    the answer only where the document shows it skipped nothing: it holds no more members than
+    ``count(value)``, the members of the value's objects, shown by counting colons (see
+    :func:`~engine._decode.colons` and :func:`~engine._decode.member_colons`). Anything else is
+    judged again by ``slow``, the general path, which is exact and explains.
 
     ``exact``: no object of the schema refuses unnamed properties, so whatever ``decode`` accepts
     is valid, and a document with members it skipped is parsed for its value. ``bounded``: the

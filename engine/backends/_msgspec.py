@@ -7,10 +7,8 @@ the schema does not name (whose type bounds how deep an accepted document nests)
 there), and TypedDicts, which ignore them too and decode to plain dicts in document order.
 Whatever a typed decode refuses (an unnamed property, ``1.0`` for an integer, duplicate keys) is
 judged again by the general backend, so every "yes" is exact and no "no" is trusted.
-``CompiledSchema.decode`` reads an object through the TypedDicts and counts the document's colons
-to show that nothing was skipped (``engine._readers.counted_then_parsed``); any other root through
-a typed decode that says yes and ``msgspec.json.decode`` for the value
-(``engine._readers.checked_then_parsed``).
+``CompiledSchema.decode`` reads through the TypedDicts and counts the document's colons to show
+that nothing was skipped (``engine._readers.counted_then_parsed``).
 
 Readers, each built on first use (a cold compile builds no msgspec type):
 
@@ -20,9 +18,9 @@ Readers, each built on first use (a cold compile builds no msgspec type):
 - :meth:`MsgspecValidator.typed_reader`: bytes to the typed value itself (Structs whose fields are
   ``f0``, ``f1``... in property order; absent optional fields are ``msgspec.UNSET``), through the
   Structs that ignore unnamed properties (the value drops them);
-- :meth:`MsgspecValidator.dicts_reader`: bytes to plain dicts in document order through
-  TypedDicts (which skip unnamed properties), for a schema that admits only objects: its readers
-  count the document's members to show that nothing was skipped;
+- :meth:`MsgspecValidator.dicts_reader`: bytes to plain values (dicts in document order) through
+  TypedDicts, which skip unnamed properties: its readers count the document's members to show
+  that nothing was skipped;
 - ``is_valid`` on Python objects through ``msgspec.convert`` (used on its own by the tests; the
   pipeline checks Python objects with the general backend, several times faster than ``convert``).
 """
@@ -157,18 +155,15 @@ class MsgspecValidator(BackendValidator):
             reader = self._typed = msgspec.json.Decoder(self.translation.build("open")).decode
         return reader
 
-    def dicts_reader(self) -> tuple[Reader, int | None, Count] | None:
+    def dicts_reader(self) -> tuple[Reader, int | None, Count]:
         """Build (once) and return the decoder into plain values through TypedDicts, how deep what
         it accepts nests (``None``: unbounded) and the function counting the members of the
-        objects in a value it returns (``len`` where only the root can be an object); ``None``
-        unless every value the schema admits is an object, the case whose readers can show that
-        nothing was skipped (see ``engine._readers.counted_then_parsed``)."""
+        objects in a value it returns, with which its readers show that nothing was skipped (see
+        ``engine._readers.counted_then_parsed``). Raises ``TypeError``/``ValueError`` if msgspec
+        refuses the type (the translator is meant to rule that out)."""
         reader = self._dicts
         if reader is None:
-            translation = self.translation
-            if not translation.object_root:
-                return None
-            kind = translation.build("dicts")
+            kind = self.translation.build("dicts")
             reader = self._dicts = (msgspec.json.Decoder(kind).decode, type_depth(kind), member_counter(kind))
         return reader
 

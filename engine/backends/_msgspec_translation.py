@@ -79,16 +79,12 @@ class _Translator:
         """Where the first object whose properties the schema all names is (a TypedDict skips
         the others where the schema refuses them), or ``None``."""
         self.has_structs = False
-        self.object_root = False
-        """Whatever the type admits is an object (a Struct, a TypedDict or a dict: no union)."""
 
     # -- entry ---------------------------------------------------------------------------------
 
     def translate_root(self) -> Build:
         self._in_progress.add("")  # a `$ref: "#"` below the root is recursion
-        shape = self.shape(self.root, "", root=True)
-        self.object_root = list(shape.types) == ["object"] and not shape.literals and not shape.any
-        return shape.to_type()
+        return self.shape(self.root, "", root=True).to_type()
 
     # -- schemas -------------------------------------------------------------------------------
 
@@ -515,8 +511,6 @@ class Translation(typing.NamedTuple):
     """Where the first object whose properties the schema all names is, or ``None``: without one,
     whatever the TypedDicts of ``build("dicts")`` accept is valid (what they skip is admitted)."""
     has_structs: bool
-    object_root: bool
-    """Whatever the type admits is an object: ``build("dicts")`` decodes to a dict."""
 
     @property
     def closed(self) -> bool:
@@ -540,6 +534,4 @@ def translate(source: SchemaSource) -> Translation:
         raise refuse(NAME, f"{refusal.why} (at {refusal.location or 'the root'})", location=refusal.location) from None
     except RecursionError:
         raise refuse(NAME, "the schema nests too deeply to translate") from None
-    return Translation(
-        result, translator.open_at, translator.closed_at, translator.has_structs, translator.object_root
-    )
+    return Translation(result, translator.open_at, translator.closed_at, translator.has_structs)

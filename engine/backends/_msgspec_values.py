@@ -150,9 +150,9 @@ Count = Callable[[Any], int]
 
 
 def member_counter(kind: Any) -> Count:
-    """A function counting the members of every object in a value decoded as ``kind``, an object
-    type: ``len`` where no value below the root can be an object, else one that reads only the
-    positions that can hold one (an untyped value is walked whole)."""
+    """A function counting the members of every object in a value decoded as ``kind``: ``len``
+    for an object type whose values are never objects, else one that reads only the positions
+    that can hold one (an untyped value is walked whole)."""
     return _counter(kind, {}) or _none
 
 
