@@ -29,8 +29,18 @@ def _is_struct(kind: Any) -> bool:
 
 
 def _hints(struct: Any) -> dict[str, Any]:
-    # `defstruct` stores the field types themselves (not strings): no evaluation needed.
-    return dict(struct.__annotations__)
+    """The field types of a Struct or of a TypedDict the translator built: ``defstruct`` and
+    ``TypedDict()`` store the types themselves (not strings), so nothing is evaluated; a
+    TypedDict's are unwrapped from ``Required``/``NotRequired``."""
+    hints = dict(struct.__annotations__)
+    if not _is_struct(struct):
+        for key, hint in hints.items():
+            if typing.get_origin(hint) in _PRESENCE:
+                hints[key] = typing.get_args(hint)[0]
+    return hints
+
+
+_PRESENCE: tuple[Any, ...] = (typing.Required, typing.NotRequired)
 
 
 def _strip(kind: Any) -> Any:
@@ -165,7 +175,7 @@ def _counter(kind: Any, cache: dict[Any, Count | None]) -> Count | None:
         if kind in cache:  # pragma: no cover - recursive references are refused by the translator
             return cache[kind]
         cache[kind] = None
-        inner = [(key, _counter(hint, cache)) for key, hint in typing.get_type_hints(kind).items()]
+        inner = [(key, _counter(hint, cache)) for key, hint in _hints(kind).items()]
         nested = tuple((key, count) for key, count in inner if count is not None)
         of_object: Count = len if not nested else _object_counter(nested)
         cache[kind] = of_object
@@ -233,9 +243,7 @@ def type_depth(kind: Any, seen: frozenset[Any] = frozenset()) -> int | None:
         if kind in seen:  # pragma: no cover - recursive references are refused by the translator
             return None
         deepest = 0
-        # A TypedDict's hints are wrapped in `Required`/`NotRequired`, which `get_type_hints` strips.
-        hints = _hints(kind) if _is_struct(kind) else typing.get_type_hints(kind)
-        for hint in hints.values():
+        for hint in _hints(kind).values():
             depth = type_depth(hint, seen | {kind})
             if depth is None:
                 return None
