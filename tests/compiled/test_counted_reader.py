@@ -80,6 +80,13 @@ DOCUMENTS = [
     b'{"a":1,"s":"x\\":","zz" :1}',
     b'{"a":1,"s":"\\" :","zz" :1}',
     b'{"a":1,"zz":"\\":"}',
+    b'{"a":1,"s":"{\\"k\\": 1}"}',
+    b'{"a":1,"s":"{\\"k\\":1}","zz":2}',
+    b'{"a":1,"s":"\\\\","zz" :1}',
+    b'{"a":1,"s":"\\\\\\":"}',
+    b'{"a":1,"s":"\\\\\\":","zz":1}',
+    b'{"a\\\\":1}',
+    b'{"a":1,"s\\\\":1}',
     b'{"a":1,"y:z":2}',
     b'{"a":1,"a":2}',
     b'{"a":1,"a":"x"}',
@@ -184,7 +191,7 @@ SCALARS = st.one_of(
     st.booleans(),
     st.integers(min_value=-(2**70), max_value=2**70),
     st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from(["x", "y:z", "http://h:1/", '":', '" :', "", "é"]),
+    st.sampled_from(["x", "y:z", "http://h:1/", '":', '" :', "", "é", "\\", '\\":', '{"k": 1}', '\\\\" :']),
 )
 VALUES = st.recursive(
     SCALARS,
