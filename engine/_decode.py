@@ -148,14 +148,14 @@ _SLOW_PASS_AFTER = 4096  # bytes of structure left over which a pass must remove
 
 def colons(data: bytes | bytearray | memoryview | str) -> int:
     """How many colons the JSON document ``data`` holds, strings included: at least one per object
-    member (after its key). A typed decode through TypedDicts (which skip the properties they do
-    not name) that found as many members at its root as this skipped nothing, and no object below
-    the root has a member. One C pass."""
+    member (after its key), so a typed decode through TypedDicts (which skip the properties they
+    do not name) whose value holds as many members skipped none. One C pass: ``count`` of one byte
+    costs about half a ``translate`` that deletes it."""
     if isinstance(data, str):
         return data.count(":")
     if type(data) is not bytes and not isinstance(data, bytearray):
         data = _raw(data)
-    return len(data) - len(data.translate(None, b":"))
+    return data.count(b":")
 
 
 def member_colons(data: bytes | bytearray | memoryview | str) -> int:

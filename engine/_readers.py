@@ -88,7 +88,7 @@ def counted_then_parsed(
                 return slow(data)
             members = count(value)
             # As many colons as members: nothing skipped (`colons`, inline for bytes).
-            if (size - len(data.translate(None, b":")) if type(data) is bytes else colons(data)) == members:
+            if (data.count(b":") if type(data) is bytes else colons(data)) == members:
                 return value
             return unshown(data, value, members)
         return slow(data)

@@ -120,7 +120,7 @@ class ToolSet:
                 except Exception:  # noqa: BLE001 - judged again by the reader, never trusted
                     return read(arguments)  # type: ignore[no-any-return]
                 members = count(value)
-                if len(arguments) - len(arguments.translate(None, b":")) == members:
+                if arguments.count(b":") == members:
                     return value  # type: ignore[no-any-return]
                 return unshown(arguments, value, members)  # type: ignore[misc,no-any-return]
             return read(arguments)  # type: ignore[no-any-return]

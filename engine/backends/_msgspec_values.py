@@ -183,7 +183,7 @@ def _counter(kind: Any, cache: dict[Any, Count | None]) -> Count | None:
     origin = typing.get_origin(kind)
     if origin is dict:
         values = _counter(typing.get_args(kind)[1], cache)
-        return len if values is None else (lambda value: len(value) + sum(map(values, value.values())))
+        return len if values is None else (lambda value: len(value) + sum(map(values, value.values())) if value else 0)
     if origin is list:
         item = _counter(typing.get_args(kind)[0], cache)
         return None if item is None else (lambda value: sum(map(item, value)))
