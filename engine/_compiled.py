@@ -42,9 +42,6 @@ class HotPath(NamedTuple):
     check: Callable[[Any], bool]
     max_bytes: int
     max_depth: int
-    plain: Any
-    """The built ``PlainReader`` of the msgspec translation (``decode``, ``type``, ``convert``,
-    ``depth``), or ``None``."""
 
 
 def depth_bound(guard: GuardReport | None, limits: Limits) -> int | None:
@@ -198,9 +195,9 @@ class CompiledSchema:
 
     def hot_path(self) -> HotPath:
         """What a caller reading this schema's instances inside a larger document binds once: the
-        backend check of a *decoded* value (no bounds: a decoded value is JSON within them), the
-        bounds, and the one-pass msgspec reader where the schema translates (``None`` otherwise)."""
-        return HotPath(self._check, self._max_bytes, self._max_depth, self._plain_reader())
+        backend check of a *decoded* value (no bounds: a decoded value is JSON within them) and the
+        bounds. No msgspec type is built for it."""
+        return HotPath(self._check, self._max_bytes, self._max_depth)
 
     # -- bytes -------------------------------------------------------------------------------------
 
@@ -255,18 +252,6 @@ class CompiledSchema:
             self._typed = None  # the general path is exact on its own
             self.backend, self.notes = general, {**notes, deferred: why}
         self._undecided = None
-
-    def _plain_reader(self) -> Any:
-        if self._undecided is not None:
-            self._decide(translating=True)
-        typed = self._typed
-        if typed is None:
-            return None
-        try:
-            return typed.plain_reader()
-        except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
-            self._typed = None  # the general path is exact on its own
-            return None
 
     def _build_reader(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         if self._undecided is not None:
@@ -397,12 +382,18 @@ class CompiledSchema:
     built when first asked for, like ``decode``."""
 
     def _build_typed_reader(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+        if self._undecided is not None:
+            self._decide(translating=True)
         typed = self._typed
-        if typed is None or self._plain_reader() is None:
+        if typed is None:
+            return self.reader()
+        try:
+            opened = typed.typed_reader()
+        except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
             return self.reader()
         # Open objects ignore unnamed properties here, which no type bounds the depth of: a
         # document longer than the bound has its depth read from its bytes.
-        return self._one_pass(typed.typed_reader(), self._general())
+        return self._one_pass(opened, self._general())
 
     def issues(self, instance: Any) -> list[Issue]:
         """Every issue with ``instance`` (empty when valid), capped like ``validate``'s."""

@@ -14,7 +14,8 @@ Readers, each built on first use (a cold compile builds no msgspec type):
 
 - :meth:`MsgspecValidator.plain_reader`: the refusing Structs' decoder (``PlainReader.typed``),
   its type and depth, and bytes to plain JSON values through a converter generated per Struct type
-  (dicts with the keys in the schema's property order), for callers that embed the type;
+  (dicts with the keys in the schema's property order): this backend's own ``decode`` and
+  ``is_valid``;
 - :meth:`MsgspecValidator.typed_reader`: bytes to the typed value itself (Structs whose fields are
   ``f0``, ``f1``... in property order; absent optional fields are ``msgspec.UNSET``), through the
   Structs that ignore unnamed properties (the value drops them);
@@ -93,7 +94,7 @@ class MsgspecValidator(BackendValidator):
         self._decided = decided
         self._refusal: str | None = None
         # The contract's `typed` (a built msgspec type) is left unset: types are built on first use,
-        # and the MCP layer reads them from `CompiledSchema.hot_path()` when it first needs them.
+        # by the readers below (an elicitation form builds its own from the translation).
         self.typed = None
         self._lock = threading.Lock()
         self._plain: PlainReader | None = None

@@ -25,7 +25,7 @@ def sealed_depth(compiled: engine.CompiledSchema) -> int | None:
     """The type depth when ``compiled`` reads its documents sealed, else ``None``."""
     if compiled.backend != "msgspec":
         return None
-    plain = compiled.hot_path().plain
+    plain = compiled._typed.plain_reader()  # noqa: SLF001 - the backend's Struct reader
     translation = compiled._typed.translation  # noqa: SLF001 - what decides the sealed reader
     if plain is None or plain.depth is None or translation.open_at is not None:
         return None
