@@ -39,7 +39,7 @@ from .._errors import Issue
 from ._contract import Backend, BackendRefused, BackendValidator, Refusal, SchemaSource, refuse
 from ._msgspec_decide import DEEPEST, translates
 from ._msgspec_translation import NAME, Translation, translate
-from ._msgspec_values import Count, member_counter, plain_converter, type_depth
+from ._msgspec_values import Count, depth_and_counter, plain_converter, type_depth
 
 __all__ = ["MsgspecBackend", "MsgspecValidator", "PlainReader"]
 
@@ -165,7 +165,7 @@ class MsgspecValidator(BackendValidator):
         reader = self._dicts
         if reader is None:
             kind = self.translation.build("dicts")
-            reader = self._dicts = (msgspec.json.Decoder(kind).decode, type_depth(kind), member_counter(kind))
+            reader = self._dicts = (msgspec.json.Decoder(kind).decode, *depth_and_counter(kind))
         return reader
 
     def decode(self, data: bytes | bytearray | memoryview | str) -> Any:

@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-__all__ = ["Convert", "member_counter", "plain_converter", "type_depth"]
+__all__ = ["Convert", "Count", "depth_and_counter", "plain_converter", "type_depth"]
 
 Convert = Callable[[Any], Any]
 
@@ -159,47 +159,56 @@ def _struct_lines(
 Count = Callable[[Any], int]
 
 
-def member_counter(kind: Any) -> Count:
-    """A function counting the members of every object in a value decoded as ``kind``: ``len``
-    for an object type whose values are never objects, else one that reads only the positions
-    that can hold one (an untyped value is walked whole)."""
-    return _counter(kind, {}) or _none
+def depth_and_counter(kind: Any) -> tuple[int | None, Count]:
+    """For a value decoded as ``kind`` (a type built of TypedDicts, lists, maps, unions and
+    scalars): how deeply it can nest (as :func:`type_depth`), and a function counting the members
+    of all its objects: ``len`` for an object type whose values are never objects, else one that
+    reads only the positions that can hold one (an untyped value is walked whole). One walk."""
+    depth, count = _facts(kind, {})
+    return depth, count or _none
 
 
-def _counter(kind: Any, cache: dict[Any, Count | None]) -> Count | None:
-    """As :func:`member_counter`, for any type; ``None`` where no decoded value holds a member."""
+def _facts(kind: Any, cache: dict[Any, tuple[int | None, Count | None]]) -> tuple[int | None, Count | None]:
+    """As :func:`depth_and_counter`; the counter is ``None`` where no decoded value holds a member."""
     kind = _strip(kind)
     if kind is Any:
-        return _members
+        return None, _members
     if typing.is_typeddict(kind):
-        if kind in cache:  # pragma: no cover - recursive references are refused by the translator
-            return cache[kind]
-        cache[kind] = None
-        inner = [(key, _counter(hint, cache)) for key, hint in _hints(kind).items()]
-        nested = tuple((key, count) for key, count in inner if count is not None)
+        known = cache.get(kind)
+        if known is not None:  # a `$ref` reached twice shares the type
+            return known
+        # Recursion (refused by the translator) would read as unbounded and walked whole.
+        cache[kind] = (None, _members)
+        facts = [(key, *_facts(hint, cache)) for key, hint in _hints(kind).items()]
+        depths = [depth for _, depth, _ in facts if depth is not None]
+        nested = tuple((key, count) for key, _, count in facts if count is not None)
         of_object: Count = len if not nested else _object_counter(nested)
-        cache[kind] = of_object
-        return of_object
+        result = cache[kind] = (1 + max(depths, default=0) if len(depths) == len(facts) else None), of_object
+        return result
     origin = typing.get_origin(kind)
-    if origin is dict:
-        values = _counter(typing.get_args(kind)[1], cache)
-        return len if values is None else (lambda value: len(value) + sum(map(values, value.values())) if value else 0)
-    if origin is list:
-        item = _counter(typing.get_args(kind)[0], cache)
-        return None if item is None else (lambda value: sum(map(item, value)))
+    if origin is dict or origin is list:
+        depth, inner = _facts(typing.get_args(kind)[-1], cache)
+        depth = None if depth is None else 1 + depth
+        if origin is list:
+            return depth, None if inner is None else (lambda value: sum(map(inner, value)))
+        if inner is None:
+            return depth, len
+        return depth, lambda value: len(value) + sum(map(inner, value.values())) if value else 0
     if origin in (typing.Union, types.UnionType):
         # One member per JSON kind: the decoded value's Python type says which member it is.
         by_type: dict[type, Count] = {}
+        deepest: int | None = 0
         for member in typing.get_args(kind):
-            count = _counter(member, cache)
+            depth, count = _facts(member, cache)
+            deepest = None if depth is None or deepest is None else max(deepest, depth)
             if count is not None:
                 bare = _strip(member)
                 by_type[dict if typing.is_typeddict(bare) else typing.get_origin(bare) or bare] = count
         if not by_type:
-            return None
+            return deepest, None
         pick = by_type.get
-        return lambda value: (pick(type(value)) or _none)(value)
-    return None
+        return deepest, lambda value: (pick(type(value)) or _none)(value)
+    return 0, None
 
 
 def _object_counter(nested: tuple[tuple[str, Count], ...]) -> Count:
@@ -239,7 +248,7 @@ def type_depth(kind: Any, seen: frozenset[Any] = frozenset()) -> int | None:
     kind = _strip(kind)
     if kind is Any:
         return None
-    if _is_struct(kind) or typing.is_typeddict(kind):
+    if _is_struct(kind):
         if kind in seen:  # pragma: no cover - recursive references are refused by the translator
             return None
         deepest = 0
