@@ -1,10 +1,11 @@
 """The vocabulary of the msgspec translation: union slots, deferred types, JSON-value facts.
 
 A translation is decided before any msgspec type exists: the translator builds *deferred* types
-(:data:`Build`, a function of the :data:`Variant` wanted) and refuses whatever has no exact meaning; only
-a schema that translated is ever built, and only when a decoder is first needed. Building a Struct
-type and its decoder costs tens of microseconds per object schema (``defstruct`` then
-``msgspec.json.Decoder``), which a cold compile of a tool list does not pay for tools never called.
+(:data:`Build`, a function of the :data:`Variant` wanted) and refuses whatever has no exact
+meaning; only a schema that translated is ever built, and only when a decoder is first needed.
+Building a type and its decoder costs tens of microseconds per object schema (``defstruct`` or
+``TypedDict()``, then ``msgspec.json.Decoder``), which a cold compile of a tool list does not pay
+for tools never called.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Sealed schemas: every object names all its properties and every value is typed, so a valid
-instance nests no deeper than the schema's msgspec type. A document is then parsed and checked
-once, its depth proven by its validity; these tests hold that claim to the official suite
-and the corpus, and check that a document too deep is still refused as such."""
+instance nests no deeper than the schema's msgspec type. A document the typed read does not take
+is parsed and checked once on the general path, its depth proven by its validity; these tests hold
+that claim to the official suite and the corpus, and check that a document too deep is still
+refused as such."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def sealed_depth(compiled: engine.CompiledSchema) -> int | None:
     if compiled.backend != "msgspec":
         return None
     plain = compiled._typed.plain_reader()  # noqa: SLF001 - the backend's Struct reader
-    translation = compiled._typed.translation  # noqa: SLF001 - what decides the sealed reader
+    translation = compiled._typed.translation  # noqa: SLF001 - what decides the sealed general path
     if plain is None or plain.depth is None or translation.open_at is not None:
         return None
     return int(plain.depth)
