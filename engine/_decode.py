@@ -166,19 +166,17 @@ def member_colons(data: bytes | bytearray | memoryview | str) -> int:
     string reads its escapes; taking whitespace out of strings may join a quote and a colon, which
     only counts more. A few C passes."""
     if isinstance(data, str):
-        if "\\" in data:
-            data = data.replace("\\\\", "").translate(_NO_SPACE_TEXT)
-            return data.count('":') - data.count('\\":')
-        return data.translate(_NO_SPACE_TEXT).count('":')
+        # Text by `replace`: `str.translate` runs a Python-level lookup per character of non-ASCII
+        # text (about 100 ms a megabyte, three decodes' worth), `replace` at C speed.
+        data = data.replace("\\\\", "") if "\\" in data else data
+        data = data.replace(" ", "").replace("\t", "").replace("\n", "").replace("\r", "")
+        return data.count('":') - data.count('\\":')
     if type(data) is not bytes and not isinstance(data, bytearray):
         data = _raw(data)
     if b"\\" in data:
         data = data.replace(b"\\\\", b"").translate(None, b" \t\n\r")
         return data.count(b'":') - data.count(b'\\":')
     return data.translate(None, b" \t\n\r").count(b'":')
-
-
-_NO_SPACE_TEXT = dict.fromkeys(map(ord, " \t\n\r"))
 
 
 def _raw(data: bytes | bytearray | memoryview | str) -> bytes:
