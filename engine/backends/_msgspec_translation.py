@@ -3,10 +3,11 @@
 The translation is **exact or refused**. Each schema becomes a union of at most one msgspec type
 per JSON kind (null, boolean, integer, number, string, array, object); constraints become
 ``msgspec.Meta``; ``enum``/``const`` become ``Literal``; objects with ``properties`` become Structs
-built at run time; ``$ref`` s into the same document are followed. Whatever msgspec cannot say with
-the same meaning (``allOf``, ``not``, conditionals, ``patternProperties``, ``uniqueItems``,
-asserted ``format`` s, overlapping ``anyOf`` branches, ...) is refused with the reason and the
-schema location. Patterns run through :mod:`engine._patterns`, which keeps their ECMA-262 meaning.
+or TypedDicts built at run time (see ``Variant``); ``$ref`` s into the same document are
+followed. Whatever msgspec cannot say with the same meaning (``allOf``, ``not``, conditionals,
+``patternProperties``, ``uniqueItems``, asserted ``format`` s, overlapping ``anyOf`` branches, ...)
+is refused with the reason and the schema location. Patterns run through :mod:`engine._patterns`,
+which keeps their ECMA-262 meaning.
 
 msgspec may be *stricter* than JSON Schema (``1.0`` for ``integer``, ``1.0`` for ``enum: [1]``,
 duplicate keys): whoever uses the type re-checks every "no" with the general backend, so only
