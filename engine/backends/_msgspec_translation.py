@@ -79,7 +79,6 @@ class _Translator:
         self.closed_at: str | None = None
         """Where the first object whose properties the schema all names is (a TypedDict skips
         the others where the schema refuses them), or ``None``."""
-        self.has_structs = False
 
     # -- entry ---------------------------------------------------------------------------------
 
@@ -458,7 +457,6 @@ class _Translator:
             self.open_at = where
         if closed and self.closed_at is None:
             self.closed_at = where
-        self.has_structs = True
         self._structs += 1
         title = f"Object{self._structs}"
         built: dict[Variant, Any] = {}
@@ -511,12 +509,6 @@ class Translation(typing.NamedTuple):
     closed_at: str | None
     """Where the first object whose properties the schema all names is, or ``None``: without one,
     whatever the TypedDicts of ``build("dicts")`` accept is valid (what they skip is admitted)."""
-    has_structs: bool
-
-    @property
-    def closed(self) -> bool:
-        """Every object's properties are all named by the schema."""
-        return self.open_at is None
 
     def built(self, variant: Variant) -> tuple[Any, Callable[[Any], Any] | None]:
         """The type (see :attr:`build`) and the converter of its values into plain JSON values
@@ -535,4 +527,4 @@ def translate(source: SchemaSource) -> Translation:
         raise refuse(NAME, f"{refusal.why} (at {refusal.location or 'the root'})", location=refusal.location) from None
     except RecursionError:
         raise refuse(NAME, "the schema nests too deeply to translate") from None
-    return Translation(result, translator.open_at, translator.closed_at, translator.has_structs)
+    return Translation(result, translator.open_at, translator.closed_at)
