@@ -61,11 +61,27 @@ class Context:
 
 
 def _loop(pairs: list[tuple[Callable[[Any], Any], Any]]) -> Callable[[], None]:
+    if pairs and all(_named(f) for f, _ in pairs):
+        # The engine's `(name, data)` methods (`ToolSet.validate_arguments`, `validate_result`),
+        # prepared as a partial of the name: called as their callers call them, both arguments at
+        # once, so that the partial's own call is not timed as the engine's.
+        calls = [(f.func, *f.args, arg) for f, arg in pairs]  # type: ignore[attr-defined]
+
+        def run_named() -> None:
+            for f, name, arg in calls:
+                f(name, arg)
+
+        return run_named
+
     def run() -> None:
         for f, arg in pairs:
             f(arg)
 
     return run
+
+
+def _named(f: Callable[[Any], Any]) -> bool:
+    return type(f) is functools.partial and len(f.args) == 1 and not f.keywords
 
 
 def time_row(

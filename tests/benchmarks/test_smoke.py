@@ -3,6 +3,7 @@ file, and the figures it writes hang together. Speed itself is never asserted he
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import math
@@ -20,6 +21,7 @@ from benchmarks.pathological import CASES, _run_isolated, select_cases
 from benchmarks.report import _Axis, cell_text, growth_shown, rich_header, rich_tables
 from benchmarks.results import Report
 from benchmarks.timing import Budget, calibrate, measure
+from benchmarks.workloads import _loop
 
 WORKLOADS = ["compile", "arguments", "results", "elicitation", "scale", "pathological"]
 
@@ -145,6 +147,27 @@ def test_measure_tells_a_slow_call_from_a_fast_one() -> None:
     assert result["slow"].median_s > 20 * result["fast"].median_s
     number, took = calibrate(timeit.Timer(lambda: sorted(large)), 0.005)
     assert number >= 1 and took >= 0.005
+
+
+def test_a_pass_calls_the_engines_name_and_data_methods_with_both_arguments() -> None:
+    """A partial of one argument (how a row prepares `validate_arguments(name, data)`) is called
+    as its function with the name and the data; anything else is called with the data alone."""
+    seen: list[tuple[object, ...]] = []
+
+    def method(name: str, data: bytes) -> None:
+        seen.append((name, data))
+
+    def one(data: bytes) -> None:
+        seen.append((data,))
+
+    _loop([(functools.partial(method, "a"), b"1"), (functools.partial(method, "b"), b"2")])()
+    assert seen == [("a", b"1"), ("b", b"2")]
+    seen.clear()
+    _loop([(functools.partial(method, "a"), b"1"), (one, b"2")])()  # mixed: each called as given
+    assert seen == [("a", b"1"), (b"2",)]
+    seen.clear()
+    _loop([(functools.partial(method, data=b"1"), "a")])()  # keywords: called as given
+    assert seen == [("a", b"1")]
 
 
 def test_pathological_cases_are_well_formed() -> None:
