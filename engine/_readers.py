@@ -59,10 +59,9 @@ def counted_then_parsed(
     ``exact``: no object of the schema refuses unnamed properties, so whatever ``decode`` accepts
     is valid, and a document whose colons outnumber the members is parsed for its value (the
     second count, which tells colons in strings from skipped members, is for the other schemas,
-    where a skipped member sends the document to ``slow``). ``bounded``: the
-    type nests no deeper than ``max_depth``, so a value from which nothing was skipped is within
-    the bound; otherwise a document longer than the bound's brackets has its depth shown from
-    its bytes first."""
+    where a skipped member sends the document to ``slow``). ``bounded``: the type nests no deeper
+    than ``max_depth``, so a value from which nothing was skipped is within the bound; otherwise
+    a document longer than the bound's brackets has its depth shown from its bytes first."""
     parse = _parse
     within = surely_within(max_bytes)  # longer: measured in bytes by the general path
     short = min(too_short_to_nest(max_depth), within)
