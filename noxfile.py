@@ -15,8 +15,16 @@ def tests(session: nox.Session) -> None:
     """Install the package with every backend and run the whole test suite."""
     session.install("-e", ".[test]")
     if shutil.which("npm"):  # the MCP TypeScript SDK's client, for the adapters' interoperability tests
-        session.run("npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
-                    "--prefix", "tests/adapters/typescript", external=True)
+        session.run(
+            "npm",
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            "--prefix",
+            "tests/adapters/typescript",
+            external=True,
+        )
     session.run("python", "-m", "pytest", *session.posargs)
 
 
@@ -36,11 +44,12 @@ def load(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Static checks: ruff on the sources, ``mypy --strict`` on the package. The package is installed
+    """Static checks: ruff (lint and format) on the sources, ``mypy --strict`` on the package. The package is installed
     with every optional dependency it imports, so the adapters and the metrics exporters are
     checked against the real SDK and client types."""
     # Pinned: a new release must not turn CI red on its own.
     session.install("ruff==0.17.5", "mypy==2.4.1")
     session.install("-e", ".[all,mcp,fastmcp,prometheus,opentelemetry]")
     session.run("ruff", "check", "engine", "tests", "benchmarks")
+    session.run("ruff", "format", "--check", "engine", "tests", "benchmarks", "noxfile.py")
     session.run("mypy", "--strict", "engine")

@@ -252,8 +252,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for part in rich_header(report):
         console.print(part)
     console.print()
-    console.print("[bold]Every workload[/]: ratios to the floor (msgspec.json.decode alone on the same bytes); "
-                  "lower is better.")
+    console.print(
+        "[bold]Every workload[/]: ratios to the floor (msgspec.json.decode alone on the same bytes); lower is better."
+    )
     for table in rich_tables(report, width=width):
         console.print(table)
     console.print("Written: " + ", ".join(str(p) for p in paths.values()))

@@ -123,8 +123,9 @@ def build_server(
             return await extra[params.name][1](ctx, params)
         tool = by_name.get(params.name)
         if tool is None:
-            return types.CallToolResult(content=[types.TextContent(type="text", text=f"Unknown tool: {params.name}")],
-                                        is_error=True)
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=f"Unknown tool: {params.name}")], is_error=True
+            )
         recorded = tool.results.get(canonical(params.arguments or {})) or next(iter(tool.results.values()))
         return types.CallToolResult.model_validate(recorded)
 
@@ -234,8 +235,15 @@ class Outcome:
         latency percentiles over every call."""
         middle = sorted(outcomes, key=lambda o: o.calls / o.seconds if o.seconds else 0.0)[len(outcomes) // 2]
         latencies = [x for o in outcomes for x in o.latencies]
-        return cls(middle.mode, middle.calls, sum(o.errors for o in outcomes), middle.seconds, latencies,
-                   middle.validating_seconds, middle.validations)
+        return cls(
+            middle.mode,
+            middle.calls,
+            sum(o.errors for o in outcomes),
+            middle.seconds,
+            latencies,
+            middle.validating_seconds,
+            middle.validations,
+        )
 
     def row(self) -> dict[str, Any]:
         lat = sorted(self.latencies) or [0.0]
@@ -259,8 +267,17 @@ class Outcome:
         }
 
 
-async def drive(url: str, mode: str, work: list[tuple[str, dict[str, Any]]], *, calls: int, concurrency: int,
-                clients: int, seconds: float, engine: Any = None) -> tuple[int, int, list[float], float]:
+async def drive(
+    url: str,
+    mode: str,
+    work: list[tuple[str, dict[str, Any]]],
+    *,
+    calls: int,
+    concurrency: int,
+    clients: int,
+    seconds: float,
+    engine: Any = None,
+) -> tuple[int, int, list[float], float]:
     """Issue up to ``calls`` tool calls, ``concurrency`` at a time over ``clients`` sessions."""
     from mcp import Client
 
@@ -339,8 +356,16 @@ def run_mode(mode: str, tools: list[ReplayTool], args: argparse.Namespace) -> Ou
             asyncio.run(drive(url, mode, work, calls=len(work), concurrency=4, clients=1, seconds=30, engine=eng))
             clock.seconds, clock.count = 0.0, 0
             done, errors, latencies, elapsed = asyncio.run(
-                drive(url, mode, work, calls=args.calls, concurrency=args.concurrency, clients=args.clients,
-                      seconds=args.seconds, engine=eng)
+                drive(
+                    url,
+                    mode,
+                    work,
+                    calls=args.calls,
+                    concurrency=args.concurrency,
+                    clients=args.clients,
+                    seconds=args.seconds,
+                    engine=eng,
+                )
             )
     finally:
         clock.restore()
@@ -363,8 +388,12 @@ def hook_overhead(tools: list[ReplayTool], *, repeat: int = 5) -> list[dict[str,
     validation = ToolValidation([t.definition for t in tools], engine=eng, refresh_interval=1e9)
     asyncio.run(validation.warm_up())
     catalog = validation.catalog
-    ctx: Any = ServerRequestContext(session=None, lifespan_context={},  # type: ignore[arg-type]
-                                    protocol_version="2026-07-28", method="tools/call")
+    ctx: Any = ServerRequestContext(
+        session=None,  # type: ignore[arg-type]
+        lifespan_context={},
+        protocol_version="2026-07-28",
+        method="tools/call",
+    )
 
     def core() -> None:
         for name, arguments in work:
@@ -391,8 +420,12 @@ def hook_overhead(tools: list[ReplayTool], *, repeat: int = 5) -> list[dict[str,
 
             from engine.metrics.prometheus import PrometheusExporter
 
-            setups.append(("Prometheus exporter",
-                           PrometheusExporter(prometheus_client.CollectorRegistry(), "bench", tool_label=True)))
+            setups.append(
+                (
+                    "Prometheus exporter",
+                    PrometheusExporter(prometheus_client.CollectorRegistry(), "bench", tool_label=True),
+                )
+            )
         except ImportError:
             pass
         rows = []
@@ -421,12 +454,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=32, help="calls in flight at once (default 32)")
     parser.add_argument("--clients", type=int, default=4, help="client sessions sharing the load (default 4)")
     parser.add_argument("--seconds", type=float, default=60.0, help="time bound per mode (default 60)")
-    parser.add_argument("--modes", default=",".join(MODES),
-                        help=f"comma-separated, from: {', '.join(MODES)} (default all)")
+    parser.add_argument(
+        "--modes", default=",".join(MODES), help=f"comma-separated, from: {', '.join(MODES)} (default all)"
+    )
     parser.add_argument("--rounds", type=int, default=3, help="rounds, modes alternating within each (default 3)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
-    parser.add_argument("--hook-overhead", action="store_true",
-                        help="only measure what metrics hooks cost on the adapter's check (no server)")
+    parser.add_argument(
+        "--hook-overhead",
+        action="store_true",
+        help="only measure what metrics hooks cost on the adapter's check (no server)",
+    )
     args = parser.parse_args(argv)
     if min(args.calls, args.concurrency, args.clients, args.rounds) < 1 or args.seconds <= 0:
         parser.error("--calls, --concurrency, --clients, --rounds and --seconds must be positive")
@@ -442,8 +479,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             print(json.dumps(overhead, indent=2))
             return 0
-        print(f"\nMetrics hooks on the server adapter's argument check ({overhead[0]['calls']} recorded calls, "
-              "best of 5 passes, one process)\n")
+        print(
+            f"\nMetrics hooks on the server adapter's argument check ({overhead[0]['calls']} recorded calls, "
+            "best of 5 passes, one process)\n"
+        )
         print("| path | ns per call | × core |")
         print("|---|---:|---:|")
         for row in overhead:
@@ -458,25 +497,43 @@ def main(argv: list[str] | None = None) -> int:
     outcomes: dict[str, list[Outcome]] = {mode: [] for mode in modes}
     for round_ in range(args.rounds):
         for mode in modes:
-            print(f"round {round_ + 1}/{args.rounds}, {mode}: {args.calls} calls, {args.concurrency} in flight, "
-                  f"{len(tools)} real tools...", file=sys.stderr, flush=True)
+            print(
+                f"round {round_ + 1}/{args.rounds}, {mode}: {args.calls} calls, {args.concurrency} in flight, "
+                f"{len(tools)} real tools...",
+                file=sys.stderr,
+                flush=True,
+            )
             outcomes[mode].append(run_mode(mode, tools, args))
     rows = [Outcome.merge(outcomes[mode]).row() for mode in modes]
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print(f"\nLoad (median of {args.rounds} rounds; latency over all calls): {len(tools)} real tools replayed "
-          "over streamable HTTP on 127.0.0.1, "
-          f"{args.concurrency} calls in flight over {args.clients} sessions (client and server in one process)\n")
-    header = ("mode", "calls", "errors", "calls/s", "p50 ms", "p90 ms", "p99 ms", "validating", "checks/call",
-              "µs validating/call")
+    print(
+        f"\nLoad (median of {args.rounds} rounds; latency over all calls): {len(tools)} real tools replayed "
+        "over streamable HTTP on 127.0.0.1, "
+        f"{args.concurrency} calls in flight over {args.clients} sessions (client and server in one process)\n"
+    )
+    header = (
+        "mode",
+        "calls",
+        "errors",
+        "calls/s",
+        "p50 ms",
+        "p90 ms",
+        "p99 ms",
+        "validating",
+        "checks/call",
+        "µs validating/call",
+    )
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("---" for _ in header) + "|")
     for r in rows:
-        print(f"| {r['mode']} | {r['calls']} | {r['errors']} | {r['calls_per_second']:.0f} | {r['p50_ms']:.2f} | "
-              f"{r['p90_ms']:.2f} | {r['p99_ms']:.2f} | {r['validating_share'] * 100:.2f}% | "
-              f"{r['validations'] / r['calls'] if r['calls'] else 0:.1f} | "
-              f"{r['validation_us_per_call']:.1f} |")
+        print(
+            f"| {r['mode']} | {r['calls']} | {r['errors']} | {r['calls_per_second']:.0f} | {r['p50_ms']:.2f} | "
+            f"{r['p90_ms']:.2f} | {r['p99_ms']:.2f} | {r['validating_share'] * 100:.2f}% | "
+            f"{r['validations'] / r['calls'] if r['calls'] else 0:.1f} | "
+            f"{r['validation_us_per_call']:.1f} |"
+        )
     print("\nvalidating: share of wall time inside validation; checks/call: validations per call, where")
     for mode in modes:
         print(f"  {mode}: {MODES[mode]}")

@@ -191,8 +191,10 @@ def _import_line(meta: dict[str, Any]) -> str | None:
 def _header_facts(report: Report) -> list[tuple[str, str]]:
     meta = report.meta
     versions = meta.get("versions", {})
-    mode = "quick (a subset of every workload: a smoke run, figures are indicative)" if meta.get("quick") else (
-        "default (every item)"
+    mode = (
+        "quick (a subset of every workload: a smoke run, figures are indicative)"
+        if meta.get("quick")
+        else ("default (every item)")
     )
     facts = [
         ("date", str(meta.get("started", ""))),

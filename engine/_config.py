@@ -133,8 +133,10 @@ def _check(owner: type, name: str, hint: Any, value: Any, *, from_text: bool = F
     if get_origin(hint) is tuple:  # tuple[str, ...]
         if from_text and isinstance(value, str):
             value = [part.strip() for part in value.split(",") if part.strip()]
-        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)) or not all(
-            isinstance(v, str) for v in value
+        if (
+            isinstance(value, (str, bytes))
+            or not isinstance(value, (list, tuple))
+            or not all(isinstance(v, str) for v in value)
         ):
             raise _Problem(value, "a list of strings")
         return tuple(value)

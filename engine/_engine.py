@@ -168,6 +168,7 @@ class Engine:
             undecided=chosen.undecided,
         )
 
+
 _default_engine: Engine | None = None
 _default_lock = threading.Lock()
 
@@ -180,5 +181,3 @@ def default_engine() -> Engine:
             if _default_engine is None:
                 _default_engine = Engine(EngineConfig.load())
     return _default_engine
-
-

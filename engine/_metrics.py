@@ -146,8 +146,13 @@ def observed_compile(compile: Callable[[], T]) -> Callable[[], T]:
         try:
             value = compile()
         except Exception as exc:
-            emit(CompileEvent(seconds=time.perf_counter() - start, backend=None,
-                              reason=str(getattr(exc, "reason", type(exc).__name__))))
+            emit(
+                CompileEvent(
+                    seconds=time.perf_counter() - start,
+                    backend=None,
+                    reason=str(getattr(exc, "reason", type(exc).__name__)),
+                )
+            )
             raise
         emit(CompileEvent(seconds=time.perf_counter() - start, backend=getattr(value, "backend", None), reason=None))
         return value
@@ -173,7 +178,8 @@ class Snapshot(msgspec.Struct, frozen=True):
     def failures(self, *, direction: str | None = None, tool: str | None = None) -> int:
         """Invalid payloads (enforced or reported), filtered by direction and tool when given."""
         return sum(
-            n for (t, d, _side, outcome), n in self.validations.items()
+            n
+            for (t, d, _side, outcome), n in self.validations.items()
             if outcome != "valid" and (direction is None or d == direction) and (tool is None or t == tool)
         )
 

@@ -78,9 +78,7 @@ def _child(writer: Connection, seconds: float, memory: int, func: Callable[..., 
         writer.close()
 
 
-def isolated(
-    name: str, func: Callable[..., T], *args: Any, seconds: float, memory: int = MEMORY
-) -> tuple[T, float]:
+def isolated(name: str, func: Callable[..., T], *args: Any, seconds: float, memory: int = MEMORY) -> tuple[T, float]:
     """``func(*args)`` in a forked child; returns (its result, CPU seconds it took).
 
     Fails the calling test, naming ``name``, if the call computes for longer than ``seconds``

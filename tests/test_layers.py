@@ -147,8 +147,17 @@ def layering_violations(modules: Modules) -> list[str]:
 # cache, the compiled schema), and the guard and the backends know nothing of each other (the guard's
 # findings reach a backend as data, in SchemaSource).
 STAGES = {
-    "engine._intake", "engine._dialect", "engine._keywords", "engine._guard", "engine._patterns",
-    "engine.backends", "engine._decode", "engine._errors", "engine._config", "engine._pointer", "engine._metrics",
+    "engine._intake",
+    "engine._dialect",
+    "engine._keywords",
+    "engine._guard",
+    "engine._patterns",
+    "engine.backends",
+    "engine._decode",
+    "engine._errors",
+    "engine._config",
+    "engine._pointer",
+    "engine._metrics",
 }
 PIPELINE = {"engine._engine", "engine._plan", "engine._cache", "engine._compiled", "engine._readers"}
 APART = [("engine._guard", "engine.backends"), ("engine.backends", "engine._guard")]

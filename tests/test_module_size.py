@@ -10,9 +10,7 @@ MAX_LINES = 600
 
 
 def sizes() -> dict[str, int]:
-    return {
-        path.relative_to(PACKAGE).as_posix(): len(path.read_text().splitlines()) for path in PACKAGE.rglob("*.py")
-    }
+    return {path.relative_to(PACKAGE).as_posix(): len(path.read_text().splitlines()) for path in PACKAGE.rglob("*.py")}
 
 
 def test_no_module_over_the_limit() -> None:

@@ -137,8 +137,12 @@ def run_check(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO) -
         "refused": len(refused),
         "reasons": _count_reasons(reports),
         "unlistable_before_2026_07_28": [r["name"] for r in reports if "older_protocol_versions" in r],
-        "config": {"backend": eng.config.backend, "default_dialect": eng.config.default_dialect,
-                   "formats": eng.config.formats, "regex": eng.config.regex},
+        "config": {
+            "backend": eng.config.backend,
+            "default_dialect": eng.config.default_dialect,
+            "formats": eng.config.formats,
+            "regex": eng.config.regex,
+        },
         "limits": msgspec.to_builtins(eng.config.limits),
     }
     if args.json:
@@ -164,8 +168,9 @@ def _count_reasons(reports: list[dict[str, Any]]) -> dict[str, int]:
 def _print_check(
     reports: list[dict[str, Any]], summary: dict[str, Any], out: TextIO, *, verbose: bool, view: str
 ) -> None:
-    out.write(f"{summary['file']}: {summary['document']}, {summary['tools']} "
-              f"{'tool' if summary['tools'] == 1 else 'tools'}\n")
+    out.write(
+        f"{summary['file']}: {summary['document']}, {summary['tools']} {'tool' if summary['tools'] == 1 else 'tools'}\n"
+    )
     if view == "summary":
         refused = [r for r in reports if r["status"] == "refused"]
         if refused:

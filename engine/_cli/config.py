@@ -20,10 +20,13 @@ def resolve_from_args(args: argparse.Namespace) -> ResolvedConfig:
     overrides = {k: getattr(args, k) for k in OPTION_FIELDS if getattr(args, k, None)}
     resolved = resolve(getattr(args, "config", None), **overrides)
     # Options given on the command line are keywords to the loader; say which option set them.
-    sources = {k: (f"--{'dialect' if k == 'default_dialect' else k}" if v == "keyword" else v)
-               for k, v in resolved.sources.items()}
-    return ResolvedConfig(config=resolved.config, sources=sources, file=resolved.file,
-                          searched_from=resolved.searched_from)
+    sources = {
+        k: (f"--{'dialect' if k == 'default_dialect' else k}" if v == "keyword" else v)
+        for k, v in resolved.sources.items()
+    }
+    return ResolvedConfig(
+        config=resolved.config, sources=sources, file=resolved.file, searched_from=resolved.searched_from
+    )
 
 
 def _toml(value: Any) -> str:
@@ -59,8 +62,9 @@ def run_config(args: argparse.Namespace, resolved: ResolvedConfig, out: TextIO, 
     for name, value in values.items():
         if isinstance(value, dict):
             rows.append((f"\n[{name}]", ""))
-            rows.extend((f"{field} = {_toml(inner)}", resolved.sources[f"{name}.{field}"])
-                        for field, inner in value.items())
+            rows.extend(
+                (f"{field} = {_toml(inner)}", resolved.sources[f"{name}.{field}"]) for field, inner in value.items()
+            )
         else:
             rows.append((f"{name} = {_toml(value)}", resolved.sources[name]))
     width = max(len(text) for text, _ in rows)

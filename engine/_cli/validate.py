@@ -51,11 +51,15 @@ def run_validate(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO
             print_json(out, {"valid": False, **exc.to_dict()})
         else:
             count = len(exc.issues)
-            out.write(f"{label}: invalid, {count} issue{'s' if count != 1 else ''}"
-                      f"{' (list cut short)' if exc.truncated else ''}\n")
+            out.write(
+                f"{label}: invalid, {count} issue{'s' if count != 1 else ''}"
+                f"{' (list cut short)' if exc.truncated else ''}\n"
+            )
             for issue in exc.issues:
-                out.write(f"  at {issue.instance_path or '(root)'}: {issue.message}"
-                          f"  [schema {issue.keyword_location or '(root)'}]\n")
+                out.write(
+                    f"  at {issue.instance_path or '(root)'}: {issue.message}"
+                    f"  [schema {issue.keyword_location or '(root)'}]\n"
+                )
         return EXIT_REFUSED
     except DecodeError as exc:
         message = describe_decode_error(label, exc, data)

@@ -409,7 +409,6 @@ class Pieces:
                 if isinstance(sub, (Mapping, bool)):
                     into((*at, keyword, name), instance, path, (*location, keyword, name))
 
-
     def _member(
         self,
         at: Pointer,

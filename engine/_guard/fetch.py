@@ -37,9 +37,7 @@ _URI_CHARACTERS = "!#$%&'()*+,/:;=?@[]-._~"
 
 
 # The only address space ``allow_private`` opens: RFC 1918 IPv4 and unique-local IPv6.
-_PRIVATE = tuple(
-    ipaddress.ip_network(net) for net in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
-)
+_PRIVATE = tuple(ipaddress.ip_network(net) for net in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"))
 # Cloud instance-metadata endpoints, refused whatever the configuration (the IPv4 ones are
 # link-local or shared address space as well; AWS's IPv6 endpoint sits inside fc00::/7).
 _METADATA = frozenset(

@@ -39,6 +39,7 @@ class Fetcher(Protocol):
         """Retrieval for one compile: every fetch it makes shares one deadline."""
         ...
 
+
 _NETWORK = ("http", "https")
 
 

@@ -173,8 +173,11 @@ class ToolCatalog:
             entries: dict[str, _Entry] = {} if pending.complete else dict(self._entries)
             for name, tool in pending.listing.items():
                 if tool is None:
-                    refusal = SchemaRejected(RejectReason.INVALID_SCHEMA,
-                                             f"tool name {name!r} is listed more than once", details={"tool": name})
+                    refusal = SchemaRejected(
+                        RejectReason.INVALID_SCHEMA,
+                        f"tool name {name!r} is listed more than once",
+                        details={"tool": name},
+                    )
                     entries[name] = _Entry({"name": name}, compile_tools([], engine=self.engine), refusal, False)
                     continue
                 entry = compiled.get(name)
@@ -195,8 +198,11 @@ class ToolCatalog:
     async def finish(self, pending: Pending) -> None:
         """Compile what :meth:`plan` found in a worker thread (the event loop keeps serving), then
         let the listing take effect."""
-        compiled = await anyio.to_thread.run_sync(partial(self._compile, yielding=True), pending.changed) \
-            if pending.changed else {}
+        compiled = (
+            await anyio.to_thread.run_sync(partial(self._compile, yielding=True), pending.changed)
+            if pending.changed
+            else {}
+        )
         self._apply(pending, compiled)
 
     async def update(self, tools: Iterable[Mapping[str, Any]], *, complete: bool = True) -> None:
@@ -206,14 +212,29 @@ class ToolCatalog:
     def _report_refusal(self, name: str, refusal: SchemaRejected) -> None:
         schema = refusal.details.get("schema")
         refused_logger.warning(
-            "tool %r cannot be used: its %s was refused (%s): %s", name, schema or "schema", refusal.reason,
+            "tool %r cannot be used: its %s was refused (%s): %s",
+            name,
+            schema or "schema",
+            refusal.reason,
             refusal.message,
-            extra={"tool": name, "schema": schema, "reason": str(refusal.reason), "side": self.side,
-                   "location": refusal.location},
+            extra={
+                "tool": name,
+                "schema": schema,
+                "reason": str(refusal.reason),
+                "side": self.side,
+                "location": refusal.location,
+            },
         )
         if _metrics.hooks:
-            _metrics.emit(_metrics.RefusalEvent(tool=name, schema=None if schema is None else str(schema),
-                                                reason=str(refusal.reason), message=refusal.message, side=self.side))
+            _metrics.emit(
+                _metrics.RefusalEvent(
+                    tool=name,
+                    schema=None if schema is None else str(schema),
+                    reason=str(refusal.reason),
+                    message=refusal.message,
+                    side=self.side,
+                )
+            )
 
     # --- look-ups --------------------------------------------------------------------------------
 
@@ -267,8 +288,16 @@ class ToolCatalog:
 
 def observe(tool: str | None, direction: Direction, side: Side, start: float, valid: bool, enforced: bool) -> None:
     """Emit one :class:`engine.metrics.ValidationEvent` (call only when ``_metrics.hooks``)."""
-    _metrics.emit(_metrics.ValidationEvent(tool=tool, direction=direction, side=side, valid=valid,
-                                           enforced=enforced, seconds=time.perf_counter() - start))
+    _metrics.emit(
+        _metrics.ValidationEvent(
+            tool=tool,
+            direction=direction,
+            side=side,
+            valid=valid,
+            enforced=enforced,
+            seconds=time.perf_counter() - start,
+        )
+    )
 
 
 def log_invalid(tool: str | None, direction: Direction, side: Side, error: EngineError, *, enforced: bool) -> None:
@@ -277,11 +306,20 @@ def log_invalid(tool: str | None, direction: Direction, side: Side, error: Engin
     issues = getattr(error, "issues", ())
     invalid_logger.log(
         logging.INFO if enforced else logging.WARNING,
-        "%s %s of tool %r: %s%s", "refused" if enforced else "report-only: would refuse", direction, tool,
-        error.message, "" if enforced else " (passed unchanged)",
-        extra={"tool": tool, "direction": direction, "side": side, "enforced": enforced,
-               "reason": str(getattr(error, "reason", "invalid")),
-               "issues": [{"instancePath": i.instance_path, "keyword": i.keyword} for i in issues]},
+        "%s %s of tool %r: %s%s",
+        "refused" if enforced else "report-only: would refuse",
+        direction,
+        tool,
+        error.message,
+        "" if enforced else " (passed unchanged)",
+        extra={
+            "tool": tool,
+            "direction": direction,
+            "side": side,
+            "enforced": enforced,
+            "reason": str(getattr(error, "reason", "invalid")),
+            "issues": [{"instancePath": i.instance_path, "keyword": i.keyword} for i in issues],
+        },
     )
 
 
@@ -293,4 +331,3 @@ def unavailable(name: str, refusal: SchemaRejected) -> str:
 def nonconforming(name: str, error: EngineError) -> str:
     """What a server answers when a tool's result breaks the outputSchema it advertises."""
     return f"Tool {name!r} returned structured content that does not conform to its outputSchema: {error.message}"
-

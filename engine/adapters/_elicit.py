@@ -50,7 +50,7 @@ def carried_answers(state: Any) -> dict[str, Any]:
     if not isinstance(state, str) or not state.startswith(STATE_PREFIX) or len(state) > _MAX_STATE_BYTES:
         return {}
     try:
-        answers = msgspec.json.decode(state[len(STATE_PREFIX):])
+        answers = msgspec.json.decode(state[len(STATE_PREFIX) :])
     except msgspec.DecodeError:
         return {}
     return answers if isinstance(answers, dict) else {}
@@ -87,8 +87,10 @@ async def ask(
             raw = carried[key]
         else:
             answers = {**carried, **{k: v for k, v in current.items() if isinstance(v, Mapping)}}
-            request = {"method": "elicitation/create",
-                       "params": {"mode": "form", "message": message, "requestedSchema": dict(requested_schema)}}
+            request = {
+                "method": "elicitation/create",
+                "params": {"mode": "form", "message": message, "requestedSchema": dict(requested_schema)},
+            }
             result: dict[str, Any] = {"resultType": "input_required", "inputRequests": {key: request}}
             if answers:
                 result["requestState"] = STATE_PREFIX + msgspec.json.encode(answers).decode()
@@ -97,8 +99,16 @@ async def ask(
     start = time.perf_counter() if hooks else 0.0
     try:
         if not isinstance(raw, Mapping):
-            raise ValidationFailed([Issue(instance_path="", keyword_location="/type", keyword="type",
-                                          message="an elicitation answer must be an object")])
+            raise ValidationFailed(
+                [
+                    Issue(
+                        instance_path="",
+                        keyword_location="/type",
+                        keyword="type",
+                        message="an elicitation answer must be an object",
+                    )
+                ]
+            )
         answer = form.decode_result(dict(raw))
     except EngineError as exc:
         if hooks:
@@ -108,4 +118,3 @@ async def ask(
     if hooks:
         observe(tool, "elicitation", "server", start, True, True)
     return answer
-

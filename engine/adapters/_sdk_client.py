@@ -47,8 +47,9 @@ class EngineClientSession(ClientSession):
     _engine_lock: anyio.Lock
     _engine_stale: bool
 
-    def __init__(self, *args: Any, engine: Engine | None = None, report_only: ReportOnly = False,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, engine: Engine | None = None, report_only: ReportOnly = False, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self._engine_setup(engine, report_only)
 
@@ -95,8 +96,9 @@ class EngineClientSession(ClientSession):
         # The SDK calls this for every listing it receives or serves from its response cache. It is
         # synchronous: the listing is read here, and compiled off the loop before the next check.
         result = super()._absorb_tool_listing(result, complete=complete)
-        self._engine_pending.append(self._engine_catalog.plan((tool_definition(t) for t in result.tools),
-                                                              complete=complete))
+        self._engine_pending.append(
+            self._engine_catalog.plan((tool_definition(t) for t in result.tools), complete=complete)
+        )
         if complete:
             self._engine_stale = False
         return result
@@ -143,8 +145,9 @@ class EngineClientSession(ClientSession):
         if not enforced:
             return
         if isinstance(error, ValidationFailed):
-            raise InvalidToolResult(f"Invalid structured content returned by tool {name}: {error.message}",
-                                    tool=name, error=error)
+            raise InvalidToolResult(
+                f"Invalid structured content returned by tool {name}: {error.message}", tool=name, error=error
+            )
         raise InvalidToolResult(f"Invalid schema for tool {name}: {error.message}", tool=name, error=error)
 
 
@@ -155,8 +158,9 @@ def _engine_subclass(kind: type[ClientSession], engine_class: type[EngineClientS
     """``kind`` with the engine's hooks behind its own: MRO kind -> engine -> ClientSession."""
     combined = _combined.get((kind, engine_class))
     if combined is None:
-        combined = cast(type[EngineClientSession],
-                        type(f"Engine{kind.__name__}", (kind, engine_class), {"__module__": __name__}))
+        combined = cast(
+            type[EngineClientSession], type(f"Engine{kind.__name__}", (kind, engine_class), {"__module__": __name__})
+        )
         _combined[(kind, engine_class)] = combined
     return combined
 

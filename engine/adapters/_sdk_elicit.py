@@ -104,14 +104,24 @@ async def _elicit_on(
         tool = params.get("name") if ctx.method == "tools/call" else None
         return await ask(
             modern=ctx.protocol_version in MODERN_PROTOCOL_VERSIONS,
-            form=form, message=message, requested_schema=requested_schema, key=key,
-            responses=params.get("inputResponses"), state=params.get("requestState"),
+            form=form,
+            message=message,
+            requested_schema=requested_schema,
+            key=key,
+            responses=params.get("inputResponses"),
+            state=params.get("requestState"),
             send=lambda: session.elicit_form(message, dict(requested_schema), related_request_id=request_id),
             tool=tool if isinstance(tool, str) else None,
         )
     server_session = ctx
     return await ask(
-        modern=False, form=form, message=message, requested_schema=requested_schema, key=key, responses=None,
-        state=None, tool=None,
+        modern=False,
+        form=form,
+        message=message,
+        requested_schema=requested_schema,
+        key=key,
+        responses=None,
+        state=None,
+        tool=None,
         send=lambda: server_session.elicit_form(message, dict(requested_schema), related_request_id=related_request_id),
     )

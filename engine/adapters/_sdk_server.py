@@ -170,8 +170,12 @@ class ToolValidation:
         if handler is None:
             raise RuntimeError("ToolValidation has no tools: pass tools= or install it on a server")
         if ctx is None:
-            ctx = ServerRequestContext(session=cast(ServerSession, None), lifespan_context={},
-                                       protocol_version=LATEST_MODERN_VERSION, method="tools/list")
+            ctx = ServerRequestContext(
+                session=cast(ServerSession, None),
+                lifespan_context={},
+                protocol_version=LATEST_MODERN_VERSION,
+                method="tools/list",
+            )
         else:
             ctx = replace(ctx, method="tools/list", params={})
         tools: list[ToolLike] = []
@@ -194,8 +198,10 @@ class ToolValidation:
         catalog = self.catalog
         refreshed = self._refreshed_at
         now = time.monotonic()
-        if refreshed is None or now - refreshed >= self.refresh_interval or (
-            name not in catalog and now - refreshed >= min(self.refresh_interval, REFRESH_INTERVAL)
+        if (
+            refreshed is None
+            or now - refreshed >= self.refresh_interval
+            or (name not in catalog and now - refreshed >= min(self.refresh_interval, REFRESH_INTERVAL))
         ):
             await self.refresh(ctx)
         elif name not in catalog and self._refreshing is not None:
@@ -211,8 +217,16 @@ class ToolValidation:
                 arguments = {}
             elif type(arguments) is not dict:
                 if not isinstance(arguments, Mapping):
-                    raise ValidationFailed([Issue(instance_path="", keyword_location="/type", keyword="type",
-                                                  message="arguments must be an object")])
+                    raise ValidationFailed(
+                        [
+                            Issue(
+                                instance_path="",
+                                keyword_location="/type",
+                                keyword="type",
+                                message="arguments must be an object",
+                            )
+                        ]
+                    )
                 arguments = dict(arguments)
             catalog.validate_arguments(name, arguments)
         except UnknownTool as exc:
@@ -257,8 +271,9 @@ class ToolValidation:
             content = [block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in content]
         missing = not has_text_fallback(content, structured)
         if missing and not self.text_fallback:
-            logger.warning("tool %r returned non-object structuredContent without the TextContent block SEP-2106 "
-                           "requires", name)
+            logger.warning(
+                "tool %r returned non-object structuredContent without the TextContent block SEP-2106 requires", name
+            )
         if modern and not (missing and self.text_fallback):
             return result
         extra = [text_fallback(structured)] if missing and self.text_fallback else []
@@ -303,9 +318,13 @@ class ToolValidation:
                 kept.append(tool)
             elif tool.name not in self._hidden_from_older:
                 self._hidden_from_older.add(tool.name)
-                logger.warning("tool %r is left out of tools/list for clients before 2026-07-28 (this one "
-                               "negotiated %s): %s", tool.name, ctx.protocol_version, why,
-                               extra={"tool": tool.name, "protocol_version": ctx.protocol_version})
+                logger.warning(
+                    "tool %r is left out of tools/list for clients before 2026-07-28 (this one negotiated %s): %s",
+                    tool.name,
+                    ctx.protocol_version,
+                    why,
+                    extra={"tool": tool.name, "protocol_version": ctx.protocol_version},
+                )
         if len(kept) == len(listing.tools):
             return result
         return listing.model_copy(update={"tools": kept})
@@ -355,9 +374,12 @@ class InputRequired(_elicit.InputRequired, MCPError):
 
     def __init__(self, result: dict[str, Any]) -> None:
         _elicit.InputRequired.__init__(self, result)
-        MCPError.__init__(self, code=types.INTERNAL_ERROR,
-                          message="the tool asked for input (InputRequiredResult) but no engine adapter "
-                                  "answered with it: install ToolValidation on the server")
+        MCPError.__init__(
+            self,
+            code=types.INTERNAL_ERROR,
+            message="the tool asked for input (InputRequiredResult) but no engine adapter "
+            "answered with it: install ToolValidation on the server",
+        )
 
 
 def _is_input_required(result: Mapping[str, Any]) -> bool:

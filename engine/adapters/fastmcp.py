@@ -115,9 +115,13 @@ class EngineValidation(Middleware):
                 kept.append(tool)
             elif tool.name not in self._hidden_from_older:
                 self._hidden_from_older.add(tool.name)
-                logger.warning("tool %r is left out of tools/list for clients before 2026-07-28 (this one "
-                               "negotiated %s): %s", tool.name, version, why,
-                               extra={"tool": tool.name, "protocol_version": version})
+                logger.warning(
+                    "tool %r is left out of tools/list for clients before 2026-07-28 (this one negotiated %s): %s",
+                    tool.name,
+                    version,
+                    why,
+                    extra={"tool": tool.name, "protocol_version": version},
+                )
         return kept
 
     async def _read(self, server: Any) -> None:
@@ -198,8 +202,11 @@ class EngineValidation(Middleware):
         listed_at = self._listed_at
         if server is not None:
             now = time.monotonic()
-            if (listed_at is None or now - listed_at >= self.refresh_interval
-                    or (name not in self.catalog and now - listed_at >= min(self.refresh_interval, REFRESH_INTERVAL))):
+            if (
+                listed_at is None
+                or now - listed_at >= self.refresh_interval
+                or (name not in self.catalog and now - listed_at >= min(self.refresh_interval, REFRESH_INTERVAL))
+            ):
                 # First call, an old view, or a tool added since: list as the server would (unknown
                 # names re-read at most once a second, so they cannot force a re-read per call).
                 await self._read(server)
@@ -282,8 +289,13 @@ async def elicit(
     request_id = ctx.request_id if rc is not None else None
     try:
         return await ask(
-            modern=modern, form=form, message=message, requested_schema=requested_schema, key=key,
-            responses=ctx.input_responses if modern else None, state=ctx.request_state if modern else None,
+            modern=modern,
+            form=form,
+            message=message,
+            requested_schema=requested_schema,
+            key=key,
+            responses=ctx.input_responses if modern else None,
+            state=ctx.request_state if modern else None,
             send=lambda: ctx.session.elicit_form(message, dict(requested_schema), related_request_id=request_id),
             tool=None,
         )

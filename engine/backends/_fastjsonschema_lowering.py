@@ -69,9 +69,7 @@ _MAP = tuple(k for k, shape in _SHAPED.items() if shape is Shape.MAP)
 _LIST = tuple(k for k, shape in _SHAPED.items() if shape is Shape.LIST)
 _PLAIN = tuple(sorted(_DRAFT7.assertions))
 # Draft-7 keywords a dialect lacks (or means something else by): never copied from a schema of it.
-_NOT_IN = {
-    dialect: {k for k in (*_SHAPED, *_PLAIN) if k not in KEYWORDS[dialect].known} for dialect in Dialect
-}
+_NOT_IN = {dialect: {k for k in (*_SHAPED, *_PLAIN) if k not in KEYWORDS[dialect].known} for dialect in Dialect}
 # Keywords with no draft-7 equivalent: the schema is refused where one of them applies.
 _REFUSED = {
     "unevaluatedProperties": "unevaluatedProperties has no draft-7 equivalent",

@@ -37,7 +37,6 @@ def issue_from_rs(error: jsonschema_rs.ValidationError) -> Issue:
 
 
 class JsonschemaRsValidator(BackendValidator):
-
     def __init__(self, validator: jsonschema_rs.Validator, source: SchemaSource | None = None) -> None:
         self._validator = validator
         self.source = source

@@ -95,7 +95,6 @@ class LocationValidators:
         for error in self._own_validator(at, own).iter_errors(instance):
             yield issue_from_rs(error)
 
-
     def _members(self, at: Pointer, node: Mapping[str, Any]) -> Any:
         """A validator of the property keywords of the schema at ``at`` (``properties``,
         ``patternProperties``, ``additionalProperties``: they decide together which subschema a

@@ -30,13 +30,15 @@ class OpenTelemetryExporter:
         meter = (provider or otel_metrics.get_meter_provider()).get_meter("engine")
         self.tool_attribute = tool_attribute
         self.compiles = meter.create_counter("engine.compiles", description="Schemas compiled or refused")
-        self.compile_duration = meter.create_histogram("engine.compile.duration", unit="s",
-                                                       description="Time spent compiling one schema")
+        self.compile_duration = meter.create_histogram(
+            "engine.compile.duration", unit="s", description="Time spent compiling one schema"
+        )
         self.cache = meter.create_counter("engine.cache.events", description="Compile-cache hits, misses, evictions")
         self.refusals = meter.create_counter("engine.refusals", description="Tool and elicitation schemas refused")
         self.validations = meter.create_counter("engine.validations", description="Payloads validated")
-        self.validation_duration = meter.create_histogram("engine.validation.duration", unit="s",
-                                                          description="Time spent validating one payload")
+        self.validation_duration = meter.create_histogram(
+            "engine.validation.duration", unit="s", description="Time spent validating one payload"
+        )
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, ValidationEvent):
@@ -50,8 +52,9 @@ class OpenTelemetryExporter:
         elif isinstance(event, CacheEvent):
             self.cache.add(1, {"event": event.outcome})
         elif isinstance(event, CompileEvent):
-            self.compiles.add(1, {"outcome": "compiled" if event.reason is None else "refused",
-                                  "reason": event.reason or ""})
+            self.compiles.add(
+                1, {"outcome": "compiled" if event.reason is None else "refused", "reason": event.reason or ""}
+            )
             self.compile_duration.record(event.seconds)
         elif isinstance(event, RefusalEvent):
             self.refusals.add(1, {"schema": event.schema or "", "reason": event.reason})

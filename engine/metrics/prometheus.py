@@ -35,19 +35,49 @@ class PrometheusExporter:
 
     def __init__(self, registry: CollectorRegistry, namespace: str, *, tool_label: bool) -> None:
         self.tool_label = tool_label
-        self.compiles = Counter("compiles", "Schemas compiled (cache misses) or refused while compiling",
-                                ["outcome", "reason"], namespace=namespace, registry=registry)
-        self.compile_seconds = Histogram("compile_seconds", "Time spent compiling one schema",
-                                         namespace=namespace, registry=registry, buckets=_COMPILE_BUCKETS)
-        self.cache = Counter("cache_events", "Compile-cache hits, misses and evictions", ["event"],
-                             namespace=namespace, registry=registry)
-        self.refusals = Counter("refusals", "Tool and elicitation schemas refused", ["schema", "reason"],
-                                namespace=namespace, registry=registry)
-        self.validations = Counter("validations", "Payloads validated by the adapters",
-                                   ["tool", "direction", "side", "outcome"], namespace=namespace, registry=registry)
-        self.validation_seconds = Histogram("validation_seconds", "Time spent validating one payload",
-                                            ["direction", "side"], namespace=namespace, registry=registry,
-                                            buckets=_VALIDATION_BUCKETS)
+        self.compiles = Counter(
+            "compiles",
+            "Schemas compiled (cache misses) or refused while compiling",
+            ["outcome", "reason"],
+            namespace=namespace,
+            registry=registry,
+        )
+        self.compile_seconds = Histogram(
+            "compile_seconds",
+            "Time spent compiling one schema",
+            namespace=namespace,
+            registry=registry,
+            buckets=_COMPILE_BUCKETS,
+        )
+        self.cache = Counter(
+            "cache_events",
+            "Compile-cache hits, misses and evictions",
+            ["event"],
+            namespace=namespace,
+            registry=registry,
+        )
+        self.refusals = Counter(
+            "refusals",
+            "Tool and elicitation schemas refused",
+            ["schema", "reason"],
+            namespace=namespace,
+            registry=registry,
+        )
+        self.validations = Counter(
+            "validations",
+            "Payloads validated by the adapters",
+            ["tool", "direction", "side", "outcome"],
+            namespace=namespace,
+            registry=registry,
+        )
+        self.validation_seconds = Histogram(
+            "validation_seconds",
+            "Time spent validating one payload",
+            ["direction", "side"],
+            namespace=namespace,
+            registry=registry,
+            buckets=_VALIDATION_BUCKETS,
+        )
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, ValidationEvent):

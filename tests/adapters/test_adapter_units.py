@@ -57,8 +57,9 @@ def test_upgrade_keeps_a_session_subclass_hooks_in_front() -> None:
         upgraded = EngineClientSession.upgrade(session, engine.Engine())
         assert upgraded is session and isinstance(session, Custom) and isinstance(session, EngineClientSession)
         assert type(session).__mro__.index(Custom) < type(session).__mro__.index(EngineClientSession)
-        upgraded._engine_catalog.absorb([{"name": "t", "inputSchema": {"type": "object"},
-                                          "outputSchema": {"type": "object", "required": ["a"]}}])
+        upgraded._engine_catalog.absorb(
+            [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "required": ["a"]}}]
+        )
 
         async def main() -> None:
             bad = types.CallToolResult(content=[], structured_content={})
@@ -77,13 +78,22 @@ def test_upgrade_keeps_a_session_subclass_hooks_in_front() -> None:
 
 
 def context(method: str, params: dict[str, Any]) -> ServerRequestContext[Any, Any]:
-    return ServerRequestContext(session=None, lifespan_context={}, protocol_version="2026-07-28",  # type: ignore[arg-type]
-                                method=method, params=params, request_id=1)
+    return ServerRequestContext(
+        session=None,  # type: ignore[arg-type]
+        lifespan_context={},
+        protocol_version="2026-07-28",
+        method=method,
+        params=params,
+        request_id=1,
+    )
 
 
 def test_server_fails_closed_on_its_own_refused_schema() -> None:
     tools = [
-        {"name": "remote", "inputSchema": {"type": "object", "properties": {"x": {"$ref": "https://evil.example/x.json"}}}},
+        {
+            "name": "remote",
+            "inputSchema": {"type": "object", "properties": {"x": {"$ref": "https://evil.example/x.json"}}},
+        },
         {"name": "fine", "inputSchema": {"type": "object", "required": ["q"]}},
     ]
     middleware = ToolValidation(tools, engine=engine.Engine())

@@ -167,8 +167,9 @@ def test_a_forged_carried_answer_is_validated_again() -> None:
             assert isinstance(first, types.InputRequiredResult) and list(first.input_requests or {}) == ["name"]
             forged = STATE_PREFIX + '{"name": {"action": "accept", "content": {"name": 7}}}'
             age = {"age": types.ElicitResult(action="accept", content={"age": 30})}
-            result = await client.session.call_tool("sign_up", {}, input_responses=age, request_state=forged,
-                                                     allow_input_required=True)
+            result = await client.session.call_tool(
+                "sign_up", {}, input_responses=age, request_state=forged, allow_input_required=True
+            )
             assert isinstance(result, types.CallToolResult)
             assert result.content[0].text == "invalid: /content/name"
 

@@ -35,8 +35,14 @@ class ReplayedTool(Tool):
 
 def replayed(tool: ReplayTool, ran: list[Any]) -> ReplayedTool:
     d = tool.definition
-    return ReplayedTool(name=d["name"], description=d.get("description"), parameters=d["inputSchema"],
-                        output_schema=d["outputSchema"], replay=tool, ran=ran)
+    return ReplayedTool(
+        name=d["name"],
+        description=d.get("description"),
+        parameters=d["inputSchema"],
+        output_schema=d["outputSchema"],
+        replay=tool,
+        ran=ran,
+    )
 
 
 def make_server(eng: engine.Engine, ran: list[Any]) -> FastMCP:
@@ -102,8 +108,13 @@ def test_fastmcp_refuses_output_that_breaks_the_advertised_schema() -> None:
             ran.append(arguments)
             return ToolResult(content=[], structured_content={"temperature": "hot"})
 
-    server.add_tool(Drifting(name="weather", parameters={"type": "object"},
-                             output_schema={"type": "object", "properties": {"temperature": {"type": "number"}}}))
+    server.add_tool(
+        Drifting(
+            name="weather",
+            parameters={"type": "object"},
+            output_schema={"type": "object", "properties": {"temperature": {"type": "number"}}},
+        )
+    )
 
     async def main() -> None:
         async with Client(server) as client:
@@ -144,8 +155,11 @@ def test_a_fastmcp_client_gets_engine_checked_results_over_http() -> None:
     from engine.adapters.fastmcp import validate_results
     from engine.adapters.mcp_sdk import EngineClientSession, InvalidToolResult
 
-    drifting = types.Tool(name="weather", input_schema={"type": "object"},
-                          output_schema={"type": "object", "properties": {"t": {"type": "number"}}, "required": ["t"]})
+    drifting = types.Tool(
+        name="weather",
+        input_schema={"type": "object"},
+        output_schema={"type": "object", "properties": {"t": {"type": "number"}}, "required": ["t"]},
+    )
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[drifting])

@@ -32,18 +32,31 @@ from engine.adapters.mcp_sdk import (  # noqa: E402
 
 FORMS = Path(__file__).parents[2] / "bench_data" / "elicitation" / "requested-schemas.json"
 # The MCP specification's example form: name, email (format: email), age (minimum 18).
-SIGNUP = next(f["requestedSchema"] for f in json.loads(FORMS.read_text())
-              if f["source"] == "mcp-spec-examples" and "email" in f["requestedSchema"]["properties"])
+SIGNUP = next(
+    f["requestedSchema"]
+    for f in json.loads(FORMS.read_text())
+    if f["source"] == "mcp-spec-examples" and "email" in f["requestedSchema"]["properties"]
+)
 
-PRIMITIVE = types.Tool(name="count_words", input_schema={"type": "object", "properties": {"text": {"type": "string"}},
-                                                         "required": ["text"], "additionalProperties": False},
-                       output_schema={"type": "integer", "minimum": 0})
-DRIFTING = types.Tool(name="drifting_weather", input_schema={"type": "object"},
-                      output_schema={"type": "object", "properties": {"temperature": {"type": "number"}},
-                                     "required": ["temperature"]})
+PRIMITIVE = types.Tool(
+    name="count_words",
+    input_schema={
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"],
+        "additionalProperties": False,
+    },
+    output_schema={"type": "integer", "minimum": 0},
+)
+DRIFTING = types.Tool(
+    name="drifting_weather",
+    input_schema={"type": "object"},
+    output_schema={"type": "object", "properties": {"temperature": {"type": "number"}}, "required": ["temperature"]},
+)
 SIGN_UP = types.Tool(name="sign_up", input_schema={"type": "object"})
-ECHO = types.Tool(name="echo", input_schema={"type": "object", "properties": {"text": {"type": "string"}},
-                                             "required": ["text"]})
+ECHO = types.Tool(
+    name="echo", input_schema={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+)
 LEGACY_SIGN_UP = types.Tool(name="legacy_sign_up", input_schema={"type": "object"})
 
 
@@ -90,12 +103,15 @@ def extra_tools(recorder: Recorder, forms: ElicitationForms) -> dict[str, Any]:
     async def legacy_sign_up(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         # Handshake-era sessions: the server sends elicitation/create to the client and waits.
         try:
-            answer = await elicit(ctx.session, "Please sign up", SIGNUP, engine=forms.engine,
-                                  related_request_id=ctx.request_id)
+            answer = await elicit(
+                ctx.session, "Please sign up", SIGNUP, engine=forms.engine, related_request_id=ctx.request_id
+            )
         except engine.ValidationFailed as exc:
-            return types.CallToolResult(content=[types.TextContent(type="text", text=exc.message)],
-                                        structured_content={"issues": sorted({i.instance_path for i in exc.issues})},
-                                        is_error=True)
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=exc.message)],
+                structured_content={"issues": sorted({i.instance_path for i in exc.issues})},
+                is_error=True,
+            )
         return types.CallToolResult(content=[], structured_content={"action": answer.action, "content": answer.content})
 
     async def echo(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:

@@ -62,8 +62,7 @@ class Server1000:
         async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
             return types.ListPromptsResult(prompts=[])
 
-        self.server = Server("thousand", on_list_tools=list_tools, on_call_tool=call_tool,
-                             on_list_prompts=list_prompts)
+        self.server = Server("thousand", on_list_tools=list_tools, on_call_tool=call_tool, on_list_prompts=list_prompts)
         validation.install(self.server)
 
 
@@ -239,7 +238,8 @@ def test_counters_timings_and_one_record_per_refusal(caplog: pytest.LogCaptureFi
     invalid = [r for r in caplog.records if r.name == "engine.invalid"]
     assert len(invalid) == 2 and all(r.levelno == logging.INFO for r in invalid)
     assert [r.issues for r in invalid] == [  # type: ignore[attr-defined]
-        [{"instancePath": "/city", "keyword": "type"}], [{"instancePath": "", "keyword": "required"}]
+        [{"instancePath": "/city", "keyword": "type"}],
+        [{"instancePath": "", "keyword": "required"}],
     ]
 
 
@@ -280,8 +280,10 @@ def test_prometheus_and_opentelemetry_exporters() -> None:
             for metric in scope.metrics:
                 for point in metric.data.data_points:
                     points[(metric.name, tuple(sorted(point.attributes.items())))] = point
-    key = ("engine.validations", (("direction", "arguments"), ("outcome", "invalid"), ("side", "server"),
-                                  ("tool", "weather")))
+    key = (
+        "engine.validations",
+        (("direction", "arguments"), ("outcome", "invalid"), ("side", "server"), ("tool", "weather")),
+    )
     assert points[key].value == 1
     assert any(name == "engine.compile.duration" for name, _ in points)
 
@@ -333,7 +335,8 @@ def test_report_only_for_one_tool_on_the_server(caplog: pytest.LogCaptureFixture
     assert snap.validations[("weather", "result", "client", "invalid-reported")] == 1
     reported = [r for r in caplog.records if r.levelno == logging.WARNING and r.side == "server"]  # type: ignore[attr-defined]
     assert [(r.tool, r.direction, r.enforced) for r in reported] == [  # type: ignore[attr-defined]
-        ("weather", "arguments", False), ("weather", "result", False)
+        ("weather", "arguments", False),
+        ("weather", "result", False),
     ]
 
 
@@ -385,10 +388,11 @@ class Mutable:
     def tools(self) -> list[types.Tool]:
         required = "city" if self.version == 1 else "station"
         unit = "celsius" if self.version == 1 else "kelvin"
-        weather = types.Tool(name="weather",
-                             input_schema={"type": "object", "properties": {required: {"type": "string"}},
-                                           "required": [required]},
-                             output_schema={"type": "object", "required": [unit]})
+        weather = types.Tool(
+            name="weather",
+            input_schema={"type": "object", "properties": {required: {"type": "string"}}, "required": [required]},
+            output_schema={"type": "object", "required": [unit]},
+        )
         others = [types.Tool(name=f"other-{i}", input_schema={"type": "object", "title": str(i)}) for i in range(5)]
         return [weather, types.Tool(name="flip", input_schema={"type": "object"}), *others]
 

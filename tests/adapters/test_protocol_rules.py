@@ -42,8 +42,9 @@ def test_validate_result_reports_a_missing_text_block() -> None:
     assert info.value.issues[0].instance_path == "/content" and "SEP-2106" in info.value.issues[0].message
     with pytest.raises(engine.ValidationFailed):
         tools.validate_result("t", {"content": [], "structuredContent": [1]}, require_text_fallback=True)
-    ok = tools.validate_result("t", {"content": [{"type": "text", "text": "[1]"}], "structuredContent": [1]},
-                               require_text_fallback=True)
+    ok = tools.validate_result(
+        "t", {"content": [{"type": "text", "text": "[1]"}], "structuredContent": [1]}, require_text_fallback=True
+    )
     assert ok.structured_content == [1]
     # Off by default, and never asked of error results.
     assert tools.validate_result("t", b'{"content": [], "structuredContent": [1]}').structured_content == [1]
@@ -59,19 +60,30 @@ def test_what_older_clients_cannot_list() -> None:
 def test_engine_check_names_the_tools_older_clients_cannot_list(tmp_path: Path) -> None:
     listing = tmp_path / "tools.json"
     listing.write_text(json.dumps({"tools": [ARRAY_TOOL, {"name": "fine", "inputSchema": {"type": "object"}}]}))
-    text = subprocess.run([sys.executable, "-m", "engine", "check", str(listing)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+    text = subprocess.run(
+        [sys.executable, "-m", "engine", "check", str(listing)], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
     assert text.returncode == 0, text.stderr
     assert "not listed to clients before 2026-07-28" in text.stdout
     assert "1 cannot be listed to clients before protocol 2026-07-28: t." in text.stdout
-    report = subprocess.run([sys.executable, "-m", "engine", "check", str(listing), "--json"], capture_output=True,
-                            text=True, cwd=ROOT, timeout=120)
+    report = subprocess.run(
+        [sys.executable, "-m", "engine", "check", str(listing), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert json.loads(report.stdout)["summary"]["unlistable_before_2026_07_28"] == ["t"]
 
 
 def test_invalid_arguments_result_for_a_tool_with_an_output_schema() -> None:
-    failure = engine.ValidationFailed([engine.Issue(instance_path="/q", keyword_location="/properties/q/type",
-                                                    keyword="type", message="1 is not a string")])
+    failure = engine.ValidationFailed(
+        [
+            engine.Issue(
+                instance_path="/q", keyword_location="/properties/q/type", keyword="type", message="1 is not a string"
+            )
+        ]
+    )
     with_details = engine.invalid_arguments_result(failure, "search")
     assert with_details["structuredContent"]["error"]["issues"][0]["instancePath"] == "/q"
     plain = engine.invalid_arguments_result(failure, "search", structured_content=False)

@@ -36,12 +36,17 @@ WEATHER = types.Tool(
     input_schema={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
     output_schema={"type": "object", "properties": {"temperature": {"type": "number"}}, "required": ["temperature"]},
 )
-ECHO = types.Tool(name="echo", input_schema={"type": "object", "properties": {"text": {"type": "string"}},
-                                             "required": ["text"]})
-TAGS = types.Tool(name="tags", input_schema={"type": "object"},
-                  output_schema={"type": "array", "items": {"type": "string"}})
-DRIFT = types.Tool(name="drift", input_schema={"type": "object"},
-                   output_schema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})
+ECHO = types.Tool(
+    name="echo", input_schema={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+)
+TAGS = types.Tool(
+    name="tags", input_schema={"type": "object"}, output_schema={"type": "array", "items": {"type": "string"}}
+)
+DRIFT = types.Tool(
+    name="drift",
+    input_schema={"type": "object"},
+    output_schema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+)
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +54,9 @@ def typescript_sdk() -> Path:
     if not (HERE / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
         npm = shutil.which("npm")
         assert npm is not None, "node is installed but npm is not: install @modelcontextprotocol/sdk"
-        subprocess.run([npm, "install", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HERE, check=True,
-                       timeout=300)
+        subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HERE, check=True, timeout=300
+        )
     return HERE / "client.mjs"
 
 
@@ -69,8 +75,9 @@ def low_level(*, adapter: bool) -> Server[Any]:
         arguments = params.arguments or {}
         if not adapter and params.name == "weather" and not isinstance(arguments.get("city"), str):
             # What the adapter used to answer: an error object that the outputSchema does not describe.
-            failure = engine.ValidationFailed([engine.Issue(instance_path="/city", keyword_location="/type",
-                                                            keyword="type", message="not a string")])
+            failure = engine.ValidationFailed(
+                [engine.Issue(instance_path="/city", keyword_location="/type", keyword="type", message="not a string")]
+            )
             return types.CallToolResult.model_validate(engine.invalid_arguments_result(failure, "weather"))
         if params.name == "weather":
             return types.CallToolResult(content=[], structured_content={"temperature": 21})

@@ -39,8 +39,9 @@ WEATHER = types.Tool(
     input_schema={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
     output_schema={"type": "object", "properties": {"temperature": {"type": "number"}}, "required": ["temperature"]},
 )
-TAGS = types.Tool(name="tags", input_schema={"type": "object"},
-                  output_schema={"type": "array", "items": {"type": "string"}})
+TAGS = types.Tool(
+    name="tags", input_schema={"type": "object"}, output_schema={"type": "array", "items": {"type": "string"}}
+)
 COUNT = types.Tool(name="count", input_schema={"type": "object"}, output_schema={"type": "integer"})
 
 
@@ -52,10 +53,12 @@ def low_level_server(validation: ToolValidation) -> Server[Any]:
         arguments = params.arguments or {}
         if params.name == "weather":
             if arguments["city"] == "nowhere":  # the handler's own error answer, shaped by the SDK
-                return types.CallToolResult(content=[types.TextContent(type="text", text="no such city")],
-                                            is_error=True)
-            return types.CallToolResult(content=[types.TextContent(type="text", text="21")],
-                                        structured_content={"temperature": 21})
+                return types.CallToolResult(
+                    content=[types.TextContent(type="text", text="no such city")], is_error=True
+                )
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text="21")], structured_content={"temperature": 21}
+            )
         if params.name == "tags":  # no TextContent: the adapter adds the SEP-2106 block
             return types.CallToolResult(content=[], structured_content=["a", "b"])
         return types.CallToolResult(content=[types.TextContent(type="text", text="3")], structured_content=3)
@@ -92,8 +95,9 @@ def sdk_shape(version: str, result: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
-def test_the_adapter_answers_exactly_as_the_sdk_shapes_a_handler(low_level: tuple[str, WireRecorder], mode: str,
-                                                                version: str) -> None:
+def test_the_adapter_answers_exactly_as_the_sdk_shapes_a_handler(
+    low_level: tuple[str, WireRecorder], mode: str, version: str
+) -> None:
     url, recorder = low_level
 
     async def main() -> None:
@@ -125,8 +129,9 @@ def test_the_adapter_answers_exactly_as_the_sdk_shapes_a_handler(low_level: tupl
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
-def test_non_object_output_schemas_on_every_generation(low_level: tuple[str, WireRecorder], mode: str, version: str,
-                                                       caplog: pytest.LogCaptureFixture) -> None:
+def test_non_object_output_schemas_on_every_generation(
+    low_level: tuple[str, WireRecorder], mode: str, version: str, caplog: pytest.LogCaptureFixture
+) -> None:
     url, recorder = low_level
 
     async def main() -> tuple[list[str], Any, Any]:

@@ -38,10 +38,28 @@ def workers() -> Iterator[tuple[str, subprocess.Popen[str]]]:
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "tests.adapters.workers_app:app", "--preload", "--workers", "2",
-         "--worker-class", "uvicorn_worker.UvicornWorker", "--bind", f"127.0.0.1:{port}", "--graceful-timeout", "5",
-         "--log-level", "warning"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "tests.adapters.workers_app:app",
+            "--preload",
+            "--workers",
+            "2",
+            "--worker-class",
+            "uvicorn_worker.UvicornWorker",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--graceful-timeout",
+            "5",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     deadline = time.monotonic() + 60
     while True:

@@ -18,8 +18,15 @@ from engine.adapters.mcp_sdk import ToolValidation
 
 eng = engine.Engine()
 TOOLS = [types.Tool.model_validate(t.definition) for t in load_replay_tools()]
-WHOAMI = types.Tool(name="whoami", input_schema={"type": "object", "properties": {"n": {"type": "integer"}},
-                                                 "required": ["n"], "additionalProperties": False})
+WHOAMI = types.Tool(
+    name="whoami",
+    input_schema={
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+        "required": ["n"],
+        "additionalProperties": False,
+    },
+)
 
 
 async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:

@@ -32,9 +32,7 @@ def answers(engine_for: EngineFor, backend: str, formats: str, item: CorpusSchem
 
 
 @pytest.mark.parametrize("formats", ["annotate", "assert"])
-def test_backends_agree_on_the_corpus(
-    engine_for: EngineFor, corpus_schemas: list[CorpusSchema], formats: str
-) -> None:
+def test_backends_agree_on_the_corpus(engine_for: EngineFor, corpus_schemas: list[CorpusSchema], formats: str) -> None:
     disagreements = []
     for item in corpus_schemas:
         reference = answers(engine_for, REFERENCE, formats, item)

@@ -29,9 +29,15 @@ def run(*argv: str, stdin: bytes | None = None, monkeypatch: pytest.MonkeyPatch 
 @pytest.fixture
 def tools_file(tmp_path: Path) -> Path:
     tools = [
-        {"name": "ok_tool", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
-         "outputSchema": {"type": "array", "items": {"type": "integer"}}},
-        {"name": "remote", "inputSchema": {"type": "object", "properties": {"x": {"$ref": "https://evil.example/s.json"}}}},
+        {
+            "name": "ok_tool",
+            "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
+            "outputSchema": {"type": "array", "items": {"type": "integer"}},
+        },
+        {
+            "name": "remote",
+            "inputSchema": {"type": "object", "properties": {"x": {"$ref": "https://evil.example/s.json"}}},
+        },
         {"name": "bad_dialect", "inputSchema": {"$schema": "https://example.com/my-dialect", "type": "object"}},
         {"name": "no_schema"},
     ]
@@ -107,8 +113,15 @@ def test_check_unusable_input_exits_two(tmp_path: Path, content: bytes | None, p
 
 def test_validate_prints_every_issue(tmp_path: Path) -> None:
     schema = tmp_path / "s.json"
-    schema.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}},
-                                  "required": ["a", "b", "c"]}))
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {"a": {"type": "integer"}, "b": {"type": "string"}},
+                "required": ["a", "b", "c"],
+            }
+        )
+    )
     instance = tmp_path / "i.json"
     instance.write_text(json.dumps({"a": "x", "b": 2}))
     code, out, _ = run("validate", "--schema", str(schema), "--instance", str(instance))
@@ -266,8 +279,10 @@ def test_validate_refuses_a_tools_list_as_schema(tools_file: Path, tmp_path: Pat
     instance.write_text('"anything"')
     code, out, err = run("validate", "--schema", str(tools_file), "--instance", str(instance))
     assert code == 2 and out == ""
-    assert err == (f"engine validate: {tools_file} is a JSON-RPC response (tools/list result), not a schema; "
-                   f"to vet its tools' schemas run: engine check {tools_file}\n")
+    assert err == (
+        f"engine validate: {tools_file} is a JSON-RPC response (tools/list result), not a schema; "
+        f"to vet its tools' schemas run: engine check {tools_file}\n"
+    )
     one_tool = tmp_path / "tool.json"
     one_tool.write_text(json.dumps({"name": "t", "inputSchema": {"type": "object"}}))
     code, out, _ = run("validate", "--schema", str(one_tool), "--instance", str(instance), "--json")
@@ -313,11 +328,15 @@ def test_instance_over_the_limits_is_refused_not_a_usage_error(tmp_path: Path) -
     ],
 )
 def test_every_json_outcome_is_one_object_on_stdout(tmp_path: Path, argv: list[str], reason: str) -> None:
-    files = {"missing": tmp_path / "missing.json", "bad": tmp_path / "bad.json", "schema": tmp_path / "s.json",
-             "config": tmp_path / "engine.toml"}
+    files = {
+        "missing": tmp_path / "missing.json",
+        "bad": tmp_path / "bad.json",
+        "schema": tmp_path / "s.json",
+        "config": tmp_path / "engine.toml",
+    }
     files["bad"].write_text("{")
     files["schema"].write_text("{}")
-    files["config"].write_text('cache_size = -1\n')
+    files["config"].write_text("cache_size = -1\n")
     code, out, err = run(*(a.format(**files) for a in argv), "--json")
     assert code == 2 and err  # the sentence stays on standard error for people
     doc = json.loads(out)
@@ -327,8 +346,17 @@ def test_every_json_outcome_is_one_object_on_stdout(tmp_path: Path, argv: list[s
 
 def test_tool_without_a_name_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "tools.json"
-    path.write_text(json.dumps({"tools": [{"name": "a", "inputSchema": {"type": "object"}},
-                                          {"inputSchema": {"type": "object"}}, {"name": 3, "inputSchema": {}}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "tools": [
+                    {"name": "a", "inputSchema": {"type": "object"}},
+                    {"inputSchema": {"type": "object"}},
+                    {"name": 3, "inputSchema": {}},
+                ]
+            }
+        )
+    )
     code, out, _ = run("check", str(path))
     assert code == 1
     assert "REFUSED #1 (no name)" in out and "tool #1 has no name: MCP requires" in out

@@ -462,8 +462,6 @@ CASES["shared-object-two-bases"] = {
 }
 
 
-
-
 def shared_under_two_bases(hostile_leaf: dict, description: str, expect: str, limit: str | None = None) -> dict:
     """The shared {"$ref": "leaf"} with a hostile leaf at its first place (the one an identity
     lookup finds) and a benign one at the second."""

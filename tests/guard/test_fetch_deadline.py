@@ -291,8 +291,8 @@ FULL_RESPONSE = (
     b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nX-Pad: "
     + b"p" * 40
     + b"\r\n\r\n"
-    + b"8\r\n{\"type\":\r\n"
-    + b"b\r\n \"integer\"}\r\n"
+    + b'8\r\n{"type":\r\n'
+    + b'b\r\n "integer"}\r\n'
     + b"0\r\n\r\n"
 )
 SHORT_DEADLINE = 0.3

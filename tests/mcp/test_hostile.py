@@ -69,8 +69,8 @@ def test_elicitation_payloads(eng: engine.Engine) -> None:
 
 def test_form_with_names_msgspec_cannot_rename(eng: engine.Engine) -> None:
     form = engine.compile_elicitation(
-        {"type": "object", "properties": {'say "hi"': {"type": "string"}}, "required": ['say "hi"']}
-    , engine=eng)
+        {"type": "object", "properties": {'say "hi"': {"type": "string"}}, "required": ['say "hi"']}, engine=eng
+    )
     assert form.decode_result({"action": "accept", "content": {'say "hi"': "hi"}}).content == {'say "hi"': "hi"}
     assert form.decode_result(b'{"action": "accept", "content": {"say \\"hi\\"": "hi"}}').content == {'say "hi"': "hi"}
     with pytest.raises(engine.ValidationFailed):
@@ -79,8 +79,8 @@ def test_form_with_names_msgspec_cannot_rename(eng: engine.Engine) -> None:
 
 def test_arguments(eng: engine.Engine) -> None:
     tools = engine.compile_tools(
-        [{"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}]
-    , engine=eng)
+        [{"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}], engine=eng
+    )
     for payload in (b'{"a": ' + DEEP + b"}", b"{", b"\xff", b"1", b"null"):
         with pytest.raises((engine.DecodeError, engine.ValidationFailed)):
             tools.validate_arguments("t", payload)
