@@ -67,14 +67,14 @@ def counted_then_parsed(
     short = min(too_short_to_nest(max_depth), within)
     limit = within if bounded else short
 
-    def unshown(data: bytes | bytearray | memoryview | str, value: Any, members: int) -> Any:
+    def unshown(data: bytes | bytearray | memoryview | str, value: Any, members: int, shown: bool = False) -> Any:
         # `data` holds more colons than `value` has members: strings hold some, or members were
-        # skipped.
+        # skipped. `shown`: its depth was shown from its bytes already.
         if exact:
             # Valid, whatever was skipped: parsed for the value. Counting the colons again would
             # cost more than the parse (1.4 decodes against 1 over the corpus arguments with a
             # property added), and the parse is needed when members were skipped.
-            if len(data) <= short or within_depth(data, max_depth):
+            if shown or len(data) <= short or within_depth(data, max_depth):
                 try:
                     return parse(data)
                 except Exception:  # noqa: BLE001 - the general path names the reason
@@ -94,7 +94,7 @@ def counted_then_parsed(
             # As many colons as members: nothing skipped (`colons`, inline for bytes).
             if (data.count(b":") if type(data) is bytes else colons(data)) == members:
                 return value
-            return unshown(data, value, members)
+            return unshown(data, value, members, size > limit)
         return slow(data)
 
     return read, ShortPath(decode, limit, count, unshown)

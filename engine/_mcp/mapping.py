@@ -25,6 +25,14 @@ __all__ = [
 ]
 
 
+def arguments_not_an_object() -> ValidationFailed:
+    """The failure of tool-call arguments that are not a JSON object (MCP's ``inputSchema`` has
+    ``type: "object"`` at its root)."""
+    return ValidationFailed(
+        [Issue(instance_path="", keyword_location="/type", keyword="type", message="arguments must be an object")]
+    )
+
+
 def invalid_arguments_result(
     error: ValidationFailed, tool: str | None = None, *, structured_content: bool = True
 ) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from msgspec import UNSET
 from .._compiled import CompiledSchema
 from .._decode import brackets, decode_json, nesting, surely_within, too_short_to_nest, within_depth
 from .._engine import Engine, default_engine
-from .._errors import Issue, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
+from .._errors import RejectReason, SchemaRejected, UnknownTool, ValidationFailed
 from .envelope import (
     CallToolResult,
     decode_envelope,
@@ -23,7 +23,7 @@ from .envelope import (
     envelope_from_dict,
     envelope_of_parsed,
 )
-from .mapping import with_text_fallback
+from .mapping import arguments_not_an_object, with_text_fallback
 
 __all__ = ["CompiledTool", "ToolSet", "compile_tools"]
 
@@ -146,16 +146,7 @@ class ToolSet:
         else:
             value = schema.checked(arguments)
         if not isinstance(value, dict):  # pragma: no cover - `type: object` at the root refuses it first
-            raise ValidationFailed(
-                [
-                    Issue(
-                        instance_path="",
-                        keyword_location="/type",
-                        keyword="type",
-                        message="arguments must be an object",
-                    )
-                ]
-            )
+            raise arguments_not_an_object()
         return value
 
     def validate_result(self, name: str, result: Any, *, require_text_fallback: bool = False) -> CallToolResult:

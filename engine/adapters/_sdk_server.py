@@ -20,9 +20,9 @@ from mcp_types.version import LATEST_MODERN_VERSION, MODERN_PROTOCOL_VERSIONS
 
 from .. import _metrics
 from .._engine import Engine
-from .._errors import Issue, SchemaRejected, UnknownTool, ValidationFailed
+from .._errors import SchemaRejected, UnknownTool, ValidationFailed
 from .._mcp import invalid_arguments_result
-from .._mcp.mapping import has_text_fallback, older_versions_cannot_list, text_fallback
+from .._mcp.mapping import arguments_not_an_object, has_text_fallback, older_versions_cannot_list, text_fallback
 from . import _elicit
 from ._catalog import (
     ABSENT,
@@ -217,16 +217,7 @@ class ToolValidation:
                 arguments = {}
             elif type(arguments) is not dict:
                 if not isinstance(arguments, Mapping):
-                    raise ValidationFailed(
-                        [
-                            Issue(
-                                instance_path="",
-                                keyword_location="/type",
-                                keyword="type",
-                                message="arguments must be an object",
-                            )
-                        ]
-                    )
+                    raise arguments_not_an_object()
                 arguments = dict(arguments)
             catalog.validate_arguments(name, arguments)
         except UnknownTool as exc:
