@@ -24,8 +24,10 @@ one. The children's types are one set; the next level is the dicts and lists amo
 of more than a few objects is searched for shared ones, and from there every distinct object is
 walked once, weighed by how often it occurs (`x = [x, x]` forty times is refused in some forty
 steps). Lone surrogates are found by one ``msgspec.msgpack.encode`` pass over the whole value once
-its size is known to be bounded. A flat object of scalars (430 of the 487 argument objects in
-``bench_data/``) is one level, checked inline by :func:`bind_is_valid` and :func:`bind_checked`.
+its size is known to be bounded. A flat object of strings, integers, booleans and nulls (428 of
+the 485 argument objects in ``bench_data/``) is checked inline by :func:`bind_is_valid` and
+:func:`bind_checked`: its referents (one C call), whether :data:`PLAIN_SCALARS` holds their types
+(no set is built), and the surrogate pass. Anything else, floats included, is walked.
 """
 
 from __future__ import annotations
@@ -40,11 +42,14 @@ import msgspec
 
 from ._errors import DecodeError, DecodeReason
 
-__all__ = ["admit", "bind_checked", "bind_is_valid", "max_values", "referents"]
+__all__ = ["PLAIN_SCALARS", "admit", "bind_checked", "bind_is_valid", "max_values", "referents"]
 
 _encode = msgspec.msgpack.encode  # binary: no float or escape formatting, UTF-8 of every str
 _encode_json = msgspec.json.encode  # for ints msgpack cannot hold (beyond 64 bits)
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+PLAIN_SCALARS = frozenset({str, int, bool, type(None)})
+"""The scalar types whose type alone shows a JSON value (a float must also be finite): an object
+of these, its keys all exactly ``str``, needs only the surrogate pass."""
 _CONTAINERS = frozenset({dict, list})
 _JSON = _SCALARS | _CONTAINERS
 _SHARED_AFTER = 8  # objects in a level before it is searched for shared ones
@@ -95,7 +100,7 @@ def admit(value: Any, max_depth: int, max_values: int) -> None:
     """Return if ``value`` is a JSON value within the bounds; raise :class:`DecodeError` otherwise."""
     kind = type(value)
     if kind is dict or kind is list:
-        _tree(value, _referents(value), None, max_depth, max_values)
+        _tree(value, _referents(value), max_depth, max_values)
     elif kind is str:
         try:
             value.encode("utf-8")
@@ -121,18 +126,15 @@ def bind_is_valid(
     def is_valid(instance: Any) -> bool:
         if type(instance) is dict:
             children = _referents(instance)
-            kinds = {*map(type, children)}
-            if kinds <= _SCALARS and len(children) == len(instance) < max_values:
+            if len(children) == len(instance) < max_values and PLAIN_SCALARS.issuperset(map(type, children)):
                 try:
                     _encode(instance)
                 except UnicodeEncodeError as exc:
                     raise _surrogate(exc) from None
                 except OverflowError:
                     _no_surrogates(instance)
-                if float in kinds:
-                    _finite(children)
             else:
-                _tree(instance, children, kinds, max_depth, max_values)
+                _tree(instance, children, max_depth, max_values)
         else:
             admit(instance, max_depth, max_values)
         try:
@@ -156,18 +158,15 @@ def bind_checked(
     def checked(instance: Any) -> Any:
         if type(instance) is dict:
             children = _referents(instance)
-            kinds = {*map(type, children)}
-            if kinds <= _SCALARS and len(children) == len(instance) < max_values:
+            if len(children) == len(instance) < max_values and PLAIN_SCALARS.issuperset(map(type, children)):
                 try:
                     _encode(instance)
                 except UnicodeEncodeError as exc:
                     raise _surrogate(exc) from None
                 except OverflowError:
                     _no_surrogates(instance)
-                if float in kinds:
-                    _finite(children)
             else:
-                _tree(instance, children, kinds, max_depth, max_values)
+                _tree(instance, children, max_depth, max_values)
         else:
             admit(instance, max_depth, max_values)
         try:
@@ -181,11 +180,8 @@ def bind_checked(
     return checked
 
 
-def _tree(
-    root: dict[Any, Any] | list[Any], children: list[Any], kinds: set[type] | None, max_depth: int, max_values: int
-) -> None:
-    """The walk from a dict or list, ``children`` being what ``_referents(root)`` read and
-    ``kinds`` their types where known."""
+def _tree(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, max_values: int) -> None:
+    """The walk from a dict or list, ``children`` being what ``_referents(root)`` read."""
     level: list[Any] = [root]
     depth = 1
     size = len(root)  # how many values the level holds
@@ -195,9 +191,7 @@ def _tree(
     while True:
         if len(children) != size:  # a key that is not exactly a str was read with the values
             children = _one_by_one(level)
-            kinds = {*map(type, children)}
-        elif kinds is None:
-            kinds = {*map(type, children)}
+        kinds = {*map(type, children)}
         if kinds <= _SCALARS:  # the last level
             if float in kinds:
                 _finite(children)
@@ -207,7 +201,6 @@ def _tree(
         if float in kinds:
             _finite(children)
         level = [child for child in children if type(child) in _CONTAINERS]
-        kinds = None
         depth += 1
         if depth > max_depth:
             raise _too_deep(max_depth)

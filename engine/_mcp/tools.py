@@ -14,6 +14,7 @@ from .._compiled import CompiledSchema
 from .._decode import brackets, decode_json, nesting, surely_within, too_short_to_nest, within_depth
 from .._engine import Engine, default_engine
 from .._errors import RejectReason, SchemaRejected, UnknownTool, ValidationFailed
+from .._instance import PLAIN_SCALARS, max_values, referents
 from .envelope import (
     CallToolResult,
     decode_envelope,
@@ -46,6 +47,9 @@ ResultReader = Callable[[bytes | bytearray | memoryview | str], "CallToolResult 
 # A tool's bound result reader: the document, and its opening brackets where counted (else -1).
 BoundResultReader = Callable[[bytes | bytearray | memoryview | str, int], "CallToolResult | None"]
 _parse = msgspec.json.decode
+_pack = msgspec.msgpack.encode  # the surrogate pass of an object of plain scalars (see `engine._instance`)
+# A tool's backend check of a JSON value, the most values an instance may hold, and its bound check.
+_FromDict = tuple[Callable[[Any], bool], int, Callable[[Any], Any]]
 # A tool's `CompiledSchema.short_path()` (decode, limit, count, unshown) and its reader.
 _FromBytes = tuple[
     Callable[[Any], Any] | None, int, Callable[[Any], int], Callable[[Any, Any, int], Any] | None, Reader
@@ -59,9 +63,10 @@ class ToolSet:
     def __init__(self, tools: dict[str, CompiledTool], rejected: dict[str, SchemaRejected], *, engine: Engine) -> None:
         self._tools = tools
         # One bound reader per tool and per form of input, made on the tool's first call (a cold
-        # compile of a tool list builds none): the hot path is a dict lookup and one call.
+        # compile of a tool list builds none): the hot path is a dict lookup and the commonest
+        # read inline (see `validate_arguments`).
         self._from_bytes: dict[str, _FromBytes] = {}
-        self._from_dict: dict[str, Callable[[Any], Any]] = {}
+        self._from_dict: dict[str, _FromDict] = {}
         self._results: dict[str, list[Any]] = {}  # [short, depth, check, read]: see `_bind_results`
         self.rejected: Mapping[str, SchemaRejected] = rejected
         """Tool name -> why it cannot be used."""
@@ -126,9 +131,21 @@ class ToolSet:
             return read(arguments)  # type: ignore[no-any-return]
         if kind is dict:
             try:
-                checked = self._from_dict[name]
+                check, limit, checked = self._from_dict[name]
             except KeyError:
                 return self._arguments(name, arguments)
+            # The commonest object inline (see `engine._instance`): its keys all exactly `str` (then
+            # the referents are its values alone), its values strings, integers, booleans or
+            # nulls, no string with a lone surrogate (the msgpack pass encodes each). Anything
+            # else, and every "no", goes through the bound check, which says why.
+            values = referents(arguments)
+            if len(values) == len(arguments) < limit and PLAIN_SCALARS.issuperset(map(type, values)):
+                try:
+                    _pack(arguments)
+                    if check(arguments):
+                        return arguments  # type: ignore[no-any-return]
+                except Exception:  # noqa: BLE001,S110 - judged again by the bound check, never trusted
+                    pass
             return checked(arguments)  # type: ignore[no-any-return]
         return self._arguments(name, arguments)
 
@@ -138,7 +155,8 @@ class ToolSet:
         schema = (tool if tool is not None else self.tool(name)).input
         # `inputSchema` has `type: "object"` at its root: whatever it accepts is a dict.
         self._from_bytes[name] = (*schema.short_path(), schema.reader())
-        self._from_dict[name] = schema.checked
+        hot = schema.hot_path()
+        self._from_dict[name] = (hot.check, max_values(hot.max_bytes), schema.checked)
         if arguments is None:
             arguments = {}
         if isinstance(arguments, (bytes, bytearray, memoryview, str)):

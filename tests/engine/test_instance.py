@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine import DecodeError, _instance
+from engine._mcp import tools as tools_module
 
 DEPTH = 6
 VALUES = 40
@@ -61,7 +62,8 @@ def _fail(_instance_: Any) -> Exception:
 
 
 def entries(max_depth: int = DEPTH, max_values: int = VALUES) -> list[Entry]:
-    """``admit`` and the two bound calls (around a check that accepts everything)."""
+    """``admit``, the two bound calls (around a check that accepts everything), and a tool's
+    arguments (whose commonest objects are screened inline, see ``ToolSet.validate_arguments``)."""
 
     def admit(value: Any) -> None:
         _instance.admit(value, max_depth, max_values)
@@ -69,10 +71,23 @@ def entries(max_depth: int = DEPTH, max_values: int = VALUES) -> list[Entry]:
     def accept(_value: Any) -> bool:
         return True
 
+    limits = engine.Limits(max_instance_depth=max_depth, max_instance_bytes=2 * max_values)
+    tools = engine.compile_tools(
+        [{"name": "t", "inputSchema": {"type": "object"}}], engine=engine.Engine(cache_size=0, limits=limits)
+    )
+    tools.validate_arguments("t", {})  # binds the tool's readers: the calls below take the inline path
+
+    def arguments(value: Any) -> None:
+        if type(value) is dict:
+            tools.validate_arguments("t", value)
+        else:  # not an object: refused by the schema, once admitted
+            _instance.admit(value, max_depth, max_values)
+
     return [
         admit,
         _instance.bind_is_valid(accept, _refuse, max_depth, max_values),
         _instance.bind_checked(accept, _refuse, _fail, max_depth, max_values),
+        arguments,
     ]
 
 
@@ -82,6 +97,7 @@ def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> I
     every other interpreter gets."""
     if request.param == "one-by-one":
         monkeypatch.setattr(_instance, "_referents", _instance._no_children)
+        monkeypatch.setattr(tools_module, "referents", _instance._no_children)
     yield request.param
 
 
@@ -422,7 +438,7 @@ def test_refused_exactly_when_the_reference_finds_a_fault(
     faults = _faults(value, max_depth, max_values)
     saved = _instance._referents
     if one_by_one:
-        _instance._referents = _instance._no_children
+        _instance._referents = tools_module.referents = _instance._no_children
     try:
         for entry in entries(max_depth, max_values):
             reason = _reason(entry, value)
@@ -431,7 +447,7 @@ def test_refused_exactly_when_the_reference_finds_a_fault(
             else:
                 assert reason is None
     finally:
-        _instance._referents = saved
+        _instance._referents = tools_module.referents = saved
 
 
 @pytest.mark.parametrize(
