@@ -42,7 +42,7 @@ import msgspec
 
 from ._errors import DecodeError, DecodeReason
 
-__all__ = ["PLAIN_SCALARS", "admit", "bind_checked", "bind_is_valid", "max_values", "referents"]
+__all__ = ["PLAIN_SCALARS", "admit", "bind_checked", "bind_is_valid", "max_values", "referents", "walk"]
 
 _encode = msgspec.msgpack.encode  # binary: no float or escape formatting, UTF-8 of every str
 _encode_json = msgspec.json.encode  # for ints msgpack cannot hold (beyond 64 bits)
@@ -100,7 +100,7 @@ def admit(value: Any, max_depth: int, max_values: int) -> None:
     """Return if ``value`` is a JSON value within the bounds; raise :class:`DecodeError` otherwise."""
     kind = type(value)
     if kind is dict or kind is list:
-        _tree(value, _referents(value), max_depth, max_values)
+        walk(value, _referents(value), max_depth, max_values)
     elif kind is str:
         try:
             value.encode("utf-8")
@@ -134,7 +134,7 @@ def bind_is_valid(
                 except OverflowError:
                     _no_surrogates(instance)
             else:
-                _tree(instance, children, max_depth, max_values)
+                walk(instance, children, max_depth, max_values)
         else:
             admit(instance, max_depth, max_values)
         try:
@@ -166,7 +166,7 @@ def bind_checked(
                 except OverflowError:
                     _no_surrogates(instance)
             else:
-                _tree(instance, children, max_depth, max_values)
+                walk(instance, children, max_depth, max_values)
         else:
             admit(instance, max_depth, max_values)
         try:
@@ -180,8 +180,8 @@ def bind_checked(
     return checked
 
 
-def _tree(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, max_values: int) -> None:
-    """The walk from a dict or list, ``children`` being what ``_referents(root)`` read."""
+def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, max_values: int) -> None:
+    """:func:`admit` for a dict or list, ``children`` being what :data:`referents` read of it."""
     level: list[Any] = [root]
     depth = 1
     size = len(root)  # how many values the level holds

@@ -14,7 +14,7 @@ from .._compiled import CompiledSchema
 from .._decode import brackets, decode_json, nesting, surely_within, too_short_to_nest, within_depth
 from .._engine import Engine, default_engine
 from .._errors import RejectReason, SchemaRejected, UnknownTool, ValidationFailed
-from .._instance import PLAIN_SCALARS, max_values, referents
+from .._instance import PLAIN_SCALARS, max_values, referents, walk
 from .envelope import (
     CallToolResult,
     decode_envelope,
@@ -48,8 +48,9 @@ ResultReader = Callable[[bytes | bytearray | memoryview | str], "CallToolResult 
 BoundResultReader = Callable[[bytes | bytearray | memoryview | str, int], "CallToolResult | None"]
 _parse = msgspec.json.decode
 _pack = msgspec.msgpack.encode  # the surrogate pass of an object of plain scalars (see `engine._instance`)
-# A tool's backend check of a JSON value, the most values an instance may hold, and its bound check.
-_FromDict = tuple[Callable[[Any], bool], int, Callable[[Any], Any]]
+# A tool's backend check of a JSON value, the most values and levels an instance may hold, and
+# its bound check.
+_FromDict = tuple[Callable[[Any], bool], int, int, Callable[[Any], Any]]
 # A tool's `CompiledSchema.short_path()` (decode, limit, count, unshown) and its reader.
 _FromBytes = tuple[
     Callable[[Any], Any] | None, int, Callable[[Any], int], Callable[[Any, Any, int], Any] | None, Reader
@@ -131,21 +132,27 @@ class ToolSet:
             return read(arguments)  # type: ignore[no-any-return]
         if kind is dict:
             try:
-                check, limit, checked = self._from_dict[name]
+                check, limit, depth, checked = self._from_dict[name]
             except KeyError:
                 return self._arguments(name, arguments)
-            # The commonest object inline (see `engine._instance`): its keys all exactly `str` (then
-            # the referents are its values alone), its values strings, integers, booleans or
-            # nulls, no string with a lone surrogate (the msgpack pass encodes each). Anything
-            # else, and every "no", goes through the bound check, which says why.
+            # The screen of `engine._instance` inline. The commonest object: its keys all exactly
+            # `str` (then the referents are its values alone), its values strings, integers,
+            # booleans or nulls, no string with a lone surrogate (the msgpack pass encodes each).
+            # Any other is walked, and refused with the reason. Every "no" of the backend, and
+            # whatever it raises, goes through the bound check, which says why.
             values = referents(arguments)
             if len(values) == len(arguments) < limit and PLAIN_SCALARS.issuperset(map(type, values)):
                 try:
                     _pack(arguments)
-                    if check(arguments):
-                        return arguments  # type: ignore[no-any-return]
-                except Exception:  # noqa: BLE001,S110 - judged again by the bound check, never trusted
-                    pass
+                except Exception:  # noqa: BLE001 - refused by the bound check, with the reason
+                    return checked(arguments)  # type: ignore[no-any-return]
+            else:
+                walk(arguments, values, depth, limit)
+            try:
+                if check(arguments):
+                    return arguments  # type: ignore[no-any-return]
+            except Exception:  # noqa: BLE001,S110 - judged again by the bound check, never trusted
+                pass
             return checked(arguments)  # type: ignore[no-any-return]
         return self._arguments(name, arguments)
 
@@ -156,7 +163,7 @@ class ToolSet:
         # `inputSchema` has `type: "object"` at its root: whatever it accepts is a dict.
         self._from_bytes[name] = (*schema.short_path(), schema.reader())
         hot = schema.hot_path()
-        self._from_dict[name] = (hot.check, max_values(hot.max_bytes), schema.checked)
+        self._from_dict[name] = (hot.check, max_values(hot.max_bytes), hot.max_depth, schema.checked)
         if arguments is None:
             arguments = {}
         if isinstance(arguments, (bytes, bytearray, memoryview, str)):
