@@ -181,11 +181,12 @@ class ToolSet:
 
         From bytes, readers bound once per tool: a result too short to nest past the depth bound
         is decoded whole in one pass and its ``structuredContent`` checked by the output schema's
-        backend, inline; a longer one is decoded with ``structuredContent`` kept raw, and that
-        slice parsed and checked so where it is as short, read by the output schema's reader
-        otherwise. A tool without an output schema has its results decoded in one pass. Anything
-        refused is judged again on the exact path, where the tool's compiled schema explains it.
-        Issues are located under ``/structuredContent``.
+        backend, inline (an error result is not checked: it is read as it is); a longer one is
+        decoded with ``structuredContent`` kept raw, and that slice parsed and checked so where it
+        is as short, read by the output schema's reader otherwise. A tool without an output schema
+        has its results decoded in one pass. Anything refused is judged again on the exact path,
+        where the tool's compiled schema explains it. Issues are located under
+        ``/structuredContent``.
 
         ``require_text_fallback=True`` also refuses an array or primitive ``structuredContent``
         without the ``TextContent`` block holding its JSON that SEP-2106 requires."""
@@ -205,12 +206,19 @@ class ToolSet:
                 # structuredContent checked by the backend. Anything else is read below.
                 try:
                     wire = decode_whole(result)
-                    structured = wire.structured_content
-                    if wire.jsonrpc is UNSET and not wire.is_error and structured is not UNSET and check(structured):
-                        checked = CallToolResult(
-                            content=wire.content, structured_content=structured, is_error=False, meta=wire.meta
-                        )
-                        return with_text_fallback(checked) if require_text_fallback else checked
+                    if wire.jsonrpc is UNSET:
+                        structured = wire.structured_content
+                        if wire.is_error:
+                            # Not checked against the output schema, with or without
+                            # structuredContent, nor for the text fallback: read as it is.
+                            return CallToolResult(
+                                content=wire.content, structured_content=structured, is_error=True, meta=wire.meta
+                            )
+                        if structured is not UNSET and check(structured):
+                            checked = CallToolResult(
+                                content=wire.content, structured_content=structured, is_error=False, meta=wire.meta
+                            )
+                            return with_text_fallback(checked) if require_text_fallback else checked
                 except Exception:  # noqa: BLE001,S110 - judged again by the reader, never trusted
                     pass
             envelope = read(result, counted)

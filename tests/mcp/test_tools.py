@@ -305,8 +305,8 @@ def _outcome(call: Any) -> Any:
 def _result_documents(result: dict[str, Any]) -> list[bytes]:
     """Results around a recorded one: as recorded, structuredContent invalid, missing, null, long,
     deep or too deep, with properties the schema does not name (some of them bytes no JSON parser
-    accepts), isError set, `_meta`, a JSON-RPC response; each short and padded past the length
-    read without a scan."""
+    accepts), isError set (with structuredContent and without), `_meta`, a JSON-RPC response; each
+    short and padded past the length read without a scan."""
     structured = result.get("structuredContent")
     values: list[Any] = [structured, None, "HOLE", [1, "two"], {"zz": {"not": ["a", 2]}}]
     if isinstance(structured, dict):
@@ -323,7 +323,14 @@ def _result_documents(result: dict[str, Any]) -> list[bytes]:
         envelope = {"content": result.get("content", []), "structuredContent": value}
         envelopes += [envelope, {**envelope, "isError": True}, {**envelope, "_meta": {"k": "HOLE"}}]
         envelopes.append({"jsonrpc": "2.0", "id": 1, "result": envelope})
-    envelopes += [{"content": result.get("content", [])}, {"content": "HOLE"}, [], {"content": [], "isError": 1}]
+    envelopes += [
+        {"content": result.get("content", [])},
+        {"content": result.get("content", []), "isError": True},  # an error result may omit it
+        {"content": result.get("content", []), "isError": True, "_meta": {"k": "HOLE"}},
+        {"content": "HOLE"},
+        [],
+        {"content": [], "isError": 1},
+    ]
     holes = [b'"\\u00e9"', b'"\xff"', b"1e999", b"[" * 250 + b"]" * 250, b"[" * 300 + b"]" * 300]
     documents: list[bytes] = []
     for envelope in envelopes:
