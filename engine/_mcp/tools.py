@@ -513,14 +513,16 @@ def _checked_result_reader(
                 if nesting([wire.content, wire.meta, response.id], inner + 2) > inner + 1:
                     return None
             raw = wire.structured_content
-            if raw is UNSET:
-                return None  # an error result may omit it: the exact path says which
-            if wire.is_error:  # not checked against the output schema, only bounded
+            if wire.is_error:  # not checked against the output schema (an error may omit it), only bounded
+                if raw is UNSET:
+                    return CallToolResult(content=wire.content, structured_content=UNSET, is_error=True, meta=wire.meta)
                 if len(raw) > inner and not within_depth(raw, inner):
                     return None
                 return CallToolResult(
                     content=wire.content, structured_content=parse(raw), is_error=True, meta=wire.meta
                 )
+            if raw is UNSET:
+                return None  # the exact path says it must be there
             if len(raw) <= short:
                 structured = parse(raw)
                 if not check(structured):
