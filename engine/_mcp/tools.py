@@ -157,13 +157,15 @@ class ToolSet:
         return self._arguments(name, arguments)
 
     def _arguments(self, name: str, arguments: Any) -> dict[str, Any]:
-        """A tool's first call (binding its readers), and every input that is neither bytes nor a dict."""
+        """A tool's first call (binding its readers), and every input that is neither bytes nor a
+        dict: ``None`` (no arguments, an empty object), text, other buffers, other mappings."""
         tool = self._tools.get(name)
         schema = (tool if tool is not None else self.tool(name)).input
-        # `inputSchema` has `type: "object"` at its root: whatever it accepts is a dict.
-        self._from_bytes[name] = (*schema.short_path(), schema.reader())
-        hot = schema.hot_path()
-        self._from_dict[name] = (hot.check, max_values(hot.max_bytes), hot.max_depth, schema.checked)
+        if name not in self._from_dict:  # bound once, not again on every call of another form
+            # `inputSchema` has `type: "object"` at its root: whatever it accepts is a dict.
+            self._from_bytes[name] = (*schema.short_path(), schema.reader())
+            hot = schema.hot_path()
+            self._from_dict[name] = (hot.check, max_values(hot.max_bytes), hot.max_depth, schema.checked)
         if arguments is None:
             arguments = {}
         if isinstance(arguments, (bytes, bytearray, memoryview, str)):

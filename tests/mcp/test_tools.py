@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from functools import partial
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import jsonschema_rs
@@ -97,6 +98,44 @@ def _weather_tools(eng: engine.Engine) -> engine.ToolSet:
         ],
         engine=eng,
     )
+
+
+def _arguments_outcome(tools: engine.ToolSet, name: str, arguments: Any) -> Any:
+    try:
+        return ("valid", tools.validate_arguments(name, arguments))
+    except engine.ValidationFailed as failure:
+        return ("invalid", [(i.instance_path, i.keyword) for i in failure.issues])
+    except engine.DecodeError as error:
+        return ("refused", str(error.reason))
+
+
+_ARGUMENT_FORMS: list[Any] = [
+    None,
+    {"city": "Oslo"},
+    b'{"city": "Oslo"}',
+    '{"city": "Oslo"}',
+    bytearray(b'{"city": "Oslo"}'),
+    memoryview(b'{"city": "Oslo"}'),
+    MappingProxyType({"city": "Oslo"}),
+    {"city": 3},
+    '{"city": 3}',
+    b'{"city": ',
+    "[]",
+]
+
+
+@pytest.mark.parametrize("first", range(len(_ARGUMENT_FORMS)))
+def test_every_form_of_arguments_answers_alike_whatever_came_first(eng: engine.Engine, first: int) -> None:
+    """A tool's readers are bound on its first call, whichever form of arguments it takes (none,
+    text, a buffer, a mapping, a dict, bytes), and once only: every form then answers as on a
+    tool's first call, call after call."""
+    expected = [_arguments_outcome(_weather_tools(eng), "weather", form) for form in _ARGUMENT_FORMS]
+    assert expected[0][0] == "invalid" and expected[1] == ("valid", {"city": "Oslo"})
+    tools = _weather_tools(eng)
+    order = [first, *(i for i in range(len(_ARGUMENT_FORMS)) if i != first)]
+    for _ in range(2):
+        for i in order:
+            assert _arguments_outcome(tools, "weather", _ARGUMENT_FORMS[i]) == expected[i], _ARGUMENT_FORMS[i]
 
 
 def test_arguments(eng: engine.Engine) -> None:
