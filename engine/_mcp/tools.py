@@ -181,9 +181,10 @@ class ToolSet:
         checked: ``structuredContent`` against the tool's ``outputSchema`` unless ``isError`` is
         true. A tool with an ``outputSchema`` must return ``structuredContent``.
 
-        From bytes, readers bound once per tool: a result too short to nest past the depth bound
-        is decoded whole in one pass and its ``structuredContent`` checked by the output schema's
-        backend, inline (an error result is not checked: it is read as it is); a longer one is
+        From bytes, readers bound once per tool: a result (or a JSON-RPC response carrying one)
+        too short to nest past the depth bound is decoded whole in one pass and its
+        ``structuredContent`` checked by the output schema's backend, inline (an error result is
+        not checked: it is read as it is); a longer one is
         decoded with ``structuredContent`` kept raw, and that slice parsed and checked so where it
         is as short, read by the output schema's reader otherwise. A tool without an output schema
         has its results decoded in one pass. Anything refused is judged again on the exact path,
@@ -208,7 +209,9 @@ class ToolSet:
                 # structuredContent checked by the backend. Anything else is read below.
                 try:
                     wire = decode_whole(result)
-                    if wire.jsonrpc is UNSET:
+                    if wire.jsonrpc is not UNSET:  # a JSON-RPC response: its result, if it has one
+                        wire = wire.result if wire.error is UNSET else UNSET
+                    if wire is not UNSET:
                         structured = wire.structured_content
                         if wire.is_error:
                             # Not checked against the output schema, with or without

@@ -344,8 +344,8 @@ def _outcome(call: Any) -> Any:
 def _result_documents(result: dict[str, Any]) -> list[bytes]:
     """Results around a recorded one: as recorded, structuredContent invalid, missing, null, long,
     deep or too deep, with properties the schema does not name (some of them bytes no JSON parser
-    accepts), isError set (with structuredContent and without), `_meta`, a JSON-RPC response; each
-    short and padded past the length read without a scan."""
+    accepts), isError set (with structuredContent and without), `_meta`, JSON-RPC responses (with
+    a result, an error, both, neither); each short and padded past the length read without a scan."""
     structured = result.get("structuredContent")
     values: list[Any] = [structured, None, "HOLE", [1, "two"], {"zz": {"not": ["a", 2]}}]
     if isinstance(structured, dict):
@@ -369,6 +369,10 @@ def _result_documents(result: dict[str, Any]) -> list[bytes]:
         {"content": "HOLE"},
         [],
         {"content": [], "isError": 1},
+        {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "HOLE"}},
+        {"jsonrpc": "2.0", "id": "HOLE"},
+        {"jsonrpc": "2.0", "id": 2, "result": {"content": [], "isError": True}},
+        {"jsonrpc": "2.0", "id": 3, "error": {"code": 1, "message": "x"}, "result": {"structuredContent": structured}},
     ]
     holes = [b'"\\u00e9"', b'"\xff"', b"1e999", b"[" * 250 + b"]" * 250, b"[" * 300 + b"]" * 300]
     documents: list[bytes] = []
