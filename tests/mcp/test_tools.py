@@ -373,6 +373,8 @@ def _result_documents(result: dict[str, Any]) -> list[bytes]:
         {"jsonrpc": "2.0", "id": "HOLE"},
         {"jsonrpc": "2.0", "id": 2, "result": {"content": [], "isError": True}},
         {"jsonrpc": "2.0", "id": 3, "error": {"code": 1, "message": "x"}, "result": {"structuredContent": structured}},
+        # a response with result fields of its own besides its result: the result is what is read
+        {"jsonrpc": "2.0", "id": 4, "result": {"structuredContent": structured}, "content": "HOLE", "isError": True},
     ]
     holes = [b'"\\u00e9"', b'"\xff"', b"1e999", b"[" * 250 + b"]" * 250, b"[" * 300 + b"]" * 300]
     documents: list[bytes] = []
