@@ -90,7 +90,13 @@ def inspect(
     ``invalid-schema`` (a reference cycle), ``limit-exceeded`` or ``unsafe-pattern``.
     """
     limits = config.limits
-    if not resources and fetch is None:
+    # Definitions at the root are there to be referred to: such a schema goes to the graph's walk
+    # at once, not through a tree walk that would stop at its first reference.
+    if (
+        not resources
+        and fetch is None
+        and not (type(schema) is dict and ("$defs" in schema or "definitions" in schema))
+    ):
         tree = walk_tree(schema, dialect, document)
         if tree is not None:
             return _tree_report(tree, config, document)
