@@ -362,13 +362,17 @@ def results_workload(ctx: Context) -> Workload:
             tool["outputSchema"] = r.output_schema
         definitions.setdefault(r.source, {})[r.tool] = tool
 
-    def prepare(contender: Contender, result: Any) -> Prepared:
+    # The same results as a host reads them off the transport: the whole JSON-RPC response.
+    responses = {id(r): encode({"jsonrpc": "2.0", "id": 1, "result": r.result}) for r in results}
+
+    def prepare(contender: Contender, result: Any, *, response: bool = False) -> Prepared:
+        data = responses[id(result)] if response else result.data
         if isinstance(contender, EngineContender):
             if why:
                 raise Refused("skipped", why)
             tools = _tool_set(ctx, contender, "results:" + result.source, list(definitions[result.source].values()))
             _refused_tool(tools, result.tool)
-            return functools.partial(tools.validate_result, result.tool), result.data, False
+            return functools.partial(tools.validate_result, result.tool), data, False
         if result.output_schema is None:
             raise Refused("n/a", "no outputSchema: nothing to validate")
         checker = _checker(ctx, contender, result.output_schema)
@@ -377,7 +381,10 @@ def results_workload(ctx: Context) -> Workload:
         def decode_and_check(data: bytes) -> Any:
             return check(decode(data)["structuredContent"])
 
-        return decode_and_check, result.data, contender.kind == "raw"
+        def decode_response_and_check(data: bytes) -> Any:
+            return check(decode(data)["result"]["structuredContent"])
+
+        return (decode_response_and_check if response else decode_and_check), data, contender.kind == "raw"
 
     for case, items in groups.items():
         items = ctx.limit(items)
@@ -387,6 +394,12 @@ def results_workload(ctx: Context) -> Workload:
             )
         if ctx.quick:
             break
+    items = ctx.limit(groups["with outputSchema"])
+    if items and not ctx.quick:
+        row = Row(case="with outputSchema, in a JSON-RPC response", detail=f"{len(items)} responses")
+        work.rows.append(
+            time_row(ctx, row, items, lambda r: responses[id(r)], functools.partial(prepare, response=True))
+        )
     return work
 
 
