@@ -184,12 +184,11 @@ class ToolSet:
         From bytes, readers bound once per tool: a result (or a JSON-RPC response carrying one)
         too short to nest past the depth bound is decoded whole in one pass and its
         ``structuredContent`` checked by the output schema's backend, inline (an error result is
-        not checked: it is read as it is); a longer one is
-        decoded with ``structuredContent`` kept raw, and that slice parsed and checked so where it
-        is as short, read by the output schema's reader otherwise. A tool without an output schema
-        has its results decoded in one pass. Anything refused is judged again on the exact path,
-        where the tool's compiled schema explains it. Issues are located under
-        ``/structuredContent``.
+        not checked: it is read as it is); a longer one is decoded with ``structuredContent`` kept
+        raw, and that slice parsed and checked so where it is as short, read by the output
+        schema's reader otherwise. A tool without an output schema has its results decoded in one
+        pass. Anything refused is judged again on the exact path, where the tool's compiled schema
+        explains it. Issues are located under ``/structuredContent``.
 
         ``require_text_fallback=True`` also refuses an array or primitive ``structuredContent``
         without the ``TextContent`` block holding its JSON that SEP-2106 requires."""
