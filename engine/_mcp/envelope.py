@@ -8,6 +8,7 @@ the input until the tool's compiled validator decodes it, so no byte is parsed t
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import repeat
 from typing import Any
 
 import msgspec
@@ -22,7 +23,6 @@ __all__ = [
     "decode_whole",
     "decode_wire",
     "envelope_from_dict",
-    "envelope_of_parsed",
 ]
 
 
@@ -94,15 +94,6 @@ slice), unchecked and unbounded: raises msgspec's errors as they are; a JSON-RPC
 returned whole (its ``result`` is the result). Every document :func:`decode_wire` refuses, it
 refuses too (it decodes, where that one skips)."""
 
-_PARSED = _envelope(Any, forbid_unknown=False)
-
-
-def envelope_of_parsed(value: Any) -> Any:
-    """The envelope of a result already parsed whole (any other field allowed: its every byte was
-    read), in one C call; raises msgspec's errors as they are. A JSON-RPC response is returned whole."""
-    return msgspec.convert(value, _PARSED)
-
-
 # The exact path's envelope: any other field is allowed (the document is parsed whole first).
 _decode_any = msgspec.json.Decoder(_envelope(msgspec.Raw, forbid_unknown=False)).decode
 
@@ -130,28 +121,45 @@ def decode_envelope(data: bytes | bytearray | memoryview | str, *, max_bytes: in
 
 def envelope_from_dict(result: Any) -> CallToolResult:
     """A ``CallToolResult`` dict (or a JSON-RPC response dict carrying one) as the typed envelope,
-    ``structured_content`` as given."""
+    ``structured_content`` as given; a wrong shape is a :class:`ValidationFailed` naming the field,
+    as :func:`decode_envelope` says of the same document in bytes. Fields it does not name are
+    allowed, as there; a response's own fields named like a result's are held to the same types,
+    as there (one typed decode reads both)."""
     if isinstance(result, dict) and "jsonrpc" in result:
+        if not isinstance(result["jsonrpc"], str):
+            raise envelope_failure("`jsonrpc` must be a string", "/jsonrpc")
+        _fields(result)
         if "error" in result:
             raise envelope_failure("the JSON-RPC response carries an error, not a CallToolResult")
-        result = result.get("result")
+        if "result" not in result:
+            raise envelope_failure("the JSON-RPC response has no result")
+        result = result["result"]
     if not isinstance(result, dict):
         raise envelope_failure(f"a CallToolResult is a JSON object, not {type(result).__name__}")
-    content = result.get("content", [])
-    if not isinstance(content, list) or not all(isinstance(block, dict) for block in content):
-        raise envelope_failure("`content` must be an array of content-block objects", "/content")
-    is_error = result.get("isError", False)
-    if not isinstance(is_error, bool):
-        raise envelope_failure("`isError` must be a boolean", "/isError")
-    meta = result.get("_meta", UNSET)
-    if meta is not UNSET and not isinstance(meta, dict):
-        raise envelope_failure("`_meta` must be an object", "/_meta")
+    content, is_error, meta = _fields(result)
     return CallToolResult(
-        content=content,
+        content=[] if content is _NO_CONTENT else content,
         structured_content=result.get("structuredContent", UNSET),
         is_error=is_error,
         meta=meta,
     )
+
+
+def _fields(result: dict[str, Any]) -> tuple[Any, bool, Any]:
+    get = result.get
+    content = get("content", _NO_CONTENT)
+    if not isinstance(content, list) or not all(map(isinstance, content, repeat(dict))):
+        raise envelope_failure("`content` must be an array of content-block objects", "/content")
+    is_error = get("isError", False)
+    if is_error is not False and is_error is not True:
+        raise envelope_failure("`isError` must be a boolean", "/isError")
+    meta = get("_meta", UNSET)
+    if meta is not UNSET and not isinstance(meta, dict):
+        raise envelope_failure("`_meta` must be an object", "/_meta")
+    return content, is_error, meta
+
+
+_NO_CONTENT: list[Any] = []  # never handed out: a result without content gets a list of its own
 
 
 def envelope_failure(message: str, path: str = "") -> ValidationFailed:

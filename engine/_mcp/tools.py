@@ -22,7 +22,6 @@ from .envelope import (
     decode_wire,
     envelope_failure,
     envelope_from_dict,
-    envelope_of_parsed,
 )
 from .mapping import arguments_not_an_object, with_text_fallback
 
@@ -43,7 +42,6 @@ class CompiledTool:
 
 
 Reader = Callable[[bytes | bytearray | memoryview | str], Any]
-ResultReader = Callable[[bytes | bytearray | memoryview | str], "CallToolResult | None"]
 # A tool's bound result reader: the document, and its opening brackets where counted (else -1).
 BoundResultReader = Callable[[bytes | bytearray | memoryview | str, int], "CallToolResult | None"]
 _parse = msgspec.json.decode
@@ -385,55 +383,63 @@ def _bind_results(output: CompiledSchema | None, max_bytes: int, max_depth: int)
     ``check``, the backend's check of a decoded value; ``read(data, counted)`` reads any result,
     which nests at most ``max_depth`` levels (``counted``: its brackets where counted, else -1).
     ``short`` and ``depth`` are -1 for a tool without an output schema (nothing to check: every
-    result goes to ``read``), and become -1 once the tool's results carry fields of their own
-    (see `_checked_result_reader`)."""
+    result goes to ``read``), and become -1 once the tool's results carry fields of their own:
+    ``read`` is then the plain reader (see `_plain_result_reader`)."""
     if output is None:
-        return [-1, -1, bool, _unchecked_result_reader(max_bytes, max_depth)]
+        bound: list[Any] = [-1, -1, bool, None]
+        bound[3] = _unchecked_result_reader(max_bytes, max_depth, bound)
+        return bound
     path = output.hot_path()
     # A value nesting `d` levels takes `d` opening brackets, and `2 * d` bytes: a document with
     # fewer, or shorter, is within the depth bound without a scan.
     depth = min(path.max_depth, max_depth)
     short = min(too_short_to_nest(depth), surely_within(max_bytes))
-    bound: list[Any] = [short, depth, path.check, None]
+    bound = [short, depth, path.check, None]
     bound[3] = _checked_result_reader(output, short, max_bytes, max_depth, bound)
     return bound
 
 
-def _plain_result_reader(check: Callable[[Any], Any] | None, max_depth: int) -> ResultReader:
+def _plain_result_reader(check: Callable[[Any], Any] | None, max_bytes: int, max_depth: int) -> BoundResultReader:
     """The reader of a result the typed envelope refuses, which is mostly one with a field it does
-    not name (servers add their own): the whole document parsed, so that every byte is held to what
-    JSON is, its shape checked as a dict's, ``structuredContent`` judged by ``check`` (``None``:
-    no output schema). The whole result nests at most ``max_depth`` levels (the output schema's
-    bound, where it checks), shown from its bytes. ``None`` hands it to the exact path."""
+    not name (servers add their own; the Python SDK's serialisation writes `meta` for `_meta`):
+    the whole document parsed, so that every byte is held to what JSON is, then converted to
+    :class:`CallToolResult` itself (a JSON-RPC response read by :func:`envelope_from_dict`),
+    ``structuredContent`` judged by ``check`` (``None``: no output schema). The whole
+    result nests at most ``max_depth`` levels (the output schema's bound, where it checks), shown
+    from its bytes. ``None`` hands it to the exact path."""
     parse = _parse
+    convert, result_type = msgspec.convert, CallToolResult
     short = too_short_to_nest(max_depth)
+    within = surely_within(max_bytes)  # longer: measured in bytes on the exact path
 
-    def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
-        if len(data) > short and not within_depth(data, max_depth):
+    def read(data: bytes | bytearray | memoryview | str, counted: int = -1) -> CallToolResult | None:
+        size = len(data)
+        if size > within:
+            return None
+        if size > short and not (0 <= counted <= max_depth or within_depth(data, max_depth)):
             return None
         try:
-            wire: Any = envelope_of_parsed(parse(data))
-            if wire.jsonrpc is not UNSET:  # a JSON-RPC response: read its result
-                if wire.error is not UNSET or wire.result is UNSET:
-                    return None
-                wire = wire.result
-            structured = wire.structured_content
-            if check is not None and not wire.is_error and (structured is UNSET or not check(structured)):
+            value = parse(data)
+            # A bare result converted to the envelope in one C call; a JSON-RPC response read as
+            # the exact path reads a dict.
+            envelope = envelope_from_dict(value) if "jsonrpc" in value else convert(value, result_type)
+            structured = envelope.structured_content
+            if check is not None and not envelope.is_error and (structured is UNSET or not check(structured)):
                 return None
         except Exception:  # noqa: BLE001 - judged again, and explained, on the exact path
             return None
-        return CallToolResult(
-            content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta
-        )
+        return envelope
 
     return read
 
 
-def _unchecked_result_reader(max_bytes: int, max_depth: int) -> BoundResultReader:
+def _unchecked_result_reader(max_bytes: int, max_depth: int, bound: list[Any]) -> BoundResultReader:
     """The reader of a tool without an output schema: the result decoded in one pass, its
-    ``structuredContent`` (which nothing checks, so nothing descends into) as it is."""
+    ``structuredContent`` (which nothing checks, so nothing descends into) as it is. Once a result
+    is read plain (a field the envelope does not name), the plain reader takes its place in
+    ``bound``, as for a tool with an output schema."""
     decode = decode_whole
-    plain = _plain_result_reader(None, max_depth)
+    plain = _plain_result_reader(None, max_bytes, max_depth)
     short = too_short_to_nest(max_depth)
     within = surely_within(max_bytes)  # longer: measured in bytes on the exact path
 
@@ -446,7 +452,10 @@ def _unchecked_result_reader(max_bytes: int, max_depth: int) -> BoundResultReade
         try:
             wire: Any = decode(data)
         except Exception:  # noqa: BLE001 - a field the envelope does not name, or judged on the exact path
-            return plain(data)
+            envelope = plain(data, -1)
+            if envelope is not None:
+                bound[3] = plain
+            return envelope
         if wire.jsonrpc is not UNSET:  # a JSON-RPC response: read its result
             if wire.error is not UNSET or wire.result is UNSET:
                 return None
@@ -481,31 +490,26 @@ def _checked_result_reader(
     read_slice = output.reader()
     decode = decode_wire
     parse = _parse
-    plain = _plain_result_reader(check, min(path.max_depth, max_depth))
+    plain = _plain_result_reader(check, max_bytes, min(path.max_depth, max_depth))
     inner = max_depth - 2  # the bound of a value inside the result (see `ToolSet`)
     too_short = too_short_to_nest(max_depth)
-    # A server that adds fields of its own to its results (4 of the 32 corpus results) adds them
-    # to every one: once a result is read plain, the next ones are too, without first a typed
-    # decode that parses up to the unknown field and fails (nor the inline one of
-    # `validate_result`, whose limit in `bound` goes to -1). Both reads are exact.
-    own_fields = False
-
     within = surely_within(max_bytes)  # longer: measured in bytes on the exact path
 
     def read(data: bytes | bytearray | memoryview | str, counted: int = -1) -> CallToolResult | None:
-        nonlocal own_fields
         size = len(data)
         if size > within:
             return None
-        if own_fields:
-            return plain(data)
         try:
             response: Any = decode(data)
         except Exception:  # noqa: BLE001 - a field the envelope does not name, or judged on the exact path
-            envelope = plain(data)
+            envelope = plain(data, counted)
             if envelope is not None:
-                own_fields = True
+                # A server that adds fields of its own to its results (4 of the 32 corpus results)
+                # adds them to every one: the next ones are read plain at once, without first a
+                # typed decode that parses up to the unknown field and fails (nor the inline one
+                # of `validate_result`, whose limits go to -1). Both reads are exact.
                 bound[0] = bound[1] = -1
+                bound[3] = plain
             return envelope
         try:
             wire = response

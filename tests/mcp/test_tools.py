@@ -375,6 +375,10 @@ def _result_documents(result: dict[str, Any]) -> list[bytes]:
         {"jsonrpc": "2.0", "id": 3, "error": {"code": 1, "message": "x"}, "result": {"structuredContent": structured}},
         # a response with result fields of its own besides its result: the result is what is read
         {"jsonrpc": "2.0", "id": 4, "result": {"structuredContent": structured}, "content": "HOLE", "isError": True},
+        {"jsonrpc": 2, "id": 5, "result": {"structuredContent": structured}},  # `jsonrpc` is a string
+        {"content": [{"type": "text", "text": "x"}, "HOLE"], "structuredContent": structured},
+        # the Python SDK's serialisation: `meta` for `_meta`, nulls for absent fields
+        {"meta": None, "content": [{"type": "text", "text": "HOLE", "meta": None}], "structuredContent": structured},
     ]
     holes = [b'"\\u00e9"', b'"\xff"', b"1e999", b"[" * 250 + b"]" * 250, b"[" * 300 + b"]" * 300]
     documents: list[bytes] = []
@@ -392,7 +396,8 @@ def test_results_from_bytes_agree_with_the_exact_path(backend: str, max_depth: i
     `_result_documents`), from the first call and the bound one, it answers exactly what the
     exact path answers: the same result (key order included) or the same error and issues. With
     a depth bound of 8, almost every result is longer than the inline read and some corpus values
-    nest past the bound."""
+    nest past the bound. The same documents from a tool without an output schema are read as its
+    exact path reads them, before and after one with fields of its own binds the plain reader."""
     eng = engine.Engine(engine.EngineConfig(backend=backend, limits=engine.Limits(max_instance_depth=max_depth)))
     checked = 0
     for entry in RESULTS:
@@ -401,9 +406,43 @@ def test_results_from_bytes_agree_with_the_exact_path(backend: str, max_depth: i
         tool = {"name": entry["tool"], "inputSchema": {"type": "object"}, "outputSchema": entry["outputSchema"]}
         tools = engine.compile_tools([tool], engine=eng)
         name = entry["tool"]
+        # The same results from a tool without an output schema: read, never checked.
+        bare = engine.compile_tools([{"name": name, "inputSchema": {"type": "object"}}], engine=eng)
         for data in _result_documents(entry["result"]):
             exact = _outcome(partial(tools._judged_result, name, data, is_bytes=True, require_text_fallback=False))
+            unchecked = _outcome(partial(bare._judged_result, name, data, is_bytes=True, require_text_fallback=False))
             for _ in range(2):  # the first call binds the readers; the second uses them
                 assert _outcome(partial(tools.validate_result, name, data)) == exact, data
+                assert _outcome(partial(bare.validate_result, name, data)) == unchecked, data
         checked += 1
     assert checked == 35
+
+
+@pytest.mark.parametrize("backend", ["auto", "jsonschema-rs"])
+def test_results_as_dicts_agree_with_the_same_results_in_bytes(backend: str) -> None:
+    """A result given as a dict (what ``json.loads`` makes of its bytes) is accepted exactly when
+    its bytes are, with the same value: the envelope's shape (a JSON-RPC response's own fields
+    named like a result's included) is held to the same rules in both forms."""
+    eng = engine.Engine(engine.EngineConfig(backend=backend))
+    compared = 0
+    for entry in RESULTS:
+        if entry["outputSchema"] is None:
+            continue
+        tool = {"name": entry["tool"], "inputSchema": {"type": "object"}, "outputSchema": entry["outputSchema"]}
+        tools = engine.compile_tools([tool], engine=eng)
+        name = entry["tool"]
+        for data in _result_documents(entry["result"]):
+            if b"1e999" in data or b"[" * 300 in data:
+                # Out of range or too deep for bytes anywhere; in a dict, only structuredContent
+                # is the engine's to read (content blocks and `_meta` are the caller's objects).
+                continue
+            try:
+                value = json.loads(data)
+            except ValueError:  # not JSON: there is no dict to give
+                continue
+            exact = _outcome(partial(tools._judged_result, name, data, is_bytes=True, require_text_fallback=False))
+            given = _outcome(partial(tools.validate_result, name, value))
+            if isinstance(exact, str) or isinstance(given, str):
+                assert given == exact, data
+            compared += 1
+    assert compared > 1000
