@@ -20,6 +20,7 @@ from .._errors import Issue, ValidationFailed
 __all__ = [
     "CallToolResult",
     "decode_envelope",
+    "decode_lenient",
     "decode_whole",
     "decode_wire",
     "envelope_from_dict",
@@ -97,6 +98,13 @@ refuses too (it decodes, where that one skips)."""
 # The exact path's envelope: any other field is allowed (the document is parsed whole first).
 _decode_any = msgspec.json.Decoder(_envelope(msgspec.Raw, forbid_unknown=False)).decode
 
+decode_lenient: Callable[[bytes | bytearray | memoryview | str], Any] = msgspec.json.Decoder(
+    _envelope(Any, forbid_unknown=False)
+).decode
+"""The envelope in one pass, ``structuredContent`` a plain value, any other field allowed and
+skipped unread (so the document must be parsed too, for its every byte to be held to JSON): every
+occurrence of a member it names is typed, a duplicate key's included, as on the exact path."""
+
 
 def decode_envelope(data: bytes | bytearray | memoryview | str, *, max_bytes: int, max_depth: int) -> Any:
     """The envelope of ``data`` with ``structuredContent`` raw, any document: parsed whole first,
@@ -123,17 +131,23 @@ def envelope_from_dict(result: Any) -> CallToolResult:
     """A ``CallToolResult`` dict (or a JSON-RPC response dict carrying one) as the typed envelope,
     ``structured_content`` as given; a wrong shape is a :class:`ValidationFailed` naming the field,
     as :func:`decode_envelope` says of the same document in bytes. Fields it does not name are
-    allowed, as there; a response's own fields named like a result's are held to the same types,
-    as there (one typed decode reads both)."""
-    if isinstance(result, dict) and "jsonrpc" in result:
-        if not isinstance(result["jsonrpc"], str):
+    allowed, as there. One type reads both forms there, so here too a response's own members
+    named like a result's, and a bare result's ``result`` member, are held to a result's types."""
+    if isinstance(result, dict):
+        if "jsonrpc" in result and not isinstance(result["jsonrpc"], str):
             raise envelope_failure("`jsonrpc` must be a string", "/jsonrpc")
-        _fields(result)
-        if "error" in result:
-            raise envelope_failure("the JSON-RPC response carries an error, not a CallToolResult")
-        if "result" not in result:
-            raise envelope_failure("the JSON-RPC response has no result")
-        result = result["result"]
+        inner = result.get("result", UNSET)
+        if inner is not UNSET:
+            if not isinstance(inner, dict):
+                raise envelope_failure(f"`result` must be an object, not {type(inner).__name__}", "/result")
+            _fields(inner, "/result")
+        if "jsonrpc" in result:
+            _fields(result)
+            if "error" in result:
+                raise envelope_failure("the JSON-RPC response carries an error, not a CallToolResult")
+            if inner is UNSET:
+                raise envelope_failure("the JSON-RPC response has no result")
+            result = inner
     if not isinstance(result, dict):
         raise envelope_failure(f"a CallToolResult is a JSON object, not {type(result).__name__}")
     content, is_error, meta = _fields(result)
@@ -145,17 +159,19 @@ def envelope_from_dict(result: Any) -> CallToolResult:
     )
 
 
-def _fields(result: dict[str, Any]) -> tuple[Any, bool, Any]:
+def _fields(result: dict[str, Any], at: str = "") -> tuple[Any, bool, Any]:
+    """A result's ``content``, ``isError`` and ``_meta``, each of its type (``at``: where the
+    result is)."""
     get = result.get
     content = get("content", _NO_CONTENT)
     if not isinstance(content, list) or not all(map(isinstance, content, repeat(dict))):
-        raise envelope_failure("`content` must be an array of content-block objects", "/content")
+        raise envelope_failure("`content` must be an array of content-block objects", f"{at}/content")
     is_error = get("isError", False)
     if is_error is not False and is_error is not True:
-        raise envelope_failure("`isError` must be a boolean", "/isError")
+        raise envelope_failure("`isError` must be a boolean", f"{at}/isError")
     meta = get("_meta", UNSET)
     if meta is not UNSET and not isinstance(meta, dict):
-        raise envelope_failure("`_meta` must be an object", "/_meta")
+        raise envelope_failure("`_meta` must be an object", f"{at}/_meta")
     return content, is_error, meta
 
 

@@ -18,6 +18,7 @@ from .._instance import PLAIN_SCALARS, max_values, referents, walk
 from .envelope import (
     CallToolResult,
     decode_envelope,
+    decode_lenient,
     decode_whole,
     decode_wire,
     envelope_failure,
@@ -401,14 +402,13 @@ def _bind_results(output: CompiledSchema | None, max_bytes: int, max_depth: int)
 
 def _plain_result_reader(check: Callable[[Any], Any] | None, max_bytes: int, max_depth: int) -> BoundResultReader:
     """The reader of a result the typed envelope refuses, which is mostly one with a field it does
-    not name (servers add their own; the Python SDK's serialisation writes `meta` for `_meta`):
-    the whole document parsed, so that every byte is held to what JSON is, then converted to
-    :class:`CallToolResult` itself (a JSON-RPC response read by :func:`envelope_from_dict`),
-    ``structuredContent`` judged by ``check`` (``None``: no output schema). The whole
-    result nests at most ``max_depth`` levels (the output schema's bound, where it checks), shown
-    from its bytes. ``None`` hands it to the exact path."""
-    parse = _parse
-    convert, result_type = msgspec.convert, CallToolResult
+    not name (servers add their own; the Python SDK's serialisation writes `meta` for `_meta`): the
+    whole document parsed, so that every byte is held to what JSON is, and decoded by the lenient
+    envelope, which types every occurrence of the members it names, as the exact path does (a
+    duplicate key's first value included); ``structuredContent`` judged by ``check`` (``None``: no
+    output schema). The whole result nests at most ``max_depth`` levels (the output schema's
+    bound, where it checks), shown from its bytes. ``None`` hands it to the exact path."""
+    parse, decode = _parse, decode_lenient
     short = too_short_to_nest(max_depth)
     within = surely_within(max_bytes)  # longer: measured in bytes on the exact path
 
@@ -419,16 +419,20 @@ def _plain_result_reader(check: Callable[[Any], Any] | None, max_bytes: int, max
         if size > short and not (0 <= counted <= max_depth or within_depth(data, max_depth)):
             return None
         try:
-            value = parse(data)
-            # A bare result converted to the envelope in one C call; a JSON-RPC response read as
-            # the exact path reads a dict.
-            envelope = envelope_from_dict(value) if "jsonrpc" in value else convert(value, result_type)
-            structured = envelope.structured_content
-            if check is not None and not envelope.is_error and (structured is UNSET or not check(structured)):
+            parse(data)  # every byte held to JSON, those of the fields the envelope skips included
+            wire: Any = decode(data)  # every member it names typed, each time it occurs
+            if wire.jsonrpc is not UNSET:  # a JSON-RPC response: read its result
+                if wire.error is not UNSET or wire.result is UNSET:
+                    return None
+                wire = wire.result
+            structured = wire.structured_content
+            if check is not None and not wire.is_error and (structured is UNSET or not check(structured)):
                 return None
         except Exception:  # noqa: BLE001 - judged again, and explained, on the exact path
             return None
-        return envelope
+        return CallToolResult(
+            content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta
+        )
 
     return read
 
@@ -513,12 +517,25 @@ def _checked_result_reader(
             return envelope
         try:
             wire = response
+            # Only the members this read bounds may be there: a response's own result-named
+            # members, and a bare result's response-named ones, are typed by the envelope but not
+            # read here (a raw `structuredContent` is skipped unchecked, and the depth of the
+            # others is not measured). The exact path reads such a document whole.
             if wire.jsonrpc is not UNSET:  # a JSON-RPC response: read its result
-                if wire.error is not UNSET or wire.result is UNSET:
+                if (
+                    wire.error is not UNSET
+                    or wire.result is UNSET
+                    or wire.structured_content is not UNSET
+                    or wire.content
+                    or wire.meta is not UNSET
+                    or wire.is_error
+                ):
                     return None
                 wire = wire.result
+            elif wire.result is not UNSET or wire.error is not UNSET or wire.id is not UNSET:
+                return None
             if size > too_short and (counted if counted >= 0 else brackets(data)) > max_depth:
-                if nesting([wire.content, wire.meta, response.id], inner + 2) > inner + 1:
+                if nesting([wire.content, wire.meta, response.id], inner + 2) > inner + 1:  # what is left
                     return None
             raw = wire.structured_content
             if wire.is_error:  # not checked against the output schema (an error may omit it), only bounded

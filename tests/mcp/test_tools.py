@@ -379,6 +379,17 @@ def _result_documents(result: dict[str, Any]) -> list[bytes]:
         {"content": [{"type": "text", "text": "x"}, "HOLE"], "structuredContent": structured},
         # the Python SDK's serialisation: `meta` for `_meta`, nulls for absent fields
         {"meta": None, "content": [{"type": "text", "text": "HOLE", "meta": None}], "structuredContent": structured},
+        # a response's own result-named members, and a bare result's response-named ones: typed
+        # by the envelope, so read whole (and held to JSON) wherever the document is read
+        {"jsonrpc": "2.0", "id": 6, "result": {"structuredContent": structured}, "structuredContent": "HOLE"},
+        {"jsonrpc": "2.0", "id": 7, "result": {"structuredContent": structured}, "_meta": {"k": "HOLE"}},
+        {"jsonrpc": "2.0", "id": 8, "result": {"structuredContent": structured}, "content": [{"k": "HOLE"}]},
+        {"jsonrpc": "2.0", "id": 9, "result": {"isError": True}, "structuredContent": "HOLE"},
+        {"content": [], "structuredContent": structured, "error": "HOLE"},
+        {"content": [], "structuredContent": structured, "id": "HOLE"},
+        {"content": [], "structuredContent": structured, "result": {"structuredContent": "HOLE"}},
+        {"content": [], "structuredContent": structured, "result": 2},
+        {"content": [], "structuredContent": structured, "result": {"content": "HOLE"}},
     ]
     holes = [b'"\\u00e9"', b'"\xff"', b"1e999", b"[" * 250 + b"]" * 250, b"[" * 300 + b"]" * 300]
     documents: list[bytes] = []
@@ -387,6 +398,24 @@ def _result_documents(result: dict[str, Any]) -> list[bytes]:
         for filled in [document.replace(b'"HOLE"', hole) for hole in holes] if b'"HOLE"' in document else [document]:
             documents += [filled, filled + b" " * 600]
     return documents
+
+
+def _duplicated_members(result: dict[str, Any]) -> list[bytes]:
+    """Results (and responses) naming a member twice, the first time with a value of the wrong
+    type or one no JSON parser accepts, the last time as recorded: a dict cannot hold them."""
+    envelope = msgspec.json.encode(
+        {"content": result.get("content", []), "structuredContent": result.get("structuredContent")}
+    )
+    deep = b"[" * 300 + b"]" * 300
+    firsts = [b'"content":false,', b'"isError":{"a":1},', b'"_meta":7,', b'"structuredContent":"\xff",']
+    firsts += [b'"content":[{"a":' + deep + b"}],", b'"_meta":{"a":1e999},', b'"structuredContent":' + deep + b","]
+    documents = [b"{" + first + envelope[1:] for first in firsts]
+    documents += [
+        b'{"jsonrpc":false,"jsonrpc":"2.0","id":1,"result":' + envelope + b"}",
+        b'{"jsonrpc":"2.0","id":1,"result":"x","result":' + envelope + b"}",
+        b'{"jsonrpc":"2.0","id":1,"result":' + b"{" + b'"isError":3,' + envelope[1:] + b"}",
+    ]
+    return documents + [document + b" " * 600 for document in documents]
 
 
 @pytest.mark.parametrize(("backend", "max_depth"), [("auto", 256), ("jsonschema-rs", 256), ("auto", 8)])
@@ -408,7 +437,7 @@ def test_results_from_bytes_agree_with_the_exact_path(backend: str, max_depth: i
         name = entry["tool"]
         # The same results from a tool without an output schema: read, never checked.
         bare = engine.compile_tools([{"name": name, "inputSchema": {"type": "object"}}], engine=eng)
-        for data in _result_documents(entry["result"]):
+        for data in _result_documents(entry["result"]) + _duplicated_members(entry["result"]):
             exact = _outcome(partial(tools._judged_result, name, data, is_bytes=True, require_text_fallback=False))
             unchecked = _outcome(partial(bare._judged_result, name, data, is_bytes=True, require_text_fallback=False))
             for _ in range(2):  # the first call binds the readers; the second uses them
