@@ -12,6 +12,7 @@ import msgspec
 from ._errors import DecodeError, DecodeReason
 
 __all__ = [
+    "as_bytes",
     "brackets",
     "check_depth",
     "colons",
@@ -30,6 +31,16 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity", b"+Infinity", b"-NaN")
 
 
+def as_bytes(data: Any) -> Any:
+    """``data`` as a buffer whose ``len`` counts bytes: a ``memoryview`` of wider items (``len``
+    counts items, while a JSON parser reads every byte), of several dimensions or strided, as
+    its bytes; anything else as it is. Every limit on a document is in bytes, read from ``len``,
+    so every entry point taking a ``memoryview`` passes it through this first."""
+    if type(data) is memoryview and (data.itemsize != 1 or data.ndim != 1 or not data.c_contiguous):
+        return data.cast("B") if data.c_contiguous else data.tobytes()
+    return data
+
+
 def surely_within(max_bytes: int) -> int:
     """The longest document, given as bytes or as text, that is within ``max_bytes`` bytes of
     UTF-8 whatever it holds (a character takes at most four). The bound readers compare a
@@ -41,6 +52,7 @@ def surely_within(max_bytes: int) -> int:
 def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, max_depth: int | None = None) -> Any:
     """Parse one JSON document; every failure is a :class:`DecodeError` with its reason. Text is
     measured in the bytes of its UTF-8 (the limits are in bytes), not in characters."""
+    data = as_bytes(data)
     size = len(data)
     if surely_within(max_bytes) < size <= max_bytes and isinstance(data, str) and not data.isascii():
         size = len(data.encode("utf-8", "surrogatepass"))

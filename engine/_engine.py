@@ -11,8 +11,9 @@ from . import _guard as guard
 from . import _metrics
 from ._cache import CacheStats, CompileCache
 from ._compiled import CompiledSchema
-from ._config import ConfigOverrides, EngineConfig
+from ._config import ConfigOverrides, EngineConfig, Limits
 from ._dialect import Dialect, check_meta_schema, detect_dialect, dialect_for_uri, normalise_schema_uri
+from ._errors import RejectReason, SchemaRejected
 from ._intake import DocumentSize, canonical_text, fingerprint, load_schema
 from ._plan import candidates, plan
 from .backends import SchemaSource
@@ -102,7 +103,7 @@ class Engine:
             if found is not None:
                 cache.remember(found.fingerprint, found, text=text, packed=packed)  # the next such copy is found first
                 return found
-        resources: Mapping[str, Any] = dict(registry) if registry else {}
+        resources: Mapping[str, Any] = _resources(registry, self.config.limits) if registry else {}
         key = fingerprint(canonical, resources)
         compile = lambda: self._compile(schema, resources, key, size, canonical)  # noqa: E731
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
@@ -171,6 +172,27 @@ class Engine:
 
 _default_engine: Engine | None = None
 _default_lock = threading.Lock()
+
+
+def _resources(registry: Mapping[str, Any], limits: Limits) -> dict[str, Any]:
+    """The registry's resources through intake, as the schema goes: each measured and held to
+    JSON before anything encodes or walks it (the fingerprint writes them all)."""
+    resources: dict[str, Any] = {}
+    for uri, resource in registry.items():
+        if not isinstance(uri, str):
+            raise SchemaRejected(
+                RejectReason.INVALID_SCHEMA, f"a registry maps URIs to resources: {uri!r} is not a string", location=""
+            )
+        try:
+            resources[uri] = load_schema(resource, limits).schema
+        except SchemaRejected as refusal:
+            raise SchemaRejected(
+                refusal.reason,
+                f"registry resource {uri!r}: {refusal.message}",
+                location="",
+                details={**refusal.details, "resource": uri},
+            ) from None
+    return resources
 
 
 def default_engine() -> Engine:

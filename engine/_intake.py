@@ -5,7 +5,8 @@ from __future__ import annotations
 import marshal
 import sys
 from collections.abc import Callable, Mapping
-from itertools import chain
+from itertools import chain, repeat
+from math import isfinite
 from operator import length_hint
 from typing import Any, NamedTuple
 
@@ -41,6 +42,8 @@ _ARRAYS = frozenset({list, tuple, set, frozenset})
 _PLAIN = frozenset({dict, list, str, int, float, bool, type(None)})
 _CONTAINERS = frozenset({dict, list})
 _SCALARS = _PLAIN - _CONTAINERS
+_SCALARS_BUT_FLOAT = _SCALARS - {float}
+_CONTAINERS_AND_FLOAT = _CONTAINERS | {float}
 # The buffers a plain object is written into, smallest first (each is zeroed when made): one whose
 # text fits is read from its text, a longer one is walked first.
 _BUFFERS = (1 << 11, 1 << 14, 1 << 16)
@@ -56,40 +59,89 @@ class DocumentSize(NamedTuple):
 
 def measure_document(document: Any, limits: Limits, known_bytes: int | None = None) -> DocumentSize:
     """Size and depth of a JSON value, refused with ``limit-exceeded`` as soon as either is over
-    its limit. Iterative and bounded: a Python object graph that shares containers (an
-    exponentially large "JSON" document in a few kilobytes of memory) is cut off at the size limit
-    before anything encodes it."""
+    its limit, and with ``invalid-schema`` at a value no JSON document holds. Iterative and
+    bounded: a Python object graph that shares containers (an exponentially large "JSON" document
+    in a few kilobytes of memory) is cut off at the size limit before anything encodes it.
+
+    A JSON value here is a ``dict`` with ``str`` keys, a ``list`` or ``tuple``, a ``str``, an
+    ``int``, a finite ``float``, a ``bool`` or ``None``. A subclass of one of these is read as
+    the native JSON encoder and jsonschema-rs read it, by its own contents through the C-level
+    methods of its base, whatever methods it overrides: a ``list`` subclass whose ``__len__``
+    says 0 is weighed by the items it holds. Anything else (a ``Decimal``, a ``set``, ``bytes``,
+    another kind of mapping) is refused: an encoder would write it as some other JSON value (a
+    ``Decimal`` as a string, a NaN as ``null``), and the schema compiled would not be the one
+    its text says."""
     max_bytes, max_depth = limits.max_schema_bytes, limits.max_document_depth
     size = 0
     depth = 0
-    level: list[Any] = [document] if isinstance(document, (Mapping, list)) else []
+    level: list[Any] = [document] if isinstance(document, (dict, list, tuple)) else []
+    if not level:
+        _json_scalar(document)
     while level:  # level by level: the depth is the number of levels
         depth += 1
         if depth > max_depth:
             raise _too_deep(depth, limits)
         below: list[Any] = []
         for value in level:
-            if type(value) in _ARRAYS:
-                size += 2 + len(value)
-                children: Any = value
-            else:  # a mapping
-                try:
-                    size += 2 + 4 * len(value) + sum(map(len, value))
-                except TypeError:  # a key that is not a string: the fingerprint refuses it
-                    size += 2 + 4 * len(value)
-                children = value.values()
+            if isinstance(value, dict):
+                keys = dict.keys(value)
+                if not all(map(isinstance, keys, repeat(str))):
+                    raise _not_json("an object key that is not a string")
+                size += 2 + 4 * dict.__len__(value) + sum(map(str.__len__, keys))
+                children: Any = dict.values(value)
+            else:  # a list or a tuple: its items, as a native encoder reads them
+                children = list.copy(value) if isinstance(value, list) else tuple.__getitem__(value, slice(None))
+                size += 2 + len(children)
             for child in children:
                 kind = type(child)
                 if kind is str:
                     size += len(child) + 2
-                elif kind is dict or kind in _ARRAYS:
+                elif kind is dict or kind is list or kind is tuple:
                     below.append(child)
-                elif kind is not int and kind is not float and kind is not bool and isinstance(child, Mapping):
+                elif kind is int or kind is bool or child is None:
+                    pass
+                elif kind is float:
+                    if not isfinite(child):
+                        raise _non_finite(child)
+                elif isinstance(child, (dict, list, tuple)):
                     below.append(child)
+                else:
+                    size += _json_scalar(child)
         if known_bytes is None and size > max_bytes:
             raise _too_large(size, limits, estimated=True)
         level = below
     return DocumentSize(known_bytes if known_bytes is not None else size, depth)
+
+
+def _json_scalar(value: Any) -> int:
+    """The least bytes ``value`` takes as JSON, or ``invalid-schema`` if no JSON value is it
+    (see :func:`measure_document`)."""
+    if isinstance(value, str):
+        return str.__len__(value) + 2
+    if isinstance(value, float):
+        if not isfinite(value):
+            raise _non_finite(value)
+        return 1
+    if isinstance(value, int) or value is None:  # a bool is an int
+        return 1
+    raise _not_json(f"a value of type {type(value).__name__}")
+
+
+def _not_json(what: str) -> SchemaRejected:
+    return SchemaRejected(
+        RejectReason.INVALID_SCHEMA,
+        f"schema is not a JSON document: it holds {what}, which no JSON document holds",
+        location="",
+    )
+
+
+def _non_finite(value: float) -> SchemaRejected:
+    return SchemaRejected(
+        RejectReason.INVALID_SCHEMA,
+        f"schema is not a JSON document: it holds the number {value!r}, which JSON has no number for "
+        "(an encoder would write it as null)",
+        location="",
+    )
 
 
 def measure_plain(document: Any, limits: Limits, known_bytes: int | None = None) -> DocumentSize | None:
@@ -169,8 +221,9 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
     known: int | None = None
     if type(schema) is not dict:  # a dict, the common case, has no text to parse and is an object
         if isinstance(schema, (bytes, bytearray, memoryview, str)):
-            from ._decode import decode_json  # the same bounded parser as payloads
+            from ._decode import as_bytes, decode_json  # the same bounded parser as payloads
 
+            schema = as_bytes(schema)  # a memoryview measured in bytes, not in items
             try:
                 size = len(schema.encode() if isinstance(schema, str) else schema)
             except UnicodeEncodeError as exc:  # a lone surrogate: no JSON text holds it
@@ -198,7 +251,22 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
         read = _read_plain(schema, limits, known)
         if read is not None:
             return Intake(schema, read[0], True, read[1])
-    return Intake(schema, measure_document(schema, limits, known), False, None)
+    measured = measure_document(schema, limits, known)
+    if type(schema) is bool:
+        return Intake(schema, measured, False, None)
+    # Held to JSON values and bounded: now a plain copy, read as its text says, so that the
+    # guard, the fingerprint and every backend read one document (a subclass's overridden
+    # methods, which the guard would call and a native reader would not, are never called).
+    try:
+        copy = _decode(encode(schema))
+    except (TypeError, ValueError, msgspec.EncodeError, msgspec.DecodeError, RecursionError) as exc:
+        raise SchemaRejected(RejectReason.INVALID_SCHEMA, f"schema is not a JSON document: {exc}") from None
+    text = _text(copy)
+    if text is None:  # pragma: no cover - a plain copy always has a text
+        raise _not_json("a value no JSON text spells")
+    if known is None and len(text) > limits.max_schema_bytes:
+        raise _too_large(len(text), limits)
+    return Intake(copy, DocumentSize(len(text) if known is None else known, measured.depth), False, text)
 
 
 def _read_plain(document: Any, limits: Limits, known: int | None) -> tuple[DocumentSize, bytes | None] | None:
@@ -213,7 +281,7 @@ def _read_plain(document: Any, limits: Limits, known: int | None) -> tuple[Docum
     # Parsed from text, a document is no larger than its text: it is written at once.
     text = _text_within(document, limits.max_schema_bytes) if known is None else _text(document)
     if text is not None:
-        depth = _shape(document, limits)
+        depth = _shape(document, limits, finite=known is None and _may_be_non_finite(text))
         if depth is not None:
             return DocumentSize(len(text) if known is None else known, depth), text
     measured = measure_plain(document, limits, known)  # says which documents are plain
@@ -223,6 +291,8 @@ def _read_plain(document: Any, limits: Limits, known: int | None) -> tuple[Docum
         text = _text(document)  # bounded now: the walk weighed every place a shared object takes
     if text is None:
         return measured, None  # not JSON text: `canonical_text` refuses it with the reason
+    if known is None and _may_be_non_finite(text):
+        _check_finite(document)
     if known is None:
         if len(text) > limits.max_schema_bytes:
             raise _too_large(len(text), limits)
@@ -257,14 +327,16 @@ def _text_within(document: Any, max_bytes: int) -> bytes | None:
     return None
 
 
-def _shape(document: dict[str, Any], limits: Limits) -> int | None:
+def _shape(document: dict[str, Any], limits: Limits, *, finite: bool = False) -> int | None:
     """The depth of ``document``, whose text is known to be short, or ``None`` unless it is shown
     to hold the JSON types only; refused with ``limit-exceeded`` past ``max_document_depth``.
     Level by level in a few C calls: the values read at once, the next level being every value
     that is not exactly a JSON scalar, which must then be exactly a dict or a list. A key that is
     not exactly a ``str`` is read with the values: then more values were read than the containers
-    hold, counted once at the end."""
+    hold, counted once at the end. ``finite``: its floats are read too, and a NaN or an infinity
+    is refused (see :func:`_may_be_non_finite`)."""
     max_depth = limits.max_document_depth
+    scalars = _SCALARS_BUT_FLOAT if finite else _SCALARS
     level: list[Any] = [document]
     containers: list[Any] = []
     read = 0
@@ -276,10 +348,35 @@ def _shape(document: dict[str, Any], limits: Limits) -> int | None:
         containers += level
         children = referents(*level)
         read += len(children)
-        level = [child for child in children if type(child) not in _SCALARS]
+        level = [child for child in children if type(child) not in scalars]
         if level and not {*map(type, level)} <= _CONTAINERS:
-            return None
+            # With `finite`, floats come with the containers: read, then set aside.
+            if not finite or not {*map(type, level)} <= _CONTAINERS_AND_FLOAT:
+                return None
+            _check_floats(level)
+            level = [child for child in level if type(child) is not float]
     return depth if read == sum(map(len, containers)) else None
+
+
+def _may_be_non_finite(text: bytes) -> bool:
+    """Whether the canonical text of an object may hold a NaN or an infinity: the native encoder
+    writes them as ``null``, so a text without one holds neither (one substring search)."""
+    return b"null" in text
+
+
+def _check_finite(document: Any) -> None:
+    """Refuse a plain document holding a NaN or an infinity, level by level in a few C calls."""
+    level: list[Any] = [document]
+    while level:
+        children = referents(*level)
+        _check_floats(children)
+        level = [child for child in children if type(child) in _CONTAINERS]
+
+
+def _check_floats(values: list[Any]) -> None:
+    floats = [value for value in values if type(value) is float]
+    if floats and not all(map(isfinite, floats)):
+        raise _non_finite(next(value for value in floats if not isfinite(value)))
 
 
 def _too_large(size: int, limits: Limits, *, estimated: bool = False) -> SchemaRejected:

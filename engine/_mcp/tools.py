@@ -11,7 +11,7 @@ import msgspec
 from msgspec import UNSET
 
 from .._compiled import CompiledSchema
-from .._decode import brackets, decode_json, nesting, surely_within, too_short_to_nest, within_depth
+from .._decode import as_bytes, brackets, decode_json, nesting, surely_within, too_short_to_nest, within_depth
 from .._engine import Engine, default_engine
 from .._errors import RejectReason, SchemaRejected, UnknownTool, ValidationFailed
 from .._instance import PLAIN_SCALARS, max_values, referents, walk
@@ -191,8 +191,11 @@ class ToolSet:
 
         ``require_text_fallback=True`` also refuses an array or primitive ``structuredContent``
         without the ``TextContent`` block holding its JSON that SEP-2106 requires."""
-        is_bytes = type(result) is bytes or isinstance(result, (bytearray, memoryview, str))
+        kind = type(result)
+        is_bytes = kind is bytes or isinstance(result, (bytearray, memoryview, str))
         if is_bytes:  # the hot path: one bound reader, one pass
+            if kind is memoryview:
+                result = as_bytes(result)  # measured in bytes, not in items
             bound = self._results.get(name)
             if bound is None:
                 bound = self._results[name] = _bind_results(self.tool(name).output, self._max_bytes, self._max_depth)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import enum
 import json
 import math
+import uuid
 from collections.abc import Iterator, Mapping
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -174,37 +176,136 @@ class Frozen(Mapping[str, Any]):
         return len(self._data)
 
 
-NOT_PLAIN = {
-    "tuple": {"enum": (1, 2)},
+# Python values no JSON document holds: refused at intake, whatever the cache holds.
+NOT_JSON = {
     "set": {"enum": {1}},
     "frozenset": {"const": {"a": frozenset({"x"})}},
     "bytes": {"const": b"x"},
     "int key": {"properties": {1: {}}},
-    "str subclass key": {Text("type"): "string"},
+    "mapping": {"properties": Frozen({"a": {}})},
+    "root mapping": Frozen({"type": "string"}),
+    "decimal": {"const": Decimal("1.5")},  # a native encoder writes it as the string "1.5"
+    "uuid": {"default": uuid.UUID(int=1)},
+    "complex": {"const": [1 + 2j]},
     "str subclass value": {"type": Text("string")},
+    "nan": {"const": math.nan},  # written as null
+    "infinity": {"maximum": math.inf},
+    "infinity in a tuple": {"enum": (1, -math.inf)},
+    "nan deep": {"properties": {"a": {"default": [[{"x": math.nan}]]}}},
+}
+
+# Subclasses of JSON's types, and tuples: read as a native encoder reads them (a plain copy).
+NOT_PLAIN = {
+    "tuple": {"enum": (1, 2)},
+    "str subclass key": {Text("type"): "string"},
     "int subclass": {"minimum": Number.ONE},
     "dict subclass": {"properties": type("D", (dict,), {})(a={})},
-    "mapping": {"properties": Frozen({"a": {}})},
     "deep tuple": {"a": [[[("x",)]]]},
 }
 
 
+@pytest.mark.parametrize("name", sorted(NOT_JSON))
+def test_a_value_no_json_document_holds_is_refused(name: str) -> None:
+    for cache_size in (0, 16):
+        eng = engine.Engine(cache_size=cache_size)
+        eng.compile({"type": "string"})
+        with pytest.raises(engine.SchemaRejected) as refused:
+            eng.compile(NOT_JSON[name])
+        assert refused.value.reason == "invalid-schema"
+        assert "not a JSON document" in refused.value.message
+
+
+def test_a_non_finite_number_in_a_long_plain_document_is_refused() -> None:
+    schema = {"description": "d" * 100_000, "properties": {"a": {"default": [1.5, math.inf]}}}
+    with pytest.raises(engine.SchemaRejected) as refused:
+        load_schema(schema, limits())
+    assert refused.value.reason == "invalid-schema" and "inf" in refused.value.message
+
+
+def test_a_null_is_not_a_nan() -> None:
+    intake = load_schema({"const": None, "enum": [None, 1.5, -0.0], "default": {"a": None}}, limits())
+    assert intake.plain
+
+
 @pytest.mark.parametrize("name", sorted(NOT_PLAIN))
-def test_a_document_that_is_not_plain_goes_to_the_general_path(name: str) -> None:
+def test_a_document_that_is_not_plain_is_read_as_its_plain_copy(name: str) -> None:
     schema = NOT_PLAIN[name]
     assert measure_plain(schema, limits()) is None
-    assert not load_schema(schema, limits()).plain
-    assert load_schema(schema, limits()).canonical is None
+    intake = load_schema(schema, limits())
+    copy = msgspec.json.decode(msgspec.json.encode(schema))
+    assert not intake.plain and intake.schema == copy and depth_of(intake.schema) == intake.size.depth
+    assert intake.canonical == text_of(copy) and intake.size.bytes == len(intake.canonical)
 
 
-def test_a_long_document_that_is_not_plain_goes_to_the_general_path() -> None:
+def test_a_long_document_that_is_not_plain_is_read_as_its_plain_copy() -> None:
     schema = {"description": "d" * 100_000, "enum": (1, 2)}
-    assert not load_schema(schema, limits()).plain
+    intake = load_schema(schema, limits())
+    assert not intake.plain and intake.schema == {"description": "d" * 100_000, "enum": [1, 2]}
 
 
-def test_a_nan_is_plain() -> None:
-    intake = load_schema({"const": math.nan}, limits())
-    assert intake.plain and intake.size.depth == 1
+class _HidingList(list):  # type: ignore[type-arg]
+    """A list whose own methods hide its items: a native encoder reads them all."""
+
+    def __len__(self) -> int:
+        return 0
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(())
+
+
+class _HidingDict(dict):  # type: ignore[type-arg]
+    """A dict whose own methods hide its entries: a native encoder reads them all."""
+
+    def values(self) -> Any:
+        return []
+
+    def items(self) -> Any:
+        return []
+
+    def __len__(self) -> int:
+        return 0
+
+
+def _bomb() -> Any:
+    bomb: Any = ["x" * 64]
+    for _ in range(40):
+        bomb = [bomb, bomb]
+    return bomb
+
+
+@pytest.mark.parametrize("wrap", [_HidingList, lambda bomb: _HidingDict(a=bomb)], ids=["list", "dict"])
+def test_a_subclass_is_weighed_by_what_it_holds(wrap: Any) -> None:
+    with pytest.raises(engine.SchemaRejected) as refused:
+        load_schema({"default": wrap([_bomb()])}, limits())
+    assert refused.value.reason == "limit-exceeded"
+
+
+def test_a_subclass_is_read_as_what_it_holds() -> None:
+    # What the guard and the backends read is what its contents say, not what its methods say.
+    schema = {"properties": _HidingDict(a={"type": "integer"})}
+    assert load_schema(schema, limits()).schema == {"properties": {"a": {"type": "integer"}}}
+    assert not engine.Engine(cache_size=0).compile(schema).is_valid({"a": "x"})
+
+
+def test_a_registry_resource_is_measured_before_it_is_written() -> None:
+    eng = engine.Engine(cache_size=0)
+    with pytest.raises(engine.SchemaRejected) as refused:
+        eng.compile({"$ref": "urn:x"}, registry={"urn:x": {"default": _bomb()}})
+    assert refused.value.reason == "limit-exceeded" and "urn:x" in refused.value.message
+    with pytest.raises(engine.SchemaRejected) as refused:
+        eng.compile({"$ref": "urn:x"}, registry={"urn:x": {"const": Decimal(1)}})
+    assert refused.value.reason == "invalid-schema"
+    assert eng.compile({"$ref": "urn:x"}, registry={"urn:x": (b'{"type": "integer"}')}).is_valid(1)
+
+
+def test_the_cache_never_serves_a_document_the_intake_refuses() -> None:
+    # Equal texts, different values: a Decimal is written as a string.
+    eng = engine.Engine()
+    with pytest.raises(engine.SchemaRejected):
+        eng.compile({"const": Decimal("1.5")})
+    compiled = eng.compile({"const": "1.5"})
+    assert compiled.is_valid("1.5") and not compiled.is_valid(1.5)
+    assert eng.compile(b'{"const": "1.5"}').is_valid("1.5")
 
 
 # --- the same decisions as the per-value walk it replaced -------------------------------------------
@@ -308,7 +409,7 @@ def test_same_decisions_as_the_old_walk(source: str) -> None:
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
     lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=5),
     max_leaves=40,
 )

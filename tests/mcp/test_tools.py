@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import array
 import json
 from functools import partial
 from pathlib import Path
@@ -475,3 +476,37 @@ def test_results_as_dicts_agree_with_the_same_results_in_bytes(backend: str) -> 
                 assert given == exact, data
             compared += 1
     assert compared > 1000
+
+
+def _views(data: bytes) -> list[memoryview]:
+    """``data`` (a multiple of 8 bytes long) in memoryviews whose ``len`` is not its length in
+    bytes: of 8-byte items, of two dimensions, strided."""
+    wide = array.array("Q")
+    wide.frombytes(data)
+    interleaved = bytes(byte for pair in zip(data, b" " * len(data), strict=True) for byte in pair)
+    return [memoryview(wide), memoryview(data).cast("B", shape=[2, len(data) // 2]), memoryview(interleaved)[::2]]
+
+
+def test_results_in_memoryviews_are_measured_in_bytes() -> None:
+    """A memoryview is read as the bytes it holds: its size and depth are those of its bytes."""
+    eng = engine.Engine(engine.EngineConfig(limits=engine.Limits(max_instance_depth=8, max_instance_bytes=4096)))
+    tool = {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}
+    tools = engine.compile_tools([tool], engine=eng)
+    documents = [
+        b'{"content":[],"structuredContent":{"a":1}}',
+        b'{"content":[],"structuredContent":{"a":' + b"[" * 20 + b"]" * 20 + b"}}",
+        b'{"content":[],"structuredContent":{"a":"' + b"x" * 5000 + b'"}}',
+        b'{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"a":[[1]]}}}',
+    ]
+    for data in documents:
+        data += b" " * (-len(data) % 8)
+        expected = _outcome(partial(tools.validate_result, "t", data))
+        for view in _views(data):
+            assert _outcome(partial(tools.validate_result, "t", view)) == expected, (view, data[:60])
+    schema = b'{"type": "object", "description": "' + b"d" * 300 + b'"}'
+    schema += b" " * (-len(schema) % 8)
+    small = engine.Engine(engine.EngineConfig(limits=engine.Limits(max_schema_bytes=200)))
+    for view in _views(schema):
+        with pytest.raises(engine.SchemaRejected) as refused:
+            small.compile(view)
+        assert refused.value.reason == "limit-exceeded"
