@@ -21,7 +21,7 @@ from .budget import LIMIT_MEANINGS, bounds, check, exceeded
 from .graph import analyse
 from .refs import Fetcher, resolve_refs
 from .tree import Tree, walk_tree
-from .walk import DEFAULT_BASE, Graph
+from .walk import DEFAULT_BASE, Graph, too_many_subschemas
 
 __all__ = ["LIMIT_MEANINGS", "Fetcher", "GuardReport", "fetcher", "inspect"]
 
@@ -97,15 +97,15 @@ def inspect(
         and fetch is None
         and not (type(schema) is dict and ("$defs" in schema or "definitions" in schema))
     ):
-        tree = walk_tree(schema, dialect, document)
+        tree = walk_tree(schema, dialect, document, limits.max_subschemas)
         if tree is not None:
             return _tree_report(tree, config, document)
-    graph = Graph()
+    # The graph never grows past the subschema limit: a walk that would is stopped and refused
+    # there (the document, a resource it references, a place a reference walks on demand).
+    graph = Graph(limits.max_subschemas)
     root = graph.add_document(schema, DEFAULT_BASE, dialect)  # the root's `$id` is registered by the walk
-    # Size first: a document over the subschema limit is refused before any further work.
-    _check_walk(graph, limits)
     resolve_refs(graph, resources, dialect, fetch, fetched, limits)
-    _check_walk(graph, limits)  # referenced resources count too
+    _check_walk(graph, limits)  # the dynamic scopes' hubs count too
     shape = analyse(graph, root)
 
     measured: dict[str, int] = {}
@@ -142,8 +142,8 @@ def _tree_report(tree: Tree, config: EngineConfig, document: tuple[int, int] | N
     locations = tree.locations
     count = measured["max_subschemas"]
     limits = config.limits
-    if count > limits.max_subschemas:  # first, as the graph's walk refuses it
-        raise exceeded("max_subschemas", count, limits.max_subschemas, "")
+    if count > limits.max_subschemas:  # first, as the graph's walk refuses it (the tree's walk did)
+        raise too_many_subschemas(limits.max_subschemas + 1, limits.max_subschemas)
     if document is None or _over(measured, limits):
         check(measured, locations, limits)
     heights = _check_patterns(tree.patterns, config) if tree.patterns else 0

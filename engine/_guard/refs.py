@@ -24,7 +24,7 @@ from .._dialect import Dialect, dialect_for_uri
 from .._errors import RejectReason, SchemaRejected
 from .._intake import measure_document
 from .._pointer import escape, unescape
-from .walk import Graph, split_uri
+from .walk import Graph, join_uri
 
 __all__ = ["Fetcher", "resolve_refs"]
 
@@ -69,12 +69,12 @@ def resolve_refs(
     done = 0
     # Loading a registry document may record more references: loop until none is left.
     while done < len(graph.refs):
-        node, keyword, target = graph.refs[done]
+        node, keyword, base, ref = graph.refs[done]
         done += 1
-        resource, fragment = split_uri(target)
+        resource, fragment = graph.locate(base, ref)
         found = _lookup(graph, places, resource, fragment, registry, dialect, retrieve, fetched, limits)
         if found is None:
-            raise _refusal(graph, node, keyword, target, resource, registry, fetch)
+            raise _refusal(graph, node, keyword, join_uri(base, ref), resource, registry, fetch)
         graph.in_place.setdefault(node, []).append(found)
         target_obj = graph.obj[found]
         if not isinstance(target_obj, Mapping):
@@ -212,6 +212,7 @@ class _Places:
         self._graph = graph
         self._children: dict[tuple[int, str], int] = {}
         self._indexed = 0
+        self._aliases = 0
 
     def child(self, parent: int, suffix: str) -> int | None:
         graph = self._graph
@@ -223,6 +224,11 @@ class _Places:
                 if above >= 0:
                     add((above, tokens[node]), node)
             self._indexed = end
+        if self._aliases < len(graph.aliases):  # places a walk linked instead of walking them again
+            add = self._children.setdefault
+            for above, token, node in graph.aliases[self._aliases :]:
+                add((above, token), node)
+            self._aliases = len(graph.aliases)
         return self._children.get((parent, suffix))
 
 

@@ -22,7 +22,7 @@ import msgspec
 from .._dialect import Dialect
 from .._keywords import ANCHORS, Applies, Shape
 from .._pointer import escape
-from .walk import APPLICATORS, COMBINATORS
+from .walk import APPLICATORS, COMBINATORS, too_many_subschemas
 
 __all__ = ["Tree", "walk_tree"]
 
@@ -88,11 +88,16 @@ def pointer(frame: Frame | None) -> str:
     return "/".join(reversed(parts))
 
 
-def walk_tree(schema: Any, dialect: Dialect, document: tuple[int, int] | None = None) -> Tree | None:
+def walk_tree(
+    schema: Any, dialect: Dialect, document: tuple[int, int] | None = None, limit: int | None = None
+) -> Tree | None:
     """Measure ``schema`` if it is a plain tree; ``None`` if it needs the graph's walk.
 
     ``document`` (its size in bytes and nesting depth as JSON, measured at intake) is put first
-    in the measurements, as the report lists them."""
+    in the measurements, as the report lists them. With more than ``limit`` subschemas, the walk
+    stops as soon as it knows and refuses the schema, as the graph's walk does (``measured``
+    is then ``limit + 1``, "at least", whichever walk stops)."""
+    cap = (1 << 62) if limit is None else limit
     table = APPLICATORS[dialect]
     applicator_keys = table.keys()
     needs_graph, special = _NEEDS_GRAPH, _SPECIAL
@@ -160,6 +165,8 @@ def walk_tree(schema: Any, dialect: Dialect, document: tuple[int, int] | None = 
                     branches, branches_at = len(sub), frame
                 if not sub:
                     continue
+                if count + len(sub) > cap:  # each item is one more subschema
+                    raise too_many_subschemas(cap + 1, cap)
                 for i in range(len(sub) - 1, -1, -1):
                     item = sub[i]
                     if item is True or item is False or (type(item) is dict and plain.isdisjoint(item)):
@@ -183,6 +190,8 @@ def walk_tree(schema: Any, dialect: Dialect, document: tuple[int, int] | None = 
                             stack.append((child, frame, keyword, key, child_depth, c))
                             last = (keyword, key)
                 else:
+                    if count + len(sub) > cap:  # each entry is one more subschema
+                        raise too_many_subschemas(cap + 1, cap)
                     for key, child in sub.items():
                         if child is True or child is False or (type(child) is dict and plain.isdisjoint(child)):
                             count += 1
@@ -201,6 +210,8 @@ def walk_tree(schema: Any, dialect: Dialect, document: tuple[int, int] | None = 
                 depth_max, depth_at = child_depth, (None, frame, first[0], first[1], child_depth, 0)
             if deepest_chain > longest:
                 longest = deepest_chain
+    if count > cap:
+        raise too_many_subschemas(cap + 1, cap)
     # Every measurement of the report, in the report's order, made once.
     measures = {} if document is None else {"max_schema_bytes": document[0], "max_document_depth": document[1]}
     measures["max_schema_depth"] = depth_max

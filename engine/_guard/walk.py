@@ -3,7 +3,14 @@ indexed, every reference is recorded, and the budget's measurements are taken on
 
 The walk is iterative (a hostile document cannot exhaust the Python stack) and visits each JSON
 value once, so it is linear in the document's size (which intake has bounded, counting a Python
-object shared between places once per place).
+object shared between places once per place). The graph never holds more nodes than its limit
+(``max_subschemas``): a walk that would pass it stops there and refuses the schema.
+
+A reference into a place no walk has reached (inside ``const``, ``enum`` or an unknown keyword)
+walks that place as a subschema. A later reference to a place enclosing it walks the enclosing
+place, and links the place already walked instead of walking it again (when it is reached with
+the same base URI and dialect): each such place is walked once, whatever order the references
+come in.
 """
 
 from __future__ import annotations
@@ -14,10 +21,12 @@ from typing import Any
 from urllib.parse import urljoin
 
 from .._dialect import Dialect, dialect_for_uri
+from .._errors import RejectReason, SchemaRejected
 from .._keywords import ANCHORS, KEYWORDS, Applies, Shape
 from .._pointer import escape
+from .budget import LIMIT_MEANINGS
 
-__all__ = ["DEFAULT_BASE", "Graph", "join_uri", "split_uri"]
+__all__ = ["DEFAULT_BASE", "Graph", "join_uri", "split_uri", "too_many_subschemas"]
 
 DEFAULT_BASE = "json-schema:///"
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -30,6 +39,18 @@ def join_uri(base: str, ref: str) -> str:
     if ref.startswith("#"):
         return base.split("#", 1)[0] + ref
     return urljoin(base, ref)
+
+
+def too_many_subschemas(count: int, bound: int) -> SchemaRejected:
+    """The refusal of a walk stopped at the subschema limit: ``count`` subschemas seen so far, a
+    lower bound of the schema's (the rest is not counted)."""
+    return SchemaRejected(
+        RejectReason.LIMIT_EXCEEDED,
+        f"schema exceeds max_subschemas at the root: {LIMIT_MEANINGS['max_subschemas']} is at least "
+        f"{count}, over the limit of {bound}",
+        location="",
+        details={"limit": "max_subschemas", "measured": count, "bound": bound},
+    )
 
 
 def split_uri(uri: str) -> tuple[str, str]:
@@ -69,7 +90,9 @@ class Graph:
     dialect (for references reached later). Edges are kept only for nodes that have them.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = limit
+        """The most nodes a walk may make (``max_subschemas``); ``None``: no limit."""
         self.obj: list[Any] = []
         self.parent: list[int] = []
         self.token: list[str] = []  # the pointer suffix from the parent (already escaped)
@@ -79,7 +102,8 @@ class Graph:
         self.in_place: dict[int, list[int]] = {}
         self.descend: dict[int, list[int]] = {}
         self.per_child: dict[int, int] = {}  # descending keywords of a node that may reach one child
-        self.refs: list[tuple[int, str, str]] = []  # (node, keyword, absolute target URI)
+        # (node, keyword, base URI, reference as written): resolved by `locate`, once per pair
+        self.refs: list[tuple[int, str, str, str]] = []
         self.resources: dict[str, int] = {}
         # (URI, a later node declaring it again): resource URIs and anchors, judged in refs.py
         self.redeclared: list[tuple[str, int]] = []
@@ -88,6 +112,16 @@ class Graph:
         self.recursive_anchors: list[int] = []
         self.patterns: list[tuple[int, str, str]] = []  # (node, keyword, pattern)
         self._by_obj: dict[int, int] = {}
+        # Places walked on a reference's demand (inside data): the id of each one's value -> its
+        # nodes, and per node what a walk reaching it again needs, to link it instead: the base
+        # URI and dialect it was walked with, its deepest subschema (depth below it, node) and its
+        # most nested `unevaluated*` scope (count below it, node).
+        self._demanded: dict[int, list[int]] = {}
+        self._summary: dict[int, tuple[str, Dialect, int, int, int, int]] = {}
+        # (parent, pointer suffix, node): a place linked where a walk reached it again, for the
+        # lookup of later references (refs.py's `_Places`), as if it had been walked there.
+        self.aliases: list[tuple[int, str, int]] = []
+        self._located: dict[tuple[str, str], tuple[str, str]] = {}
         self.max_depth_seen = 0  # the deepest subschema nesting
         self.unevaluated_scopes: set[int] = set()
         self.in_place_chain = 0  # the longest in-place chain of the tree, references not followed
@@ -120,6 +154,22 @@ class Graph:
         where = "".join(reversed(parts))
         doc = self.doc[node]
         return where if not doc else f"{doc}#{where}"
+
+    def locate(self, base: str, ref: str) -> tuple[str, str]:
+        """(resource URI, fragment) of ``ref`` read against ``base``, as ``split_uri(join_uri(base,
+        ref))``. A base URI can be as long as the `$id`s nested above it (most of the document):
+        each pair is resolved once, and a fragment-only reference shares its base's string
+        instead of copying it (a few thousand references under a long base were gigabytes)."""
+        key = (base, ref)
+        found = self._located.get(key)
+        if found is None:
+            if ref.startswith("#"):
+                found = (self._located.get((base, "#")) or (base.split("#", 1)[0], ""))[0], ref[1:]
+                self._located.setdefault((base, "#"), (found[0], ""))
+            else:
+                found = split_uri(join_uri(base, ref))
+            self._located[key] = found
+        return found
 
     # -- the walk ----------------------------------------------------------------------------
 
@@ -170,6 +220,14 @@ class Graph:
         in_place, descend = self.in_place, self.descend
         in_place_kind, descend_kind = _IN_PLACE, _DESCEND
         first = -1
+        cap = len(obj) + (1 << 62) if self.limit is None else self.limit
+        # A walk on a reference's demand (below a parent) links the places earlier such walks
+        # made instead of walking them again; it keeps the deepest subschema and the most nested
+        # `unevaluated*` scope it reaches (the measurements that count from where it starts), for
+        # a later walk that links it.
+        demanded = self._demanded if parent >= 0 else None
+        start = (value, base, dialect) if parent >= 0 else None
+        deepest, deepest_at, nesting, nesting_at = 0, -1, 0, -1
         # The applicator table is looked up again only when the dialect changes (an Enum's hash
         # is a Python call: once per node it was a tenth of the walk on the real tool schemas).
         table_dialect = dialect
@@ -177,7 +235,26 @@ class Graph:
         while stack:
             value, base, dialect, parent, token, applies, depth, uneval, chain = stack.pop()
             is_map = type(value) is dict or isinstance(value, Mapping)
+            if demanded and is_map and id(value) in demanded:
+                seen = self._walked_at(value, base, dialect, parent, token)
+                if seen >= 0:
+                    self.aliases.append((parent, token, seen))
+                    if first < 0:
+                        return seen  # this very place, walked before below another node
+                    self._link(parent, seen, applies)
+                    _, _, height, low, scopes, scope = self._summary[seen]
+                    if depth + height - 1 > deepest:  # below `seen`: `depth - 1` deeper from here
+                        deepest, deepest_at = depth + height - 1, low
+                        if deepest > depth_m[0]:
+                            depth_m[0], depth_m[1] = deepest, low
+                    if scopes and uneval + scopes > nesting:
+                        nesting, nesting_at = uneval + scopes, scope
+                        if nesting > uneval_m[0]:
+                            uneval_m[0], uneval_m[1] = nesting, scope
+                    continue
             node = len(obj)
+            if node >= cap:
+                raise too_many_subschemas(node + 1, cap)
             obj.append(value)
             parents.append(parent)
             tokens.append(token)
@@ -196,8 +273,10 @@ class Graph:
                     descend[parent] = [node]
                 else:
                     edges.append(node)
-            if depth > depth_m[0]:
-                depth_m[0], depth_m[1] = depth, node
+            if depth > deepest:
+                deepest, deepest_at = depth, node
+                if depth > depth_m[0]:
+                    depth_m[0], depth_m[1] = depth, node
             if chain > longest_chain:
                 longest_chain = chain
             if not is_map:
@@ -222,11 +301,13 @@ class Graph:
                     for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
                         ref = value.get(keyword)
                         if isinstance(ref, str) and (keyword == "$ref" or dialect.is_modern):
-                            refs.append((node, keyword, join_uri(base, ref)))
+                            refs.append((node, keyword, base, ref))
                 if not _MEASURED.isdisjoint(value):
                     if "unevaluatedProperties" in value or "unevaluatedItems" in value:
                         self.unevaluated_scopes.add(node)
                         uneval += 1
+                        if uneval > nesting:
+                            nesting, nesting_at = uneval, node
                         if uneval > uneval_m[0]:
                             uneval_m[0], uneval_m[1] = uneval, node
                     enum = value.get("enum")
@@ -280,6 +361,8 @@ class Graph:
                         continue
                     if keyword in COMBINATORS and len(sub) > branch_m[0]:
                         branch_m[0], branch_m[1] = len(sub), node
+                    if not demanded and node + len(stack) + len(sub) >= cap:  # each item a node
+                        raise too_many_subschemas(cap + 1, cap)
                     prefix = f"/{keyword}/"
                     c = in_chain if how is _IN_PLACE else 1
                     for i in range(len(sub) - 1, -1, -1):
@@ -298,8 +381,10 @@ class Graph:
                         per_child += len(sub)  # every pattern may match the same name
                     elif keyword == "properties" and sub:
                         per_child += 1  # one name, one property schema
-                    prefix = f"/{keyword}/"
                     legacy_map = shape is _LEGACY_MAP
+                    if not (demanded or legacy_map) and node + len(stack) + len(sub) >= cap:
+                        raise too_many_subschemas(cap + 1, cap)  # each entry a node
+                    prefix = f"/{keyword}/"
                     c = in_chain if how is _IN_PLACE else 1
                     for key, child in sub.items():
                         if legacy_map and not isinstance(child, (Mapping, bool)):
@@ -309,9 +394,29 @@ class Graph:
             if per_child:
                 self.per_child[node] = per_child
         self.measures["max_subschemas"] = [len(obj), 0]
-        self.in_place_chain = longest_chain
+        self.in_place_chain = longest_chain  # (a walk on demand links no place: it has references)
         self.max_depth_seen = depth_m[0]
+        if start is not None and isinstance(start[0], Mapping):
+            self._demanded.setdefault(id(start[0]), []).append(first)
+            self._summary[first] = (start[1], start[2], deepest, deepest_at, nesting, nesting_at)
         return first
+
+    def _walked_at(self, value: Any, base: str, dialect: Dialect, parent: int, token: str) -> int:
+        """The node of a place walked on demand before, that a walk now reaches below ``parent``
+        (``token`` further) with ``base`` and ``dialect``: the same place read the same way. -1
+        if none (another place holding the same object, or the same place read another way)."""
+        where = ""
+        for seen in self._demanded[id(value)]:
+            start_base, start_dialect, *_ = self._summary[seen]
+            if self.obj[seen] is not value or start_base != base or start_dialect is not dialect:
+                continue
+            if self.doc[seen] != self.doc[parent]:
+                continue
+            if not where:
+                where = self.pointer(parent) + token
+            if self.pointer(seen) == where:
+                return seen
+        return -1
 
     def _link(self, parent: int, child: int, applies: Applies | None) -> None:
         if applies is Applies.IN_PLACE:
