@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import math
 import os
+import reprlib
 import warnings
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, Unpack, get_args, get_origin, get_type_hints
 
 import msgspec
 
@@ -31,6 +32,7 @@ __all__ = [
     "Limits",
     "ResolvedConfig",
     "backend_names",
+    "engine_config",
     "find_pyproject",
     "resolve",
 ]
@@ -79,17 +81,48 @@ def backend_names() -> tuple[str, ...]:
 # ------------------------------------------------------------------------------ field checks
 
 
+class _ShortRepr(reprlib.Repr):
+    def repr_int(self, x: int, level: int) -> str:
+        # `repr` of an int past 4300 digits raises, and of a long one is a long text.
+        if x.bit_length() > 128:
+            return f"<an integer of {x.bit_length()} bits>"
+        return super().repr_int(x, level)
+
+
+_SHORT_REPR = _ShortRepr()
+_SHORT_REPR.maxstring = _SHORT_REPR.maxother = _SHORT_REPR.maxlong = 50
+_SHORT_REPR.maxlist = _SHORT_REPR.maxtuple = _SHORT_REPR.maxdict = _SHORT_REPR.maxset = 4
+_SHORT_REPR.maxlevel = 1
+
+
+def short_repr(value: Any) -> str:
+    """``repr(value)`` for a message, in a few hundred characters at most: strings and numbers
+    shortened, four entries of a container, and containers within it as ``[...]``. A value from
+    outside (a setting, a schema's keyword) can be any size, or a structure that shares
+    containers and prints exponentially large."""
+    return _SHORT_REPR.repr(value)
+
+
 class _Problem(Exception):
     """A value a field does not accept; ``allowed`` says in words what would do."""
 
     def __init__(self, value: Any, allowed: str) -> None:
         super().__init__(allowed)
-        self.text = f"{value!r} is not {allowed}"
+        self.text = f"{short_repr(value)} is not {allowed}"
         self.allowed = allowed
 
 
 # The smallest value each numeric field accepts (0 where zero means "none": no cache, no issue).
 _MINIMUM: dict[str, float] = {"backtrack_limit": 1, "max_bytes": 1}
+# The largest, for the values that reach native code or the OS: jsonschema-rs takes the backtrack
+# limit as a machine word (a u32 fits every platform's), and a timeout, once added to a clock or
+# handed to a socket or a lock, must stay within their range (a day is far past any use).
+_MAXIMUM: dict[str, float] = {
+    "backtrack_limit": 2**32 - 1,
+    "connect_timeout": 86_400.0,
+    "total_timeout": 86_400.0,
+    "max_explain_seconds": 86_400.0,
+}
 
 
 def _choices(owner: type, name: str, hint: Any) -> tuple[str, ...] | None:
@@ -116,7 +149,10 @@ def _check(owner: type, name: str, hint: Any, value: Any, *, from_text: bool = F
         return value
     if hint is int or hint is float:
         minimum = _MINIMUM.get(name, 0)
+        maximum = _MAXIMUM.get(name, math.inf)
         allowed = f"an integer >= {minimum:g}" if hint is int else f"a number > {minimum:g}"
+        if maximum < math.inf:
+            allowed += f" and <= {maximum:.0f}"
         original = value
         if from_text and isinstance(value, str):
             try:
@@ -125,11 +161,17 @@ def _check(owner: type, name: str, hint: Any, value: Any, *, from_text: bool = F
                 raise _Problem(original, allowed) from None
         if isinstance(value, bool) or not isinstance(value, (int, float) if hint is float else int):
             raise _Problem(original, allowed)
-        if hint is float and not (math.isfinite(value) and value > minimum):
+        if hint is float:
+            try:
+                value = float(value)
+            except OverflowError:  # an int past the float range
+                raise _Problem(original, allowed) from None
+            if not (math.isfinite(value) and minimum < value <= maximum):
+                raise _Problem(original, allowed)
+            return value
+        if not minimum <= value <= maximum:
             raise _Problem(original, allowed)
-        if hint is int and value < minimum:
-            raise _Problem(original, allowed)
-        return float(value) if hint is float else value
+        return value
     if get_origin(hint) is tuple:  # tuple[str, ...]
         if from_text and isinstance(value, str):
             value = [part.strip() for part in value.split(",") if part.strip()]
@@ -178,8 +220,32 @@ def _validate(struct: msgspec.Struct, prefix: str) -> None:
 
 # ------------------------------------------------------------------------------ the objects
 
+_T = TypeVar("_T")
 
-class Limits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+
+class _Settings(msgspec.StructMeta):
+    """The configuration objects' type: an argument by position or a keyword that names no
+    field is a :class:`ConfigError`, as a wrong value is (msgspec's own error is a ``TypeError``
+    that names neither the setting nor the ones there are)."""
+
+    def __call__(cls: type[_T], *args: Any, **kwargs: Any) -> _T:
+        fields: tuple[str, ...] = cls.__struct_fields__  # type: ignore[attr-defined]
+        if args or any(name not in fields for name in kwargs):
+            section = next((name for name, struct in _SECTIONS.items() if struct is cls), "")
+            known = ", ".join(fields)
+            if args:
+                message = f"{cls.__name__} takes its settings as keyword arguments, not {len(args)} by position"
+                dotted = None
+            else:
+                name = next(name for name in kwargs if name not in fields)
+                dotted = f"{section}.{name}" if section else name
+                message = f"{dotted}: unknown setting; the {section or 'top-level'} settings are {known}"
+            raise ConfigError(message, field=dotted, source="keyword", allowed=known)
+        built: _T = super().__call__(*args, **kwargs)  # type: ignore[misc]
+        return built
+
+
+class Limits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, metaclass=_Settings):
     """Bounds on schemas (checked at compile time) and instances (checked at validation time).
 
     Defaults sit far above anything seen in real tool schemas and far below what makes a
@@ -209,7 +275,7 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
         _validate(self, "limits.")
 
 
-class FetchConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class FetchConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, metaclass=_Settings):
     """Opt-in retrieval of remote ``$ref`` targets at compile time. Off unless ``enabled``."""
 
     enabled: bool = False
@@ -232,7 +298,7 @@ class FetchConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         _validate(self, "fetch.")
 
 
-class EngineConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class EngineConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, metaclass=_Settings):
     """Everything that changes how schemas are compiled and instances validated.
 
     ``backend`` is ``auto`` or a name in the backend registry (:func:`backend_names`).
@@ -294,6 +360,31 @@ class ConfigOverrides(TypedDict, total=False):
     fetch: FetchConfig | Mapping[str, Any]
 
 
+def engine_config(config: Any, overrides: Mapping[str, Any]) -> EngineConfig:
+    """The configuration of ``Engine(config, **overrides)``: ``config`` (the defaults when
+    ``None``) with ``overrides`` applied. Anything else in place of ``config`` is a
+    :class:`ConfigError` saying what to pass instead, not an ``AttributeError`` later on, and
+    not an empty mapping quietly read as the defaults."""
+    if config is None:
+        config = EngineConfig()
+    elif not isinstance(config, EngineConfig):
+        section = next((name for name, struct in _SECTIONS.items() if isinstance(config, struct)), None)
+        if section is not None:
+            instead = f"pass it by name: Engine({section}={type(config).__name__}(...))"
+        elif isinstance(config, Mapping):
+            instead = "pass settings as keyword arguments: Engine(**settings)"
+        else:
+            instead = "build one with EngineConfig(...) or EngineConfig.load(), or pass settings as keyword arguments"
+        shown = f"a {type(config).__name__}" if section is not None else short_repr(config)
+        raise ConfigError(
+            f"config: {shown} is not an EngineConfig; {instead}",
+            source="keyword",
+            allowed="an EngineConfig or None",
+        )
+    chosen: EngineConfig = config
+    return chosen.replace(**overrides) if overrides else chosen
+
+
 # ------------------------------------------------------------------------------ loading
 
 
@@ -346,6 +437,18 @@ def resolve(
     """Like :meth:`EngineConfig.load`, and also say where each value came from."""
     from pathlib import Path
 
+    if toml is not None and toml is not False and not isinstance(toml, (str, os.PathLike)):
+        raise ConfigError(
+            f"toml: {short_repr(toml)} is not the path of a TOML file (or False to read none)",
+            source="keyword",
+            allowed="a path, False or None",
+        )
+    if env is not None and not isinstance(env, Mapping):
+        raise ConfigError(
+            f"env: {short_repr(env)} is not a mapping of environment variables to their values",
+            source="keyword",
+            allowed="a mapping of strings to strings, or None for os.environ",
+        )
     layers: list[_Layer] = []
     file: Path | None = None
     searched: str | None = None
@@ -438,7 +541,7 @@ def _leaves(layer: _Layer) -> list[tuple[str, str, Any]]:
                 where = layer.names.get(key) or (f"{layer.label} {key}" if layer.label != "keyword" else key)
                 struct = _SECTIONS[key]
                 raise ConfigError(
-                    f"{where}: {value!r} is not a table of {struct.__name__} fields",
+                    f"{where}: {short_repr(value)} is not a table of {struct.__name__} fields",
                     field=key,
                     source=layer.label,
                     allowed=f"a table of {struct.__name__} fields",
@@ -475,7 +578,7 @@ def _from_env(env: Mapping[str, str]) -> _Layer:
     data: dict[str, Any] = {}
     names: dict[str, str] = {}
     for key, raw in env.items():
-        if not key.startswith(ENV_PREFIX):
+        if not isinstance(key, str) or not key.startswith(ENV_PREFIX):
             continue
         name = key[len(ENV_PREFIX) :].lower()
         for section, struct in _SECTIONS.items():

@@ -11,7 +11,7 @@ from . import _guard as guard
 from . import _metrics
 from ._cache import CacheStats, CompileCache
 from ._compiled import CompiledSchema
-from ._config import ConfigOverrides, EngineConfig, Limits
+from ._config import ConfigOverrides, EngineConfig, Limits, engine_config
 from ._dialect import Dialect, check_meta_schema, detect_dialect, dialect_for_uri, normalise_schema_uri
 from ._errors import RejectReason, SchemaRejected
 from ._intake import DocumentSize, canonical_text, fingerprint, load_schema
@@ -38,9 +38,7 @@ class Engine:
     """
 
     def __init__(self, config: EngineConfig | None = None, **overrides: Unpack[ConfigOverrides]) -> None:
-        config = config or EngineConfig()
-        if overrides:
-            config = config.replace(**overrides)
+        config = engine_config(config, overrides)
         self.config = config
         self._default_dialect = Dialect(config.default_dialect)
         self._cache: CompileCache[CompiledSchema] = CompileCache(config.cache_size)

@@ -23,7 +23,7 @@ from urllib.parse import quote, urljoin, urlsplit
 
 import cachetools
 
-from .._config import FetchConfig
+from .._config import FetchConfig, short_repr
 from .._decode import decode_json
 from .._errors import DecodeError, RejectReason, SchemaRejected
 
@@ -277,7 +277,12 @@ class Fetcher:
         with self._lock:
             if uri in self._cache:
                 return self._cache[uri]
-        document = self._fetch(uri, deadline)
+        try:
+            document = self._fetch(uri, deadline)
+        except (OverflowError, ValueError) as exc:
+            # Whatever step raised it (a value a socket or a lock cannot wait for, a URI the
+            # parser refuses), a retrieval that fails is refused like every other failure.
+            raise self._refuse(uri, f"the request failed ({type(exc).__name__}: {exc})") from None
         with self._lock:
             self._cache[uri] = document
         return document
@@ -306,7 +311,10 @@ class Fetcher:
         for _hop in range(config.max_redirects + 1):
             status, location, body = self._get(uri, url, deadline)
             if status in _REDIRECTS and location:
-                url = urljoin(url, location)
+                try:
+                    url = urljoin(url, location)
+                except ValueError:  # an unclosed IPv6 bracket, say
+                    raise self._refuse(uri, f"the redirect to {short_repr(location)} is not a URI", url=url) from None
                 continue
             if status != 200:
                 raise self._refuse(uri, f"the server answered HTTP {status}", url=url)
@@ -391,7 +399,8 @@ class Fetcher:
                     uri, f"no connection within the connect timeout of {config.connect_timeout} s", url=url
                 ) from None
             raise self._timed_out(uri, url, stage, deadline) from None
-        except (OSError, http.client.HTTPException, ValueError) as exc:  # ValueError: a header http.client refuses
+        except (OSError, http.client.HTTPException, ValueError, OverflowError) as exc:
+            # ValueError: a header http.client refuses; OverflowError: a wait no socket call takes.
             why = f"the request failed while {stage} ({type(exc).__name__}: {exc})"
             raise self._refuse(uri, why, url=url) from None
         finally:

@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -297,3 +298,24 @@ def test_a_fetched_document_is_held_to_the_schema_document_limits(server: Server
         engine.Engine(config).compile({"$ref": server.url("/wide.json")})
     assert refused.value.details["limit"] == "max_schema_bytes"
     assert "fetched from" in refused.value.message
+
+
+def test_a_redirect_to_no_uri_is_refused(server: Server) -> None:
+    server.redirect("/bad", "http://[::1/x.json")  # an unclosed bracket: `urljoin` raises ValueError
+    with pytest.raises(engine.SchemaRejected) as refused:
+        fetching().compile({"$ref": server.url("/bad")})
+    assert refused.value.reason == "remote-ref"
+    assert "is not a URI" in refused.value.message
+
+
+def test_a_wait_no_socket_takes_is_a_refusal(server: Server) -> None:
+    """The configuration bounds the timeouts; were one past what a socket or a lock can wait
+    (here forced past the check), the fetch is refused like any failed retrieval, and no
+    OverflowError leaves the compile."""
+    server.serve("/int.json", INTEGER)
+    fetch = FetchConfig(enabled=True, allow_hosts=("127.0.0.1",), allow_http=True, allow_loopback=True)
+    msgspec.structs.force_setattr(fetch, "total_timeout", 1e308)
+    with pytest.raises(engine.SchemaRejected) as refused:
+        engine.Engine(engine.EngineConfig(fetch=fetch)).compile({"$ref": server.url("/int.json")})
+    assert refused.value.reason == "remote-ref"
+    assert "OverflowError" in refused.value.message

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import array
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -318,3 +320,201 @@ def test_answers_from_bytes_agree_with_an_independent_judge(entry: dict[str, Any
             else:
                 with pytest.raises(expected):
                     form.decode_result(data)
+
+
+# ------------------------------------------------------------------------------ hostile forms
+
+
+def _titled_form(options: int) -> dict[str, Any]:
+    branches = [{"const": f"v{i}", "title": "t"} for i in range(options)]
+    return {"type": "object", "properties": {"a": {"type": "string", "oneOf": branches}}}
+
+
+@pytest.mark.timeout(60)  # the quadratic check took 10 s at 20,000 options; a hang fails by name
+def test_many_options_are_read_in_linear_time() -> None:
+    """20,000 titled options (0.7 MB): refused over `max_branches` before the options are read,
+    and with the limits raised, read in one pass (duplicates counted once, not once per option)."""
+    form = _titled_form(20_000)
+    for given in (form, json.dumps(form)):
+        started = time.perf_counter()
+        with pytest.raises(engine.SchemaRejected) as refusal:
+            engine.compile_elicitation(given, engine=engine.Engine(cache_size=0))
+        assert refusal.value.reason == "limit-exceeded"
+        assert refusal.value.details["limit"] == "max_branches"
+        assert refusal.value.location == "/properties/a/oneOf"
+        assert time.perf_counter() - started < 5
+    raised = engine.Engine(cache_size=0, limits={"max_branches": 10**6, "max_subschemas": 10**6})
+    started = time.perf_counter()
+    with pytest.raises(engine.SchemaRejected):  # the guard refuses it further on (max_ref_expansion)
+        engine.compile_elicitation(form, engine=raised)
+    assert time.perf_counter() - started < 5
+
+
+def test_a_titled_option_listed_twice_is_no_valid_answer(eng: engine.Engine) -> None:
+    form = engine.compile_elicitation(
+        {
+            "type": "object",
+            "properties": {
+                "a": {
+                    "type": "string",
+                    "oneOf": [{"const": "x", "title": "X"}, {"const": "y", "title": "Y"}, {"const": "x", "title": "Z"}],
+                }
+            },
+        },
+        engine=eng,
+    )
+    assert form.decode_result(b'{"action": "accept", "content": {"a": "y"}}').content == {"a": "y"}
+    for data in (b'{"action": "accept", "content": {"a": "x"}}', {"action": "accept", "content": {"a": "x"}}):
+        with pytest.raises(engine.ValidationFailed):
+            form.decode_result(data)
+
+
+@pytest.mark.timeout(60)  # `repr` of the default expanded 2**60 strings: a hang fails by name
+def test_a_shared_object_default_is_measured_not_printed() -> None:
+    bomb: Any = ["x"]
+    for _ in range(60):
+        bomb = [bomb, bomb]
+    with pytest.raises(engine.SchemaRejected) as refusal:
+        engine.compile_elicitation(
+            {"type": "object", "properties": {"a": {"type": "string", "default": bomb}}},
+            engine=engine.Engine(cache_size=0),
+        )
+    assert refusal.value.reason == "limit-exceeded"
+    assert refusal.value.details["limit"] == "max_schema_bytes"
+
+
+def test_refusals_show_values_shortened(eng: engine.Engine) -> None:
+    """A refused value is shown in a few dozen characters, whatever its size."""
+    long = "y" * 100_000
+    cases = [
+        {"type": "object", "properties": {"a": {"type": "number", "default": long}}},
+        {"type": "object", "properties": {"a": {"type": "string", "default": [["y" * 1000] * 10] * 10}}},
+        {"type": "object", "properties": {"a": {"type": "string", "default": {str(i) * 1000: long for i in range(9)}}}},
+        {"type": "object", "properties": {"a": {"type": "string", "format": long}}},
+        {"type": "object", "properties": {"a": {"type": long}}},
+        {"type": "object", "properties": {"a": {"type": "string", long: 1}}},
+        {"type": "object", "properties": {long: {"type": "object"}}},
+        {"type": "object", "properties": {}, long: 1},
+    ]
+    for schema in cases:
+        with pytest.raises(engine.SchemaRejected) as refusal:
+            engine.compile_elicitation(schema, engine=eng)
+        assert refusal.value.reason == "invalid-schema"
+        assert len(refusal.value.message) < 500, refusal.value.message[:500]
+
+
+@pytest.mark.parametrize("value", [["email"], {"email": True}, 1, None])
+def test_a_format_that_is_not_a_string_is_refused(eng: engine.Engine, value: Any) -> None:
+    with pytest.raises(engine.SchemaRejected) as refusal:
+        engine.compile_elicitation(
+            {"type": "object", "properties": {"a": {"type": "string", "format": value}}}, engine=eng
+        )
+    assert refusal.value.reason == "invalid-schema"
+    assert refusal.value.details["property"] == "a" and refusal.value.location == "/properties/a/format"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["{", b'{"type": "object", ', '{"type": "object", "properties": {}, "x": NaN}', b"\xff", "[1, 2]"],
+)
+def test_a_form_as_text_that_is_no_form_is_refused_like_a_schema(eng: engine.Engine, text: str | bytes) -> None:
+    """Text that is not a JSON object is refused as `Engine.compile` refuses it: `invalid-schema`
+    (the parser's message kept), not a DecodeError."""
+    for given in (text, text.encode() if isinstance(text, str) else memoryview(text)):
+        with pytest.raises(engine.SchemaRejected) as refusal:
+            engine.compile_elicitation(given, engine=eng)
+        assert refusal.value.reason == "invalid-schema"
+        with pytest.raises(engine.SchemaRejected) as general:
+            eng.compile(given)
+        assert general.value.reason == refusal.value.reason
+
+
+class _OddDict(dict):  # type: ignore[type-arg]
+    """A dict whose methods say otherwise than what it holds."""
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        raise RuntimeError("odd get")
+
+    def items(self) -> Any:
+        raise RuntimeError("odd items")
+
+    def __iter__(self) -> Any:
+        raise RuntimeError("odd iter")
+
+
+@pytest.mark.parametrize(
+    ("schema", "reason"),
+    [
+        ({"type": "object", "properties": {}, 1: 2}, "invalid-schema"),
+        ({"type": "object", "properties": {1: {"type": "string"}}}, "invalid-schema"),
+        ({"type": "object", "properties": {"a": {"type": "string", 1: 2}}}, "invalid-schema"),
+        ({"type": "object", "properties": {"a": {"type": "number", "minimum": float("nan")}}}, "invalid-schema"),
+        ({"type": "object", "properties": {"a": {"type": "number", "maximum": float("inf")}}}, "invalid-schema"),
+        ({"type": "object", "properties": {"a": {"type": "number", "default": float("nan")}}}, "invalid-schema"),
+        ({"type": "object", "properties": {"a": {"type": "string", "default": 10**5000}}}, "invalid-schema"),
+        ({"type": "object", "properties": {"a": {"type": "integer", "minimum": 10**5000}}}, "invalid-schema"),
+        ({"type": "object", "properties": {"a": {"type": "string", "enum": {"x": 1}}}}, "invalid-schema"),
+        ({"type": "object", "properties": {"a": {"type": "string", "oneOf": [["x"]]}}}, "invalid-schema"),
+        ({"type": "object", "properties": {"a": {"type": "array", "items": [{"type": "string"}]}}}, "invalid-schema"),
+        ({"type": "object", "properties": {"a": {"type": ["string"]}}}, "invalid-schema"),
+        ({"type": "object", "properties": {"a": [1]}}, "invalid-schema"),
+        (
+            {"type": "object", "properties": {"a": {"type": "string", "enum": ["x"], "default": ["x"]}}},
+            "invalid-schema",
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {"a": {"type": "array", "items": {"type": "string", "enum": ["x"]}, "default": [["x"]]}},
+            },
+            "invalid-schema",
+        ),
+        ({"type": "object", "properties": {"\ud800": {"type": "string"}}}, "invalid-schema"),
+        ({"type": "object", "properties": {"a": {"type": "string", "default": {1, 2}}}}, "invalid-schema"),
+        ({"type": "object", "properties": {f"p{i}": {"type": "boolean"} for i in range(2001)}}, "limit-exceeded"),
+        ({"type": "object", "properties": {"a": {"type": "string", "enum": ["x"] * 10_001}}}, "limit-exceeded"),
+        ({"type": "object", "properties": {"a": {"type": "string", "default": [[[[[[[]]]]]]] * 2}}}, "invalid-schema"),
+    ],
+)
+def test_hostile_forms_are_refused_with_a_reason(eng: engine.Engine, schema: Any, reason: str) -> None:
+    with pytest.raises(engine.SchemaRejected) as refusal:
+        engine.compile_elicitation(schema, engine=eng)
+    assert refusal.value.reason == reason
+
+
+def test_a_form_is_read_as_its_json_says_whatever_its_mappings_do(eng: engine.Engine) -> None:
+    """A dict subclass is read by what it holds, as the compile reads it: its own methods are not
+    called, and the shape checked is the one compiled."""
+    schema = _OddDict({"type": "object", "properties": _OddDict({"a": {"type": "string"}}), "required": ("a",)})
+    form = engine.compile_elicitation(schema, engine=eng)
+    assert form.fields == ("a",) and form.required == ("a",)
+    assert form.decode_result(b'{"action": "accept", "content": {"a": "x"}}').content == {"a": "x"}
+    with pytest.raises(engine.ValidationFailed):
+        form.decode_result(b'{"action": "accept", "content": {}}')
+
+
+def _wide_view(document: bytes) -> memoryview:
+    """``document`` in a view of 8-byte items (JSON whitespace pads it): ``len`` counts items."""
+    return memoryview(array.array("Q", document + b" " * (-len(document) % 8)))
+
+
+def test_memoryviews_are_measured_in_bytes() -> None:
+    eng = engine.Engine(cache_size=0, limits={"max_instance_depth": 256, "max_schema_bytes": 400})
+    text = json.dumps({"type": "object", "properties": {"name": {"type": "string"}}}).encode()
+    form = engine.compile_elicitation(_wide_view(text), engine=eng)
+    assert form.fields == ("name",)
+    # Over max_schema_bytes in bytes, within it in items.
+    padded = text[:-1] + b" " * 400 + b"}"
+    assert len(_wide_view(padded)) < 400 < len(padded)
+    with pytest.raises(engine.SchemaRejected) as refusal:
+        engine.compile_elicitation(_wide_view(padded), engine=eng)
+    assert refusal.value.reason == "limit-exceeded" and refusal.value.details["limit"] == "max_schema_bytes"
+    # An answer nesting 301 levels (in `_meta`, which the typed decode takes as it is): in bytes
+    # long enough to nest past 256 levels, in items too short to, so its depth must be read.
+    deep = b'{"action": "accept", "content": {"name": "x"}, "_meta": ' + b"[" * 300 + b"]" * 300 + b"}"
+    assert len(_wide_view(deep)) < 2 * 256 + 1 < len(deep)
+    with pytest.raises(engine.DecodeError) as failure:
+        form.decode_result(_wide_view(deep))
+    assert failure.value.reason == "too-deep"
+    answer = b'{"action": "accept", "content": {"name": "x"}}'
+    assert form.decode_result(_wide_view(answer)).content == {"name": "x"}

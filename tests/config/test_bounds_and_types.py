@@ -1,0 +1,165 @@
+"""Wrong types, unknown fields and values past what native code takes: a ConfigError, at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+import engine
+from engine import ConfigError, EngineConfig, FetchConfig, Limits
+from engine._config import engine_config
+
+
+@pytest.mark.parametrize(
+    ("section", "name", "value", "allowed"),
+    [
+        ("", "backtrack_limit", 2**64, "an integer >= 1 and <= 4294967295"),
+        ("", "backtrack_limit", 2**32, "an integer >= 1 and <= 4294967295"),
+        ("fetch", "total_timeout", 1e308, "a number > 0 and <= 86400"),
+        ("fetch", "total_timeout", 10**400, "a number > 0 and <= 86400"),
+        ("fetch", "connect_timeout", 1e308, "a number > 0 and <= 86400"),
+        ("fetch", "connect_timeout", float("inf"), "a number > 0 and <= 86400"),
+        ("limits", "max_explain_seconds", 1e308, "a number > 0 and <= 86400"),
+        ("limits", "max_explain_seconds", 86_400.5, "a number > 0 and <= 86400"),
+    ],
+    ids=[
+        "backtrack_limit-2**64",
+        "backtrack_limit-2**32",
+        "total_timeout-1e308",
+        "total_timeout-10**400",
+        "connect_timeout-1e308",
+        "connect_timeout-inf",
+        "max_explain_seconds-1e308",
+        "max_explain_seconds-over-a-day",
+    ],
+)
+def test_values_past_what_native_code_takes_are_refused(section: str, name: str, value: Any, allowed: str) -> None:
+    """The backtrack limit reaches jsonschema-rs as a machine word and a timeout reaches the clock,
+    sockets and locks: past their range they raised OverflowError at every compile (or fetch, or
+    explanation); now the configuration is refused, from every source, naming the range."""
+    dotted = f"{section}.{name}" if section else name
+    keyword: dict[str, Any] = {section: {name: value}} if section else {name: value}
+    variable = f"ENGINE_{section.upper()}_{name.upper()}" if section else f"ENGINE_{name.upper()}"
+    attempts = [
+        lambda: EngineConfig.load(False, env={}, **keyword),
+        lambda: EngineConfig.load(False, env={variable: repr(value)}),
+        lambda: engine.Engine(**keyword),
+        lambda: (Limits if section == "limits" else FetchConfig if section else EngineConfig)(**{name: value}),
+    ]
+    for attempt in attempts:
+        with pytest.raises(ConfigError) as refused:
+            attempt()
+        assert refused.value.field == dotted and refused.value.allowed == allowed
+        assert refused.value.message.endswith(f"is not {allowed}")
+
+
+def test_the_largest_values_accepted_work() -> None:
+    eng = engine.Engine(regex="backtracking", backtrack_limit=2**32 - 1, cache_size=0)
+    compiled = eng.compile({"type": "string", "pattern": "^(?=a)a+$"})
+    assert compiled.is_valid("aa") and not compiled.is_valid("b")
+    slow = engine.Engine(limits={"max_explain_seconds": 86_400}, cache_size=0)
+    with pytest.raises(engine.ValidationFailed):  # the explanation's budget is computed from it
+        slow.compile({"type": "object", "properties": {"a": {"type": "string"}}}).validate({"a": 1})
+    fetch = FetchConfig(connect_timeout=86_400, total_timeout=86_400)
+    assert (fetch.connect_timeout, fetch.total_timeout) == (86_400.0, 86_400.0)
+
+
+@pytest.mark.parametrize(
+    ("build", "field", "message"),
+    [
+        (lambda: EngineConfig(bogus=1), "bogus", "bogus: unknown setting; the top-level settings are backend, "),
+        (lambda: Limits(bogus=1), "limits.bogus", "limits.bogus: unknown setting; the limits settings are max_"),
+        (lambda: FetchConfig(bogus=1), "fetch.bogus", "fetch.bogus: unknown setting; the fetch settings are enabled, "),
+        (lambda: EngineConfig("x"), None, "EngineConfig takes its settings as keyword arguments, not 1 by position"),
+        (lambda: Limits(5, 6), None, "Limits takes its settings as keyword arguments, not 2 by position"),
+    ],
+)
+def test_unknown_fields_and_positional_arguments_are_config_errors(build: Any, field: str | None, message: str) -> None:
+    """As `Engine(bogus=1)` and `EngineConfig.load(bogus=1)` say it (msgspec raised a TypeError)."""
+    with pytest.raises(ConfigError) as refused:
+        build()
+    assert refused.value.message.startswith(message)
+    assert refused.value.field == field and refused.value.reason == "invalid-config"
+    assert refused.value.allowed and ", " in refused.value.allowed  # the settings there are
+    if field == "bogus":
+        with pytest.raises(ConfigError) as by_engine:
+            engine.Engine(bogus=1)  # type: ignore[call-arg]
+        assert by_engine.value.message.startswith(message)
+
+
+def test_the_structs_still_build_copy_and_pickle() -> None:
+    import copy
+    import pickle
+
+    config = EngineConfig(formats="assert", limits=Limits(max_issues=3), fetch=FetchConfig(max_redirects=1))
+    assert pickle.loads(pickle.dumps(config)) == config
+    assert copy.deepcopy(config) == config
+    assert msgspec.structs.replace(config, cache_size=2).cache_size == 2
+    assert config.replace(limits={"max_issues": 4}).limits.max_issues == 4
+
+
+@pytest.mark.parametrize(
+    ("config", "instead"),
+    [
+        ("x", "build one with EngineConfig(...) or EngineConfig.load()"),
+        (5, "build one with EngineConfig(...) or EngineConfig.load()"),
+        (Limits(), "pass it by name: Engine(limits=Limits(...))"),
+        (FetchConfig(), "pass it by name: Engine(fetch=FetchConfig(...))"),
+        ({}, "pass settings as keyword arguments: Engine(**settings)"),
+        ({"formats": "assert"}, "pass settings as keyword arguments: Engine(**settings)"),
+    ],
+)
+def test_an_engines_config_must_be_an_engine_config(config: Any, instead: str) -> None:
+    """What `Engine(config, **overrides)` runs with: anything but an EngineConfig (or None) is a
+    ConfigError saying what to pass, not an AttributeError later, nor `{}` read as the defaults."""
+    with pytest.raises(ConfigError) as refused:
+        engine_config(config, {})
+    assert refused.value.message.startswith("config: ") and instead in refused.value.message
+    assert "is not an EngineConfig; " in refused.value.message
+
+
+def test_engine_config_applies_overrides() -> None:
+    assert engine_config(None, {}) == EngineConfig()
+    assert engine_config(None, {"formats": "assert"}).formats == "assert"
+    base = EngineConfig(cache_size=3)
+    assert engine_config(base, {}) is base
+    assert engine_config(base, {"limits": {"max_issues": 2}}).limits.max_issues == 2
+    with pytest.raises(ConfigError, match=r"^bogus: unknown setting"):
+        engine_config(base, {"bogus": 1})
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"cache_size": -(10**5000)},
+        {"backend": "x" * 1_000_000},
+        {"limits": {"max_issues": ["x" * 1_000_000] * 1000}},
+        {"fetch": {"allow_hosts": [["x"] * 1000] * 1000}},
+        {"limits": "x" * 1_000_000},
+    ],
+)
+def test_refused_values_are_shown_shortened(kwargs: dict[str, Any]) -> None:
+    """A value is shown in a few dozen characters: an int past 4300 digits made `repr` raise
+    ValueError, and a long one made a message as long."""
+    with pytest.raises(ConfigError) as refused:
+        EngineConfig.load(False, env={}, **kwargs)
+    assert len(refused.value.message) < 600
+
+
+def test_load_checks_its_own_arguments() -> None:
+    with pytest.raises(ConfigError, match=r"^toml: 123 is not the path of a TOML file"):
+        EngineConfig.load(123, env={})  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"^env: \[\(\.\.\.\)\] is not a mapping of environment"):
+        EngineConfig.load(False, env=[("ENGINE_FORMATS", "assert")])  # type: ignore[arg-type]
+    # A key that is not a string names no ENGINE_* variable: passed over, as other programs' are.
+    assert EngineConfig.load(False, env={1: "x", "ENGINE_FORMATS": "assert"}).formats == "assert"  # type: ignore[dict-item]
+
+
+@pytest.mark.parametrize("config", ["x", engine.Limits(), {}, 3], ids=["str", "limits", "dict", "int"])
+def test_an_engine_takes_an_engine_config_or_none(config: object) -> None:
+    with pytest.raises(engine.ConfigError) as refused:
+        engine.Engine(config)  # type: ignore[arg-type]
+    assert "EngineConfig" in str(refused.value)
+    assert engine.Engine(None).config == engine.EngineConfig()
