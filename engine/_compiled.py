@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 
 from ._config import Limits
-from ._decode import check_depth, decode_json, surely_within, too_short_to_nest, within_depth
+from ._decode import as_bytes, check_depth, decode_json, surely_within, too_short_to_nest, within_depth
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
 from ._guard import GuardReport
 from ._instance import bind_checked, bind_is_valid, max_values
-from ._readers import NO_SHORT_PATH, ShortPath, counted_then_parsed
+from ._readers import NO_SHORT_PATH, ShortPath, counted_then_parsed, typed_then_held
 from .backends import BackendRefused, BackendValidator, TypedDecode
 
 _parse = msgspec.json.decode
@@ -82,6 +82,7 @@ class CompiledSchema:
         "_typed",
         "_sealed_reader",
         "_short_path",
+        "_snapshot",
         "backend",
         "decode",
         "decode_typed",
@@ -109,6 +110,10 @@ class CompiledSchema:
     decode: Callable[[bytes | bytearray | memoryview | str], Any]
     """Parse JSON ``data`` and validate it; the parsed value is returned."""
 
+    schema: Any
+    """The schema as it was compiled: a private copy, made on first use from a snapshot taken at
+    compile time (the caller may change their own object afterwards; nothing compiled reads it)."""
+
     def __init__(
         self,
         *,
@@ -125,8 +130,8 @@ class CompiledSchema:
         guard: GuardReport | None = None,
         typed: TypedDecode | None = None,
         undecided: str | None = None,
+        pinned: Callable[[], Any] | None = None,
     ) -> None:
-        self.schema = schema
         self.dialect = dialect
         self.fingerprint = fingerprint
         # `backend` decided on first use (see `Plan.undecided`): `backend` and `notes` are set by
@@ -147,6 +152,11 @@ class CompiledSchema:
         owner = getattr(decoder, "__self__", None)
         self._typed: Any = owner if hasattr(owner, "plain_reader") else None
         self._other_decoder = decoder if self._typed is None else None
+        # `schema`: the schema itself where it is the pipeline's own, else a private copy made on
+        # first use from the snapshot taken at compile time (see `SchemaSource.pinned`).
+        self._snapshot: Callable[[], Any] | None = pinned
+        if pinned is None:
+            self.schema = schema
         self.typed = typed
         """The msgspec type the one-pass decoder parses into (see the plan), or ``None``."""
         self._short_path: ShortPath = NO_SHORT_PATH
@@ -225,6 +235,9 @@ class CompiledSchema:
             if name == "checked":
                 checked = self.checked = self._bind_checked()
                 return checked
+            if name == "schema" and self._snapshot is not None:
+                schema = self.schema = self._snapshot()
+                return schema
             if (name == "backend" or name == "notes") and getattr(self, "_undecided", None) is not None:
                 self._decide()
                 return getattr(self, name)
@@ -310,6 +323,8 @@ class CompiledSchema:
         short = too_short_to_nest(max_depth)
 
         def read_bounded(data: bytes | bytearray | memoryview | str) -> Any:
+            if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
+                data = as_bytes(data)
             size = len(data)
             # The depth shown from the bytes needs no walk of the value.
             if size <= within and (size <= short or within_depth(data, max_depth)):
@@ -347,6 +362,8 @@ class CompiledSchema:
         parse = _parse
 
         def general(data: bytes | bytearray | memoryview | str) -> Any:
+            if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
+                data = as_bytes(data)
             if len(data) <= within:
                 try:
                     value = parse(data)
@@ -389,11 +406,20 @@ class CompiledSchema:
             return self.reader()
         try:
             opened = typed.typed_reader()
+            depth, count = typed.typed_members()
         except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
             return self.reader()
-        # Open objects ignore unnamed properties here, which no type bounds the depth of: a
-        # document longer than the bound has its depth read from its bytes.
-        return self._one_pass(opened, self._general())
+        # Open objects skip unnamed properties here without reading them as JSON, and no type
+        # bounds how deep they nest: a document that may have had one skipped is held to JSON by
+        # the bounded parse (see `typed_then_held`).
+        return typed_then_held(
+            opened,
+            count,
+            bounded=depth is not None and depth <= self._max_depth,
+            slow=self._general(),
+            max_bytes=self._max_bytes,
+            max_depth=self._max_depth,
+        )
 
     def issues(self, instance: Any) -> list[Issue]:
         """Every issue with ``instance`` (empty when valid), capped like ``validate``'s."""

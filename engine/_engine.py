@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import marshal
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, Unpack
 
 from . import _guard as guard
@@ -89,7 +90,14 @@ class Engine:
                     found = cache.find_text(text)
                     if found is not None:
                         return found
+        given = schema
         schema, size, plain, canonical = load_schema(schema, self.config.limits)
+        # The caller's own object, which they may change after compile time: whatever reads it
+        # later reads a private copy of it as it is now (see `SchemaSource.pinned`). The
+        # serialisation taken for the cache is that copy; parsed or copied here, it is ours.
+        pinned: Callable[[], Any] | None = None
+        if schema is given and type(schema) is dict:
+            pinned = partial(marshal.loads, packed) if packed is not None and plain else _pin(schema)
         if not plain:
             packed = None  # only a plain document is found by its serialisation
         if canonical is None:  # intake writes a plain object's text
@@ -103,7 +111,7 @@ class Engine:
                 return found
         resources: Mapping[str, Any] = _resources(registry, self.config.limits) if registry else {}
         key = fingerprint(canonical, resources)
-        compile = lambda: self._compile(schema, resources, key, size, canonical)  # noqa: E731
+        compile = lambda: self._compile(schema, resources, key, size, canonical, pinned)  # noqa: E731
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
             compile = _metrics.observed_compile(compile)
         compiled = cache.get_or_compile(key, compile)
@@ -115,7 +123,13 @@ class Engine:
         return compiled
 
     def _compile(
-        self, schema: Any, resources: Mapping[str, Any], key: bytes, size: DocumentSize, text: bytes
+        self,
+        schema: Any,
+        resources: Mapping[str, Any],
+        key: bytes,
+        size: DocumentSize,
+        text: bytes,
+        pinned: Callable[[], Any] | None,
     ) -> CompiledSchema:
         config = self.config
         dialect = detect_dialect(schema, self._default_dialect, resources)
@@ -135,13 +149,15 @@ class Engine:
             )
             if fetched:
                 resources = {**resources, **fetched}
+            normalised = normalise_schema_uri(schema, dialect)
             source = SchemaSource(
-                schema=normalise_schema_uri(schema, dialect),
+                schema=normalised,
                 dialect=dialect,
                 resources=resources,
                 config=config,
                 facts=report,
                 text=text,
+                pinned=pinned if normalised is schema or pinned is None else _pin(normalised),
             )
             chosen = plan(source, self._backends, defer=True)
         except BaseException as exc:
@@ -153,6 +169,7 @@ class Engine:
             raise
         return CompiledSchema(
             schema=schema,
+            pinned=pinned,
             dialect=dialect,
             backend=chosen.backend,
             checker=chosen.checker,
@@ -182,7 +199,9 @@ def _resources(registry: Mapping[str, Any], limits: Limits) -> dict[str, Any]:
                 RejectReason.INVALID_SCHEMA, f"a registry maps URIs to resources: {uri!r} is not a string", location=""
             )
         try:
-            resources[uri] = load_schema(resource, limits).schema
+            loaded = load_schema(resource, limits).schema
+            # The caller's own object: a private copy, as the schema's (see `SchemaSource.pinned`).
+            resources[uri] = _pin(loaded)() if loaded is resource and type(loaded) is dict else loaded
         except SchemaRejected as refusal:
             raise SchemaRejected(
                 refusal.reason,
@@ -191,6 +210,13 @@ def _resources(registry: Mapping[str, Any], limits: Limits) -> dict[str, Any]:
                 details={**refusal.details, "resource": uri},
             ) from None
     return resources
+
+
+def _pin(schema: dict[str, Any]) -> Callable[[], Any]:
+    """A function returning a new private copy of ``schema`` (a plain dict, through intake) as it
+    is now, whatever its owner does to it later: its ``marshal`` serialisation, read back when
+    asked (most compiled schemas never need it)."""
+    return partial(marshal.loads, marshal.dumps(schema))
 
 
 def default_engine() -> Engine:

@@ -13,9 +13,9 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from ._decode import colons, member_colons, surely_within, too_short_to_nest, within_depth
+from ._decode import as_bytes, colons, decode_json, member_colons, surely_within, too_short_to_nest, within_depth
 
-__all__ = ["NO_SHORT_PATH", "ShortPath", "counted_then_parsed"]
+__all__ = ["NO_SHORT_PATH", "ShortPath", "counted_then_parsed", "typed_then_held"]
 
 _parse = msgspec.json.decode
 
@@ -84,6 +84,8 @@ def counted_then_parsed(
         return slow(data)
 
     def read(data: bytes | bytearray | memoryview | str) -> Any:
+        if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
+            data = as_bytes(data)
         size = len(data)
         if size <= limit or (size <= within and within_depth(data, max_depth)):
             try:
@@ -98,3 +100,44 @@ def counted_then_parsed(
         return slow(data)
 
     return read, ShortPath(decode, limit, count, unshown)
+
+
+def typed_then_held(
+    decode: Callable[[Any], Any],
+    count: Callable[[Any], int] | None,
+    *,
+    bounded: bool,
+    slow: Callable[[Any], Any],
+    max_bytes: int,
+    max_depth: int,
+) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+    """The reader of ``decode_typed``: ``decode`` goes through Structs that ignore the properties
+    the schema does not name (whatever it accepts is valid, since the schema admits any value
+    there) and returns the typed value. A skipped member's bytes are not read as JSON (invalid
+    UTF-8 and numbers out of range pass), so the value is the answer where the document shows it
+    skipped nothing, as many colons as ``count(value)`` members (see :func:`counted_then_parsed`);
+    otherwise (colons in strings, or members skipped) the document is first held to JSON by the
+    bounded parse, which raises as ``decode`` does. ``count`` is ``None`` where no object admits
+    unnamed properties: nothing is skipped. ``bounded``: the type nests no deeper than
+    ``max_depth``; otherwise a document longer than the bound's brackets has its depth shown from
+    its bytes first. Every refusal is judged again by ``slow``, the general path."""
+    within = surely_within(max_bytes)  # longer: measured in bytes by the general path
+    short = min(too_short_to_nest(max_depth), within)
+    limit = within if bounded else short
+
+    def read(data: bytes | bytearray | memoryview | str) -> Any:
+        if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
+            data = as_bytes(data)
+        size = len(data)
+        if size <= limit or (size <= within and within_depth(data, max_depth)):
+            try:
+                value = decode(data)
+            except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
+                return slow(data)
+            if count is not None and (data.count(b":") if type(data) is bytes else colons(data)) != count(value):
+                # Skipped members nest as deep as they like: a depth not shown yet is shown here.
+                decode_json(data, max_bytes=max_bytes, max_depth=max_depth if size <= limit else None)
+            return value
+        return slow(data)
+
+    return read

@@ -12,7 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, NamedTuple
 
 from .._errors import BackendUnavailable
-from ._contract import Backend, BackendRefused, BackendValidator, Refusal, SchemaSource, TypedDecode, refuse
+from ._contract import Backend, BackendRefused, BackendValidator, Refusal, SchemaSource, TypedDecode, late, refuse
 
 if TYPE_CHECKING:
     from ._locations import LocationValidators as LocationValidators
@@ -30,6 +30,7 @@ __all__ = [
     "TypedDecode",
     "auto_order",
     "backend_names",
+    "late",
     "load_backend",
     "locations",
     "msgspec_translation",

@@ -17,7 +17,7 @@ from .._config import EngineConfig
 from .._dialect import Dialect
 from .._errors import Issue, RejectReason, SchemaRejected
 
-__all__ = ["Backend", "BackendRefused", "BackendValidator", "Refusal", "SchemaSource", "TypedDecode", "refuse"]
+__all__ = ["Backend", "BackendRefused", "BackendValidator", "Refusal", "SchemaSource", "TypedDecode", "late", "refuse"]
 
 
 class SchemaSource(msgspec.Struct, frozen=True):
@@ -36,6 +36,18 @@ class SchemaSource(msgspec.Struct, frozen=True):
     """The JSON text of the schema as given (keys in any order; ``$schema`` as written), where the
     pipeline encoded it already: a backend searching the schema's strings reads it instead of
     encoding the schema again."""
+    pinned: Callable[[], Any] | None = None
+    """Where ``schema`` is the caller's own object (which they may change after compile time), a
+    function returning a private copy of it as it was at compile time; ``None`` where the schema
+    is the pipeline's own (parsed here from bytes or text, or copied by intake). Whatever reads
+    the schema after compile time reads :func:`late` of the source."""
+
+
+def late(source: SchemaSource) -> SchemaSource:
+    """``source`` as read after compile time: its schema a private copy where it is the caller's
+    own object (see ``SchemaSource.pinned``)."""
+    pinned = source.pinned
+    return source if pinned is None else msgspec.structs.replace(source, schema=pinned(), pinned=None)
 
 
 class BackendRefused(SchemaRejected):

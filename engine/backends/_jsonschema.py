@@ -26,7 +26,7 @@ from .._dialect import Dialect
 from .._errors import Issue
 from .._keywords import KEYWORDS
 from .._pointer import pointer
-from ._contract import Backend, BackendValidator, SchemaSource, refuse
+from ._contract import Backend, BackendValidator, SchemaSource, late, refuse
 from ._jsonschema_rs import lazy_validator
 from ._resources import SPECIFICATIONS, build_registry
 
@@ -207,6 +207,7 @@ class JsonschemaBackend(Backend):
 
     def compile(self, source: SchemaSource) -> JsonschemaValidator:
         self.check_dialect(source)
+        source = late(source)  # python-jsonschema reads the schema while it validates: a private copy
         root = source.schema
         if isinstance(root, Mapping) and root.get("$schema") not in (None, source.dialect.meta_schema_uri):
             raise refuse(NAME, "the schema names a custom meta-schema, and python-jsonschema ignores $vocabulary")

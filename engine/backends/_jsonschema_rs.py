@@ -20,7 +20,7 @@ from .._dialect import Dialect
 from .._errors import Issue, RejectReason, SchemaRejected
 from .._patterns import schema_patterns, word_boundary
 from .._pointer import pointer
-from ._contract import Backend, BackendValidator, SchemaSource, refuse
+from ._contract import Backend, BackendValidator, SchemaSource, late, refuse
 
 __all__ = ["JsonschemaRsBackend", "JsonschemaRsValidator", "issue_from_rs", "lazy_validator"]
 
@@ -217,7 +217,7 @@ def lazy_validator(source: SchemaSource) -> Callable[[], JsonschemaRsValidator]:
 
     def get() -> JsonschemaRsValidator:
         if not built:
-            built.append(JsonschemaRsBackend().compile(source))
+            built.append(JsonschemaRsBackend().compile(late(source)))  # built after compile time
         return built[0]
 
     return get

@@ -18,7 +18,7 @@ import jsonschema_rs
 from .._dialect import Dialect
 from .._errors import Issue
 from .._pointer import pointer
-from ._contract import BackendValidator, SchemaSource
+from ._contract import BackendValidator, SchemaSource, late
 from ._jsonschema_rs import JsonschemaRsValidator, issue_from_rs, rs_options
 
 __all__ = ["LocationValidators", "locations_of"]
@@ -152,7 +152,7 @@ def locations_of(explainer: BackendValidator) -> LocationValidators | None:
         return None
     cached = _BUILT.get(general)
     if cached is None:
-        source = general.source
+        source = late(general.source)  # read after compile time: as it was then
         if not isinstance(source.schema, Mapping) or any(
             _has_dynamic(doc) for doc in (source.schema, *source.resources.values())
         ):

@@ -36,7 +36,7 @@ import msgspec
 
 from .._dialect import Dialect
 from .._errors import Issue
-from ._contract import Backend, BackendRefused, BackendValidator, Refusal, SchemaSource, refuse
+from ._contract import Backend, BackendRefused, BackendValidator, Refusal, SchemaSource, late, refuse
 from ._msgspec_decide import DEEPEST, translates
 from ._msgspec_translation import NAME, Translation, translate
 from ._msgspec_values import Count, depth_and_counter, plain_converter, type_depth
@@ -89,6 +89,9 @@ class MsgspecValidator(BackendValidator):
             raise TypeError("a translation or the source to translate on first use")
         self._translation = translation
         self._source = source
+        # The caller may change their schema after compile time; what is translated on first use
+        # is the schema as it was then: a private copy, made when needed (see `late`).
+        self._thaw = None if source is None else source.pinned
         # Undecided (see `MsgspecBackend.deferred`): whether the translator takes the schema is
         # found on first use; `_refusal` is then its reason, `_decided` that it was asked.
         self._decided = decided
@@ -100,6 +103,7 @@ class MsgspecValidator(BackendValidator):
         self._plain: PlainReader | None = None
         self._typed: Reader | None = None
         self._dicts: tuple[Reader, int | None, Count] | None = None
+        self._typed_facts: tuple[int | None, Count | None] | None = None
         self._strict_type: Any = None
 
     @property
@@ -113,9 +117,8 @@ class MsgspecValidator(BackendValidator):
                 if translation is None:
                     if self._refusal is not None:
                         raise refuse(NAME, self._refusal)
-                    assert self._source is not None  # noqa: S101 - one of the two is given
                     try:
-                        translation = self._translation = translate(self._source)
+                        translation = self._translation = translate(self._private())
                     except BackendRefused as exc:
                         self._refusal = exc.why
                         raise
@@ -126,8 +129,7 @@ class MsgspecValidator(BackendValidator):
         if not self._decided:
             with _TRANSLATING:
                 if not self._decided and self._refusal is None:
-                    assert self._source is not None  # noqa: S101 - an undecided validator has one
-                    if translates(self._source):  # the lean walk is sure: the translation waits
+                    if translates(self._private()):  # the lean walk is sure: the translation waits
                         self._decided = True
             if not self._decided:
                 try:
@@ -135,6 +137,16 @@ class MsgspecValidator(BackendValidator):
                 except BackendRefused:
                     pass
         return self._refusal
+
+    def _private(self) -> SchemaSource:
+        """The source to translate: its schema a private copy of the caller's as it was at
+        compile time, made on first call (under ``_TRANSLATING``)."""
+        source = self._source
+        assert source is not None  # noqa: S101 - a validator made without a translation has one
+        if self._thaw is not None:
+            source = self._source = late(source)
+            self._thaw = None
+        return source
 
     def plain_reader(self) -> PlainReader:
         """Build (once) and return the plain-value reader. Raises ``TypeError``/``ValueError`` if
@@ -155,6 +167,20 @@ class MsgspecValidator(BackendValidator):
         if reader is None:
             reader = self._typed = msgspec.json.Decoder(self.translation.build("open")).decode
         return reader
+
+    def typed_members(self) -> tuple[int | None, Count | None]:
+        """How deep a value of :meth:`typed_reader` nests (``None``: unbounded) and the function
+        counting the members of its objects (its Structs' fields not ``UNSET``), or ``None`` where
+        no object of the schema admits unnamed properties, so nothing is skipped. The Structs that
+        ignore unnamed properties skip them without reading their bytes as JSON (invalid UTF-8, a
+        number out of range): the readers count the document's colons to show nothing was skipped
+        (see ``engine._readers.typed_then_held``)."""
+        facts = self._typed_facts
+        if facts is None:
+            translation = self.translation
+            depth, count = depth_and_counter(translation.build("open"))
+            facts = self._typed_facts = (depth, None if translation.open_at is None else count)
+        return facts
 
     def dicts_reader(self) -> tuple[Reader, int | None, Count]:
         """Build (once) and return the decoder into plain values through TypedDicts, how deep what

@@ -160,10 +160,11 @@ Count = Callable[[Any], int]
 
 
 def depth_and_counter(kind: Any) -> tuple[int | None, Count]:
-    """For a value decoded as ``kind`` (a type built of TypedDicts, lists, maps, unions and
-    scalars): how deeply it can nest (as :func:`type_depth`), and a function counting the members
-    of all its objects: ``len`` for an object type whose values are never objects, else one that
-    reads only the positions that can hold one (an untyped value is walked whole). One walk."""
+    """For a value decoded as ``kind`` (a type built of TypedDicts or Structs, lists, maps, unions
+    and scalars): how deeply it can nest (as :func:`type_depth`), and a function counting the
+    members of all its objects: ``len`` for an object type whose values are never objects, the
+    fields not ``UNSET`` of a Struct, and only the positions that can hold an object read (an
+    untyped value is walked whole). One walk."""
     depth, count = _facts(kind, {})
     return depth, count or _none
 
@@ -184,6 +185,18 @@ def _facts(kind: Any, cache: dict[Any, tuple[int | None, Count | None]]) -> tupl
         nested = tuple((key, count) for key, _, count in facts if count is not None)
         of_object: Count = len if not nested else _object_counter(nested)
         result = cache[kind] = (1 + max(depths, default=0) if len(depths) == len(facts) else None), of_object
+        return result
+    if _is_struct(kind):
+        known = cache.get(kind)
+        if known is not None:
+            return known
+        cache[kind] = (None, _members)  # recursion is refused by the translator, as above
+        hints = _hints(kind)
+        fields = [_facts(hints[name], cache) for name in kind.__struct_fields__]
+        depths = [depth for depth, _ in fields if depth is not None]
+        positions = tuple((index, count) for index, (_, count) in enumerate(fields) if count is not None)
+        depth = 1 + max(depths, default=0) if len(depths) == len(fields) else None
+        result = cache[kind] = depth, _struct_counter(positions)
         return result
     origin = typing.get_origin(kind)
     if origin is dict or origin is list:
@@ -217,6 +230,32 @@ def _object_counter(nested: tuple[tuple[str, Count], ...]) -> Count:
         for key, inner in nested:
             member = value.get(key)
             if member is not None:
+                total += inner(member)
+        return total
+
+    return count
+
+
+def _struct_counter(nested: tuple[tuple[int, Count], ...]) -> Count:
+    """The members of a Struct (its fields not ``UNSET``: an absent optional property) and of the
+    objects in the fields at ``nested``; the fields read in one C call."""
+    fields = msgspec.structs.astuple
+    unset = UNSET
+
+    if not nested:
+
+        def count_flat(value: Any) -> int:
+            items = fields(value)
+            return len(items) - items.count(unset)
+
+        return count_flat
+
+    def count(value: Any) -> int:
+        items = fields(value)
+        total = len(items) - items.count(unset)
+        for index, inner in nested:
+            member = items[index]
+            if member is not unset:
                 total += inner(member)
         return total
 

@@ -1,0 +1,124 @@
+"""A ``memoryview`` whose ``len`` is not its size in bytes: items wider than a byte (over an
+``array('Q')``), several dimensions, or strided. Every bound on a document is in bytes, read from
+``len``: each reader ``decode`` and ``decode_typed`` bind reads such a view as its bytes, so its
+answer (the value, or the refusal with its reason: too large, too deep) is the one for the same
+bytes. A recursive schema's depth bound protects jsonschema-rs's native stack: a view past it is
+refused as too deep, never evaluated."""
+
+from __future__ import annotations
+
+import array
+from typing import Any
+
+import msgspec
+import pytest
+
+import engine
+from engine import DecodeError, ValidationFailed
+
+LIMITS = engine.Limits(max_instance_bytes=1000, max_instance_depth=32)
+
+
+def _recursive() -> Any:
+    schema: Any = {"type": "array", "items": {"$ref": "#"}}
+    for _ in range(30):
+        schema = {"anyOf": [schema, {"type": "null"}]}
+    return schema
+
+
+SCHEMAS: dict[str, Any] = {
+    "open": {"type": "object", "properties": {"a": {"type": "integer"}, "s": {"type": "string"}}},
+    "closed": {"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": False},
+    "records": {"type": "array", "items": {"type": "object", "properties": {"a": {"type": "integer"}}}},
+    "untyped": {},
+    "pattern": {"type": "object", "properties": {"s": {"type": "string", "pattern": "^x"}}},
+    "not translated": {"type": "object", "properties": {"a": {"type": "integer"}}, "allOf": [{"required": ["a"]}]},
+    "recursive": _recursive(),
+}
+
+DOCUMENTS = [
+    b'{"a":1,"s":"x"}',
+    b'{"a":"x"}',
+    b'{"a":1,"z":{"k":[1,2]}}',
+    b'[{"a":1},{"a":2,"z":null}]',
+    b"[" * 20 + b"null" + b"]" * 20,
+    b"[" * 40 + b"null" + b"]" * 40,  # past the depth bound, within the size bound
+    b"[" * 600 + b"]" * 600,  # too deep and too large
+    b"[" + b",".join([b"1"] * 2000) + b"]",  # 4001 bytes: too large
+    b'{"a":1,"s":"' + b"x" * 900 + b'"}',  # within the size bound
+    b'{"a":1,"z":"\xff"}',
+    b"null",
+]
+
+
+def _padded(data: bytes, multiple: int) -> bytes:
+    return data + b" " * (-len(data) % multiple)  # JSON whitespace fills the last item
+
+
+def views(data: bytes) -> list[tuple[str, bytes, memoryview]]:
+    """(what, the bytes, a view of exactly those bytes whose ``len`` is not their size)."""
+    wide = _padded(data, 8)
+    square = _padded(data, 4)
+    interleaved = bytearray(2 * len(data))
+    interleaved[::2] = data
+    return [
+        ("array('Q')", wide, memoryview(array.array("Q", wide))),
+        ("2-D", square, memoryview(square).cast("B", (len(square) // 4, 4))),
+        ("strided", data, memoryview(interleaved)[::2]),
+    ]
+
+
+def outcome(read: Any, data: Any) -> tuple[str, Any]:
+    try:
+        value = read(data)
+    except DecodeError as exc:
+        return ("DecodeError", exc.reason)
+    except ValidationFailed as exc:
+        return ("ValidationFailed", [issue.instance_path for issue in exc.issues])
+    return ("value", msgspec.to_builtins(value))
+
+
+@pytest.mark.parametrize("name", list(SCHEMAS))
+def test_a_view_is_read_as_its_bytes(name: str) -> None:
+    compiled = engine.Engine(cache_size=0, limits=LIMITS).compile(SCHEMAS[name])
+    for document in DOCUMENTS:
+        for what, data, view in views(document):
+            assert view.nbytes == len(data)
+            for read in (compiled.decode, compiled.decode_typed):
+                for _ in range(2):  # the first call builds the reader
+                    assert outcome(read, view) == outcome(read, data), (name, what, document[:40])
+
+
+def test_too_large_and_too_deep_are_refused_with_their_reason() -> None:
+    compiled = engine.Engine(cache_size=0, limits=LIMITS).compile({"type": "array"})
+    large = b"[" + b",".join([b"1"] * 2000) + b"]"
+    larger_than_its_items = b"[" + b",".join([b"1"] * 750) + b"]"  # 1,501 bytes, 188 items of 8
+    deep = b"[" * 400 + b"]" * 400
+    cases = (
+        (large, engine.DecodeReason.TOO_LARGE),
+        (larger_than_its_items, engine.DecodeReason.TOO_LARGE),
+        (deep, engine.DecodeReason.TOO_DEEP),
+    )
+    for document, reason in cases:
+        for what, _data, view in views(document):
+            assert len(view) < view.nbytes or not view.c_contiguous, what
+            for read in (compiled.decode, compiled.decode_typed):
+                with pytest.raises(DecodeError) as refused:
+                    read(view)
+                assert refused.value.reason == reason, what
+
+
+def test_the_depth_bound_of_a_recursive_schema_holds_for_a_view() -> None:
+    compiled = engine.Engine(cache_size=0).compile(_recursive())
+    deep = b"[" * 990 + b"null" + b"]" * 990  # past the bound, and past what the native stack takes
+    for what, _data, view in views(deep):
+        with pytest.raises(DecodeError) as refused:
+            compiled.decode(view)
+        assert refused.value.reason == engine.DecodeReason.TOO_DEEP, what
+
+
+def test_a_byte_view_is_read_as_it_is() -> None:
+    compiled = engine.Engine(cache_size=0).compile(SCHEMAS["open"])
+    data = bytearray(b'{"a":1,"s":"x"}')
+    assert compiled.decode(memoryview(data)) == {"a": 1, "s": "x"}
+    assert compiled.decode(memoryview(data)[0:]) == {"a": 1, "s": "x"}
