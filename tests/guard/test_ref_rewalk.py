@@ -19,7 +19,7 @@ import engine
 from engine import _guard as guard
 from engine._dialect import Dialect
 from engine._guard.refs import resolve_refs
-from engine._guard.walk import DEFAULT_BASE, Graph
+from engine._guard.walk import DEFAULT_BASE, MAX_URI_LENGTH, Graph
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -171,10 +171,27 @@ def test_fragment_references_share_their_base_uri() -> None:
 def test_many_fragment_references_under_a_long_base_are_cheap() -> None:
     node: dict[str, Any] = {"$defs": {"r": {"anyOf": [{"$ref": "#"}] * 3000}}}
     for i in range(60):
-        node = {"$id": f"x{i}" + "a" * 5000 + "/", "not": node}
+        node = {"$id": f"x{i}" + "a" * 120 + "/", "not": node}  # a base of 7.5k characters
     text = engine_text({"$defs": {"top": node}})
     start = time.perf_counter()
     with pytest.raises(engine.SchemaRejected) as refused:
         engine.Engine(cache_size=0).compile(text)
     assert time.perf_counter() - start < 2
     assert refused.value.reason == "limit-exceeded"
+
+
+def test_an_identifier_resolving_to_a_very_long_uri_is_refused() -> None:
+    # Nested `$id`s resolve against each other: a chain of long ones made every resource and
+    # reference below them a string as long as most of the document (10 s and 1.7 GB for 35 of
+    # 24 KB above 2,000 short ones).
+    schema: dict[str, Any] = {"$defs": {f"d{i}": {"$id": f"b{i}"} for i in range(2000)}}
+    for i in range(35):
+        schema = {"$id": "x" * 24_000 + f"{i}/", "$defs": {"n": schema}}
+    with pytest.raises(engine.SchemaRejected) as refused:
+        engine.Engine(cache_size=0).compile(schema)
+    assert refused.value.reason == "invalid-schema" and refused.value.details["bound"] == MAX_URI_LENGTH
+    nested = {"$id": "http://example.com/" + "a/" * (MAX_URI_LENGTH // 2 - 20) + "s.json", "type": "string"}
+    assert engine.Engine(cache_size=0).compile(nested).is_valid("x")  # within the bound
+    nested["$id"] += "/" + "b" * 100
+    with pytest.raises(engine.SchemaRejected):
+        engine.Engine(cache_size=0).compile(nested)
