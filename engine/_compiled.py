@@ -19,6 +19,8 @@ from ._readers import NO_SHORT_PATH, ShortPath, counted_then_parsed, typed_then_
 from .backends import BackendRefused, BackendValidator, TypedDecode
 
 _parse = msgspec.json.decode
+_convert = msgspec.convert
+_to_builtins = msgspec.to_builtins
 
 __all__ = [
     "EVAL_FRAMES",
@@ -411,7 +413,21 @@ class CompiledSchema:
             return self.reader()
         # Open objects skip unnamed properties here without reading them as JSON, and no type
         # bounds how deep they nest: a document that may have had one skipped is held to JSON by
-        # the bounded parse (see `typed_then_held`).
+        # the bounded parse (see `typed_then_held`). The Structs that refuse unnamed properties
+        # read the commonest document, which has none, in one pass with nothing to count.
+        sealed = None
+        if count is not None:
+            try:
+                plain = typed.plain_reader()
+            except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
+                plain = None
+            if plain is not None:
+                kind = plain.type
+                sealed = (
+                    plain.typed,
+                    plain.depth is not None and plain.depth <= self._max_depth,
+                    lambda value: _convert(_to_builtins(value), kind),
+                )
         return typed_then_held(
             opened,
             count,
@@ -419,6 +435,7 @@ class CompiledSchema:
             slow=self._general(),
             max_bytes=self._max_bytes,
             max_depth=self._max_depth,
+            sealed=sealed,
         )
 
     def issues(self, instance: Any) -> list[Issue]:

@@ -110,6 +110,7 @@ def typed_then_held(
     slow: Callable[[Any], Any],
     max_bytes: int,
     max_depth: int,
+    sealed: tuple[Callable[[Any], Any], bool, Callable[[Any], Any]] | None = None,
 ) -> Callable[[bytes | bytearray | memoryview | str], Any]:
     """The reader of ``decode_typed``: ``decode`` goes through Structs that ignore the properties
     the schema does not name (whatever it accepts is valid, since the schema admits any value
@@ -120,15 +121,18 @@ def typed_then_held(
     bounded parse, which raises as ``decode`` does. ``count`` is ``None`` where no object admits
     unnamed properties: nothing is skipped. ``bounded``: the type nests no deeper than
     ``max_depth``; otherwise a document longer than the bound's brackets has its depth shown from
-    its bytes first. Every refusal is judged again by ``slow``, the general path."""
+    its bytes first. Every refusal is judged again by ``slow``, the general path.
+
+    ``sealed``: (the decode through Structs that refuse unnamed properties, whether their type
+    nests within ``max_depth``, the conversion of a value of ``decode`` to them). A document they
+    decode skipped nothing and had every byte read: their value is the answer, with no count (the
+    commonest document; counting its members cost as much as decoding it). Any other is read as
+    above, its Struct converted to them, so that one set of Struct types is returned."""
     within = surely_within(max_bytes)  # longer: measured in bytes by the general path
     short = min(too_short_to_nest(max_depth), within)
     limit = within if bounded else short
 
-    def read(data: bytes | bytearray | memoryview | str) -> Any:
-        if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
-            data = as_bytes(data)
-        size = len(data)
+    def held(data: bytes | bytearray | memoryview | str, size: int) -> Any:
         if size <= limit or (size <= within and within_depth(data, max_depth)):
             try:
                 value = decode(data)
@@ -140,4 +144,28 @@ def typed_then_held(
             return value
         return slow(data)
 
-    return read
+    if sealed is None:
+
+        def read(data: bytes | bytearray | memoryview | str) -> Any:
+            if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
+                data = as_bytes(data)
+            return held(data, len(data))
+
+        return read
+    sealed_decode, sealed_bounded, to_sealed = sealed
+    sealed_limit = within if sealed_bounded else short
+
+    def read_sealed(data: bytes | bytearray | memoryview | str) -> Any:
+        if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
+            data = as_bytes(data)
+        size = len(data)
+        if size <= sealed_limit or (size <= within and within_depth(data, max_depth)):
+            try:
+                return sealed_decode(data)
+            except Exception:  # noqa: BLE001,S110 - an unnamed member, or judged again below
+                pass
+        value = held(data, size)
+        # The general path's plain value where the typed decode refused a valid document.
+        return to_sealed(value) if isinstance(value, msgspec.Struct) else value
+
+    return read_sealed
