@@ -72,9 +72,12 @@ def measure_document(document: Any, limits: Limits, known_bytes: int | None = No
     ``Decimal`` as a string, a NaN as ``null``), and the schema compiled would not be the one
     its text says."""
     max_bytes, max_depth = limits.max_schema_bytes, limits.max_document_depth
+    bound = max_bytes if known_bytes is None else sys.maxsize
     size = 0
     depth = 0
-    level: list[Any] = [document] if isinstance(document, (dict, list, tuple)) else []
+    # Kinds read from `type()`, not `isinstance`: an object can claim any class through
+    # `__class__`, and the base's C-level methods below would refuse it with a TypeError.
+    level: list[Any] = [document] if issubclass(type(document), _JSON_CONTAINERS) else []
     if not level:
         _json_scalar(document)
     while level:  # level by level: the depth is the number of levels
@@ -83,15 +86,19 @@ def measure_document(document: Any, limits: Limits, known_bytes: int | None = No
             raise _too_deep(depth, limits)
         below: list[Any] = []
         for value in level:
-            if isinstance(value, dict):
+            if issubclass(type(value), dict):
                 keys = dict.keys(value)
-                if not all(map(isinstance, keys, repeat(str))):
+                if not all(map(issubclass, map(type, keys), repeat(str))):
                     raise _not_json("an object key that is not a string")
                 size += 2 + 4 * dict.__len__(value) + sum(map(str.__len__, keys))
                 children: Any = dict.values(value)
             else:  # a list or a tuple: its items, as a native encoder reads them
-                children = list.copy(value) if isinstance(value, list) else tuple.__getitem__(value, slice(None))
+                children = list.copy(value) if issubclass(type(value), list) else tuple.__getitem__(value, slice(None))
                 size += 2 + len(children)
+            # Weighed before its children are read: a level of many places sharing one wide
+            # container is refused once its entries pass the bound, not once all are queued.
+            if size > bound:
+                raise _too_large(size, limits, estimated=True)
             for child in children:
                 kind = type(child)
                 if kind is str:
@@ -103,28 +110,32 @@ def measure_document(document: Any, limits: Limits, known_bytes: int | None = No
                 elif kind is float:
                     if not isfinite(child):
                         raise _non_finite(child)
-                elif isinstance(child, (dict, list, tuple)):
+                elif issubclass(kind, _JSON_CONTAINERS):
                     below.append(child)
                 else:
                     size += _json_scalar(child)
-        if known_bytes is None and size > max_bytes:
+        if size > bound:
             raise _too_large(size, limits, estimated=True)
         level = below
     return DocumentSize(known_bytes if known_bytes is not None else size, depth)
 
 
+_JSON_CONTAINERS = (dict, list, tuple)
+
+
 def _json_scalar(value: Any) -> int:
     """The least bytes ``value`` takes as JSON, or ``invalid-schema`` if no JSON value is it
     (see :func:`measure_document`)."""
-    if isinstance(value, str):
+    kind = type(value)  # not `isinstance`: an object can claim any class through `__class__`
+    if issubclass(kind, str):
         return str.__len__(value) + 2
-    if isinstance(value, float):
+    if issubclass(kind, float):
         if not isfinite(value):
             raise _non_finite(value)
         return 1
-    if isinstance(value, int) or value is None:  # a bool is an int
+    if issubclass(kind, int) or value is None:  # a bool is an int
         return 1
-    raise _not_json(f"a value of type {type(value).__name__}")
+    raise _not_json(f"a value of type {kind.__name__}")
 
 
 def _not_json(what: str) -> SchemaRejected:

@@ -181,7 +181,7 @@ class ElicitationForm:
         return self._checked(decode_json(data, max_bytes=self._max_bytes, max_depth=self._max_depth))
 
     def _checked(self, result: Any) -> ElicitResult:
-        if not isinstance(result, Mapping):
+        if not issubclass(type(result), Mapping):  # not `isinstance`: `__class__` can claim any class
             raise _failure("", "an ElicitResult is a JSON object")
         action = result.get("action")
         if action not in ACTIONS:
@@ -193,7 +193,7 @@ class ElicitationForm:
             return ElicitResult(action=action)
         if content is None:
             content = {}
-        if not isinstance(content, Mapping):
+        if not issubclass(type(content), Mapping):
             raise _failure("/content", "content must be an object")
         self._validate_content(content)
         return ElicitResult(action="accept", content={name: content[name] for name in self.fields if name in content})

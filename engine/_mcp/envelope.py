@@ -133,12 +133,13 @@ def envelope_from_dict(result: Any) -> CallToolResult:
     as :func:`decode_envelope` says of the same document in bytes. Fields it does not name are
     allowed, as there. One type reads both forms there, so here too a response's own members
     named like a result's, and a bare result's ``result`` member, are held to a result's types."""
-    if isinstance(result, dict):
+    # Kinds read from `type()`, not `isinstance`: an object can claim any class through `__class__`.
+    if issubclass(type(result), dict):
         if "jsonrpc" in result and not isinstance(result["jsonrpc"], str):
             raise envelope_failure("`jsonrpc` must be a string", "/jsonrpc")
         inner = result.get("result", UNSET)
         if inner is not UNSET:
-            if not isinstance(inner, dict):
+            if not issubclass(type(inner), dict):
                 raise envelope_failure(f"`result` must be an object, not {type(inner).__name__}", "/result")
             _fields(inner, "/result")
         if "jsonrpc" in result:
@@ -148,7 +149,7 @@ def envelope_from_dict(result: Any) -> CallToolResult:
             if inner is UNSET:
                 raise envelope_failure("the JSON-RPC response has no result")
             result = inner
-    if not isinstance(result, dict):
+    if not issubclass(type(result), dict):
         raise envelope_failure(f"a CallToolResult is a JSON object, not {type(result).__name__}")
     content, is_error, meta = _fields(result)
     return CallToolResult(
@@ -164,13 +165,13 @@ def _fields(result: dict[str, Any], at: str = "") -> tuple[Any, bool, Any]:
     result is)."""
     get = result.get
     content = get("content", _NO_CONTENT)
-    if not isinstance(content, list) or not all(map(isinstance, content, repeat(dict))):
+    if not issubclass(type(content), list) or not all(map(issubclass, map(type, content), repeat(dict))):
         raise envelope_failure("`content` must be an array of content-block objects", f"{at}/content")
     is_error = get("isError", False)
     if is_error is not False and is_error is not True:
         raise envelope_failure("`isError` must be a boolean", f"{at}/isError")
     meta = get("_meta", UNSET)
-    if meta is not UNSET and not isinstance(meta, dict):
+    if meta is not UNSET and not issubclass(type(meta), dict):
         raise envelope_failure("`_meta` must be an object", f"{at}/_meta")
     return content, is_error, meta
 

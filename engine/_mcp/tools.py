@@ -305,7 +305,8 @@ def _compile_each(
     seen: set[str],
 ) -> None:
     for index, definition in enumerate(tool_list):
-        name = definition.get("name") if isinstance(definition, Mapping) else None
+        # Not `isinstance`: an object can claim any class through `__class__`.
+        name = definition.get("name") if issubclass(type(definition), Mapping) else None
         if not isinstance(name, str):
             rejected[f"<tools[{index}]>"] = SchemaRejected(
                 RejectReason.INVALID_SCHEMA,
@@ -329,16 +330,17 @@ def _compile_each(
 
 
 def _tool_list(tools: Any) -> Sequence[Any]:
-    if isinstance(tools, Mapping) and "jsonrpc" in tools:
+    if issubclass(type(tools), Mapping) and "jsonrpc" in tools:
         tools = tools.get("result")
-    if isinstance(tools, Mapping):
+    if issubclass(type(tools), Mapping):
         tools = tools.get("tools")
-    if not isinstance(tools, list):
+    if not issubclass(type(tools), list):
         raise SchemaRejected(
             RejectReason.INVALID_SCHEMA,
             'expected a list of tools, a tools/list result ({"tools": [...]}) or a JSON-RPC response carrying one',
         )
-    return tools
+    listed: list[Any] = list.copy(tools)  # its items as the list holds them, whatever it overrides
+    return listed
 
 
 def _compile_tool(engine: Engine, name: str, definition: Mapping[str, Any]) -> CompiledTool:

@@ -337,6 +337,8 @@ class _Walk:
                 raise _Unsure from None
             if _UNRENAMABLE.search(names) is not None:
                 raise _Unsure
+            if extra is False and not properties.keys() >= set(required):
+                raise _Unsure  # a closed object requiring a name it does not list: the translator refuses
             node, leaf, kinds = self.node, self.leaf, _SLOTS_OF_KIND
             for subschema in properties.values():
                 if type(subschema) is dict and subschema.keys() <= leaf:

@@ -430,7 +430,16 @@ class _Translator:
         return build
 
     def _struct(self, properties: Mapping[str, Any], required: list[str], *, closed: bool, where: str) -> Build:
-        names = list(properties) + [name for name in required if name not in properties]
+        unnamed = [name for name in required if name not in properties]
+        if closed and unnamed:
+            # A closed object that requires a name it does not list admits no object: with the
+            # name it has an unnamed property, without it a required one is missing. A field for
+            # it would accept what the schema refuses.
+            raise Refusal(
+                f"required property {short(unnamed[0])} is not among the properties of a closed object",
+                f"{where}/required",
+            )
+        names = list(properties) + unnamed
         must = set(required)
         fields: list[tuple[str, Build, bool]] = []
         rename: dict[str, str] = {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+import pytest
 
 import engine
 from engine.backends._msgspec import MsgspecValidator
@@ -78,3 +79,22 @@ def test_unset_fields_and_nested_values_are_counted() -> None:
         (b'{"u":{"k":1}}', 2),
     ):
         assert count(read(data)) == expected, data
+
+
+def test_a_closed_object_requiring_a_name_it_does_not_list_is_not_translated() -> None:
+    # No object satisfies it: with `b` it has an unnamed property, without it one is missing.
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "required": ["a", "b"],
+        "additionalProperties": False,
+    }
+    compiled = engine.Engine(cache_size=0).compile(schema)
+    for data in (b'{"a": "x", "b": 1}', b'{"a": "x"}'):
+        with pytest.raises(engine.ValidationFailed):
+            compiled.decode(data)
+        with pytest.raises(engine.ValidationFailed):
+            compiled.decode_typed(data)
+    with pytest.raises(engine.SchemaRejected) as refused:
+        engine.Engine(cache_size=0, backend="msgspec").compile(schema)
+    assert refused.value.reason == "unsupported-by-backend"
