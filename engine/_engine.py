@@ -94,12 +94,6 @@ class Engine:
                         return found
         given = schema
         schema, size, plain, canonical = load_schema(schema, self.config.limits)
-        # The caller's own object, which they may change after compile time: whatever reads it
-        # later reads a private copy of it as it is now (see `SchemaSource.pinned`). The
-        # serialisation taken for the cache is that copy; parsed or copied here, it is ours.
-        pinned: Callable[[], Any] | None = None
-        if schema is given and type(schema) is dict:
-            pinned = partial(marshal.loads, packed) if packed is not None and plain else _pin(schema)
         if not plain:
             packed = None  # only a plain document is found by its serialisation
         if canonical is None:  # intake writes a plain object's text
@@ -113,14 +107,21 @@ class Engine:
                 return found
         resources: Mapping[str, Any] = _resources(registry, self.config.limits) if registry else {}
         key = fingerprint(canonical, resources)
+        # The caller's own object, which they may change after compile time: whatever reads it
+        # later reads a private copy of it as it is now (see `SchemaSource.pinned`). The
+        # serialisation taken for the cache is that copy (a given dict is plain: intake copies
+        # any other); parsed or copied here, the schema is ours.
+        pinned: Callable[[], Any] | None = None
+        if schema is given and type(schema) is dict:
+            pinned = partial(marshal.loads, packed) if packed is not None else _pin(schema)
         compile = lambda: self._compile(schema, resources, key, size, canonical, pinned)  # noqa: E731
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
             compile = _metrics.observed_compile(compile)
         compiled = cache.get_or_compile(key, compile)
         if fast:
             # The serialisation taken before compiling is the one asked with next: a compile
-            # keeps no object of the document (the msgspec translation, which does, is made on
-            # first use; a serialisation changed by it is found by the text, and remembered).
+            # keeps no object of the caller's document (whatever reads it later reads the
+            # snapshot), so nothing it does changes the serialisation.
             cache.remember(key, compiled, text=text, canonical=canonical, packed=packed)
         return compiled
 

@@ -63,3 +63,17 @@ def corpus() -> Iterator[CorpusSchema]:
     for record in json.loads((BENCH_DATA / "elicitation" / "requested-schemas.json").read_text()):
         schema = record["requestedSchema"]
         yield CorpusSchema(f"elicitation/{record['id']}", schema, _probes(schema))
+
+
+def translated(eng: Any) -> Iterator[tuple[CorpusSchema, Any]]:
+    """Every corpus schema ``eng`` (an ``engine.Engine``) compiles with the msgspec backend,
+    with its compiled schema."""
+    import engine  # here: this module reads the corpus without the engine
+
+    for case in corpus():
+        try:
+            compiled = eng.compile(case.schema)
+        except engine.SchemaRejected:
+            continue
+        if compiled.backend == "msgspec":
+            yield case, compiled

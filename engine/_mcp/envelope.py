@@ -133,25 +133,26 @@ def envelope_from_dict(result: Any) -> CallToolResult:
     as :func:`decode_envelope` says of the same document in bytes. Fields it does not name are
     allowed, as there. One type reads both forms there, so here too a response's own members
     named like a result's, and a bare result's ``result`` member, are held to a result's types."""
+    at = ""  # where the result read is
     # Kinds read from `type()`, not `isinstance`: an object can claim any class through `__class__`.
     if issubclass(type(result), dict):
         if "jsonrpc" in result and not isinstance(result["jsonrpc"], str):
             raise envelope_failure("`jsonrpc` must be a string", "/jsonrpc")
         inner = result.get("result", UNSET)
-        if inner is not UNSET:
-            if not issubclass(type(inner), dict):
-                raise envelope_failure(f"`result` must be an object, not {type(inner).__name__}", "/result")
-            _fields(inner, "/result")
+        if inner is not UNSET and not issubclass(type(inner), dict):
+            raise envelope_failure(f"`result` must be an object, not {type(inner).__name__}", "/result")
         if "jsonrpc" in result:
             _fields(result)
             if "error" in result:
                 raise envelope_failure("the JSON-RPC response carries an error, not a CallToolResult")
             if inner is UNSET:
                 raise envelope_failure("the JSON-RPC response has no result")
-            result = inner
+            result, at = inner, "/result"  # its fields are read below, once
+        elif inner is not UNSET:
+            _fields(inner, "/result")
     if not issubclass(type(result), dict):
         raise envelope_failure(f"a CallToolResult is a JSON object, not {type(result).__name__}")
-    content, is_error, meta = _fields(result)
+    content, is_error, meta = _fields(result, at)
     return CallToolResult(
         content=[] if content is _NO_CONTENT else content,
         structured_content=result.get("structuredContent", UNSET),

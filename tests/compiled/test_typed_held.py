@@ -14,7 +14,7 @@ import pytest
 
 import engine
 from engine import DecodeError, ValidationFailed
-from tests.corpus import corpus
+from tests.corpus import translated
 
 DEPTH = 16
 LIMITS = engine.Limits(max_instance_depth=DEPTH)
@@ -74,15 +74,8 @@ def with_member_at_every_object(value: Any) -> list[bytes]:
 
 
 def typed_cases() -> list[tuple[str, engine.CompiledSchema, list[Any]]]:
-    fast = engine.Engine(cache_size=0, limits=LIMITS)
     cases = []
-    for case in corpus():
-        try:
-            compiled = fast.compile(case.schema)
-        except engine.SchemaRejected:
-            continue
-        if compiled.backend != "msgspec":
-            continue
+    for case, compiled in translated(engine.Engine(cache_size=0, limits=LIMITS)):
         instances = [instance for instance in case.instances if compiled.is_valid(instance)]
         # Objects below the root: each probe's values in an array of one object, where it nests.
         cases.append((case.id, compiled, [*instances, *case.instances[:8], {"o": [{"k": {}}]}]))

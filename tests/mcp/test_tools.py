@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import array
 import json
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
@@ -419,6 +420,15 @@ def _duplicated_members(result: dict[str, Any]) -> list[bytes]:
     return documents + [document + b" " * 600 for document in documents]
 
 
+def _with_output_schemas(eng: engine.Engine) -> Iterator[tuple[dict[str, Any], str, engine.ToolSet]]:
+    """Every corpus result whose tool declares an outputSchema, its tool's name, and that tool
+    alone compiled on ``eng``."""
+    for entry in RESULTS:
+        if entry["outputSchema"] is not None:
+            tool = {"name": entry["tool"], "inputSchema": {"type": "object"}, "outputSchema": entry["outputSchema"]}
+            yield entry, entry["tool"], engine.compile_tools([tool], engine=eng)
+
+
 @pytest.mark.parametrize(("backend", "max_depth"), [("auto", 256), ("jsonschema-rs", 256), ("auto", 8)])
 def test_results_from_bytes_agree_with_the_exact_path(backend: str, max_depth: int) -> None:
     """`validate_result` reads short results inline and others through a reader bound per tool:
@@ -430,12 +440,7 @@ def test_results_from_bytes_agree_with_the_exact_path(backend: str, max_depth: i
     exact path reads them, before and after one with fields of its own binds the plain reader."""
     eng = engine.Engine(engine.EngineConfig(backend=backend, limits=engine.Limits(max_instance_depth=max_depth)))
     checked = 0
-    for entry in RESULTS:
-        if entry["outputSchema"] is None:
-            continue
-        tool = {"name": entry["tool"], "inputSchema": {"type": "object"}, "outputSchema": entry["outputSchema"]}
-        tools = engine.compile_tools([tool], engine=eng)
-        name = entry["tool"]
+    for entry, name, tools in _with_output_schemas(eng):
         # The same results from a tool without an output schema: read, never checked.
         bare = engine.compile_tools([{"name": name, "inputSchema": {"type": "object"}}], engine=eng)
         for data in _result_documents(entry["result"]) + _duplicated_members(entry["result"]):
@@ -455,12 +460,7 @@ def test_results_as_dicts_agree_with_the_same_results_in_bytes(backend: str) -> 
     named like a result's included) is held to the same rules in both forms."""
     eng = engine.Engine(engine.EngineConfig(backend=backend))
     compared = 0
-    for entry in RESULTS:
-        if entry["outputSchema"] is None:
-            continue
-        tool = {"name": entry["tool"], "inputSchema": {"type": "object"}, "outputSchema": entry["outputSchema"]}
-        tools = engine.compile_tools([tool], engine=eng)
-        name = entry["tool"]
+    for entry, name, tools in _with_output_schemas(eng):
         for data in _result_documents(entry["result"]):
             if b"1e999" in data or b"[" * 300 in data:
                 # Out of range or too deep for bytes anywhere; in a dict, only structuredContent
