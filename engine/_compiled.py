@@ -13,7 +13,7 @@ from ._decode import as_bytes, check_depth, decode_json, surely_within, too_shor
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
-from ._guard import GuardReport
+from ._guard import DeferredReport, GuardReport
 from ._instance import bind_checked, bind_is_valid, max_values
 from ._readers import NO_SHORT_PATH, ShortPath, counted_then_parsed, typed_then_held
 from .backends import BackendRefused, BackendValidator, TypedDecode
@@ -70,6 +70,7 @@ class CompiledSchema:
 
     __slots__ = (
         "_check",
+        "_deferred_guard",
         "_depth_bound",
         "_undecided",
         "checked",
@@ -116,6 +117,11 @@ class CompiledSchema:
     """The schema as it was compiled: a private copy, made on first use from a snapshot taken at
     compile time (the caller may change their own object afterwards; nothing compiled reads it)."""
 
+    guard: GuardReport | None
+    """What the guard measured (each limit's value, recursion, fan-out), or ``None``. For a schema
+    the guard clears by its text and counts alone (no reference, pattern or ``unevaluated*``, every
+    count within its limit), made when first asked for: the same report, from the same snapshot."""
+
     def __init__(
         self,
         *,
@@ -129,7 +135,7 @@ class CompiledSchema:
         fingerprint: bytes,
         notes: dict[str, str] | None = None,
         decoder: Callable[[bytes | bytearray | memoryview | str], Any] | None = None,
-        guard: GuardReport | None = None,
+        guard: GuardReport | DeferredReport | None = None,
         typed: TypedDecode | None = None,
         undecided: str | None = None,
         pinned: Callable[[], Any] | None = None,
@@ -164,9 +170,15 @@ class CompiledSchema:
         self._short_path: ShortPath = NO_SHORT_PATH
         self._general_reader: Callable[[Any], Any] | None = None
         self._sealed_reader: Callable[[Any], Any] | None = None
-        self.guard = guard
-        """What the guard measured (each limit's value, recursion, fan-out), or ``None``."""
-        self._depth_bound = depth_bound(guard, limits)
+        # The report of a schema the guard cleared unwalked is made when first asked for; such a
+        # schema neither recurses nor nests deeper than every bound its report is compared with.
+        if isinstance(guard, DeferredReport):
+            self._deferred_guard: DeferredReport | None = guard
+            self._depth_bound = None
+        else:
+            self._deferred_guard = None
+            self.guard = guard
+            self._depth_bound = depth_bound(guard, limits)
         # Explains an invalid instance. A function of its own, not a method: a bound method kept
         # by the readers and checks this object holds would be a reference cycle (see `decode`).
         self._failure: Callable[[Any], ValidationFailed] = partial(
@@ -237,6 +249,9 @@ class CompiledSchema:
             if name == "checked":
                 checked = self.checked = self._bind_checked()
                 return checked
+            if name == "guard" and self._deferred_guard is not None:
+                guard = self.guard = self._deferred_guard()
+                return guard
             if name == "schema" and self._snapshot is not None:
                 schema = self.schema = self._snapshot()
                 return schema
@@ -273,7 +288,9 @@ class CompiledSchema:
             self._decide(translating=True)
         typed = self._typed
         if typed is not None and self._other_decoder is None:
-            if self.guard is not None and self.guard.measured.get("max_pattern_length", 0):
+            # A deferred report is a cleared schema's, which holds no pattern: not made here.
+            guard = self.guard if self._deferred_guard is None else None
+            if guard is not None and guard.measured.get("max_pattern_length", 0):
                 # msgspec checks a `pattern` with Python `re`; the general backend's native regex
                 # check of the parsed value costs less (the 19 corpus tools with one: 2.5x the
                 # decode floor against 3.6x through the TypedDicts). No type is built.

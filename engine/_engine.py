@@ -93,7 +93,7 @@ class Engine:
                     if found is not None:
                         return found
         given = schema
-        schema, size, plain, canonical = load_schema(schema, self.config.limits)
+        schema, size, plain, canonical, values, widest = load_schema(schema, self.config.limits)
         if not plain:
             packed = None  # only a plain document is found by its serialisation
         if canonical is None:  # intake writes a plain object's text
@@ -114,7 +114,7 @@ class Engine:
         pinned: Callable[[], Any] | None = None
         if schema is given and type(schema) is dict:
             pinned = partial(marshal.loads, packed) if packed is not None else _pin(schema)
-        compile = lambda: self._compile(schema, resources, key, size, canonical, pinned)  # noqa: E731
+        compile = lambda: self._compile(schema, resources, key, size, canonical, pinned, (values, widest))  # noqa: E731
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
             compile = _metrics.observed_compile(compile)
         compiled = cache.get_or_compile(key, compile)
@@ -133,7 +133,10 @@ class Engine:
         size: DocumentSize,
         text: bytes,
         pinned: Callable[[], Any] | None,
+        counts: tuple[int, int],
     ) -> CompiledSchema:
+        """``counts``: the values the document holds and the most one container holds, where the
+        intake counted them (else -1 each)."""
         config = self.config
         dialect = detect_dialect(schema, self._default_dialect, resources)
         # A custom meta-schema (`$schema` naming a registry resource) is left to no build: its
@@ -146,19 +149,31 @@ class Engine:
         if not by_build:
             check_meta_schema(schema, dialect)
         try:
-            fetched: dict[str, Any] = {}
-            report = guard.inspect(
-                schema, dialect, resources, config, fetch=self._fetcher, fetched=fetched, document=size
-            )
-            if fetched:
-                resources = {**resources, **fetched}
+            report: guard.GuardReport | guard.DeferredReport
+            if (
+                not resources
+                and self._fetcher is None
+                and guard.cleared(text, size.depth, *counts, dialect, config.limits)
+            ):
+                # Nothing the guard refuses can be in it, and no stage before a document is read
+                # asks what it measured: the report is made when asked for, from the snapshot.
+                document = pinned if pinned is not None else partial(_same, schema)
+                report = guard.DeferredReport(document, dialect, config, size)
+                facts = None
+            else:
+                fetched: dict[str, Any] = {}
+                report = facts = guard.inspect(
+                    schema, dialect, resources, config, fetch=self._fetcher, fetched=fetched, document=size
+                )
+                if fetched:
+                    resources = {**resources, **fetched}
             normalised = normalise_schema_uri(schema, dialect)
             source = SchemaSource(
                 schema=normalised,
                 dialect=dialect,
                 resources=resources,
                 config=config,
-                facts=report,
+                facts=facts,
                 text=text,
                 pinned=pinned if normalised is schema or pinned is None else _pin(normalised),
             )
@@ -228,6 +243,10 @@ def _pin(schema: dict[str, Any]) -> Callable[[], Any]:
 
 _pack = msgspec.msgpack.encode
 _unpack = msgspec.msgpack.decode
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 def default_engine() -> Engine:

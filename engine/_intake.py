@@ -224,6 +224,12 @@ class Intake(NamedTuple):
     """Made of dicts, lists, strings, numbers, booleans and ``None`` only (see :func:`measure_plain`)."""
     canonical: bytes | None
     """:func:`canonical_text` of a plain object, which gave its exact size; ``None`` for the others."""
+    values: int = -1
+    """How many values the document's arrays and objects hold in all (so it holds no more
+    subschemas than one more than this), where the intake counted them (a short plain
+    document); ``-1`` elsewhere."""
+    widest: int = -1
+    """The most values one array or object holds, where counted; ``-1`` elsewhere."""
 
 
 def load_schema(schema: Any, limits: Limits) -> Intake:
@@ -261,7 +267,7 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
     if type(schema) is dict:
         read = _read_plain(schema, limits, known)
         if read is not None:
-            return Intake(schema, read[0], True, read[1])
+            return Intake(schema, read[0], True, *read[1:])
     measured = measure_document(schema, limits, known)
     if type(schema) is bool:
         return Intake(schema, measured, False, None)
@@ -280,8 +286,9 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
     return Intake(copy, DocumentSize(len(text) if known is None else known, measured.depth), False, text)
 
 
-def _read_plain(document: Any, limits: Limits, known: int | None) -> tuple[DocumentSize, bytes | None] | None:
-    """The size, depth and canonical text of a plain object, or ``None`` for any other.
+def _read_plain(document: Any, limits: Limits, known: int | None) -> tuple[DocumentSize, bytes | None, int, int] | None:
+    """The size, depth and canonical text of a plain object, and where they were counted the
+    values it holds and the most one container holds (else -1 each), or ``None`` for any other.
 
     An object is first written into a small buffer that cannot grow: a bomb stops the encoder once
     the buffer is full, having written a few kilobytes of its expansion. A text that fits gives
@@ -292,23 +299,23 @@ def _read_plain(document: Any, limits: Limits, known: int | None) -> tuple[Docum
     # Parsed from text, a document is no larger than its text: it is written at once.
     text = _text_within(document, limits.max_schema_bytes) if known is None else _text(document)
     if text is not None:
-        depth = _shape(document, limits, finite=known is None and _may_be_non_finite(text))
-        if depth is not None:
-            return DocumentSize(len(text) if known is None else known, depth), text
+        shape = _shape(document, limits, finite=known is None and _may_be_non_finite(text))
+        if shape is not None:
+            return DocumentSize(len(text) if known is None else known, shape[0]), text, shape[1], shape[2]
     measured = measure_plain(document, limits, known)  # says which documents are plain
     if measured is None:
         return None
     if text is None:
         text = _text(document)  # bounded now: the walk weighed every place a shared object takes
     if text is None:
-        return measured, None  # not JSON text: `canonical_text` refuses it with the reason
+        return measured, None, -1, -1  # not JSON text: `canonical_text` refuses it with the reason
     if known is None and _may_be_non_finite(text):
         _check_finite(document)
     if known is None:
         if len(text) > limits.max_schema_bytes:
             raise _too_large(len(text), limits)
         measured = DocumentSize(len(text), measured.depth)
-    return measured, text
+    return measured, text, -1, -1
 
 
 def _text(document: Any) -> bytes | None:
@@ -338,9 +345,10 @@ def _text_within(document: Any, max_bytes: int) -> bytes | None:
     return None
 
 
-def _shape(document: dict[str, Any], limits: Limits, *, finite: bool = False) -> int | None:
-    """The depth of ``document``, whose text is known to be short, or ``None`` unless it is shown
-    to hold the JSON types only; refused with ``limit-exceeded`` past ``max_document_depth``.
+def _shape(document: dict[str, Any], limits: Limits, *, finite: bool = False) -> tuple[int, int, int] | None:
+    """The depth of ``document``, whose text is known to be short, how many values its arrays and
+    objects hold in all and the most one of them holds; ``None`` unless it is shown to hold the
+    JSON types only; refused with ``limit-exceeded`` past ``max_document_depth``.
     Level by level in a few C calls: the values read at once, the next level being every value
     that is not exactly a JSON scalar, which must then be exactly a dict or a list. A key that is
     not exactly a ``str`` is read with the values: then more values were read than the containers
@@ -366,7 +374,8 @@ def _shape(document: dict[str, Any], limits: Limits, *, finite: bool = False) ->
                 return None
             _check_floats(level)
             level = [child for child in level if type(child) is not float]
-    return depth if read == sum(map(len, containers)) else None
+    lengths = [*map(len, containers)]
+    return (depth, read, max(lengths)) if read == sum(lengths) else None
 
 
 def _may_be_non_finite(text: bytes) -> bool:

@@ -29,6 +29,7 @@ The validity answer never changes: only the detail of the list is bounded.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .._config import Limits
@@ -46,14 +47,17 @@ def explain(
     instance: Any,
     *,
     explainer: BackendValidator,
-    guard: GuardReport | None,
+    guard: GuardReport | Callable[[], GuardReport] | None,
     limits: Limits,
     depth_bound: int | None,
 ) -> ValidationFailed:
     """The issues that make ``instance`` (known to be invalid) invalid, within ``limits``.
 
-    ``depth_bound`` is the schema's instance depth bound when it recurses (the instance's depth
-    then matters to the cost), ``None`` otherwise."""
+    ``guard``: the schema's report, or what makes it when a compile put it off (see
+    ``engine._guard.DeferredReport``). ``depth_bound`` is the schema's instance depth bound when
+    it recurses (the instance's depth then matters to the cost), ``None`` otherwise."""
+    if callable(guard):
+        guard = guard()
     depth = 0 if depth_bound is None else nesting(instance, depth_bound)
     budget = Budget(limits)
     out = Issues(limits.max_issues)

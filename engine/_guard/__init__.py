@@ -8,12 +8,13 @@ returns a :class:`GuardReport`: each measurement by limit name, and the facts la
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import msgspec
 
-from .._config import EngineConfig, FetchConfig
+from .._config import EngineConfig, FetchConfig, Limits
 from .._dialect import Dialect
 from .._errors import RejectReason, SchemaRejected
 from .._patterns import backtracking_construct, star_height
@@ -23,7 +24,16 @@ from .refs import Fetcher, resolve_refs
 from .tree import Tree, walk_tree
 from .walk import DEFAULT_BASE, Graph, too_many_subschemas
 
-__all__ = ["LIMIT_MEANINGS", "Fetcher", "GuardReport", "fetcher", "inspect"]
+__all__ = [
+    "CLEARED_DEPTH",
+    "LIMIT_MEANINGS",
+    "DeferredReport",
+    "Fetcher",
+    "GuardReport",
+    "cleared",
+    "fetcher",
+    "inspect",
+]
 
 
 def fetcher(config: FetchConfig) -> Fetcher:
@@ -134,6 +144,69 @@ def inspect(
         max_star_height=heights,
         fetched=tuple(fetched or ()),
     )
+
+
+CLEARED_DEPTH = 32
+"""The longest chain of subschemas in a document :func:`cleared` clears (one more than its depth
+as JSON). A report's ``max_chain`` is at most that; the stages that read it compare it with larger
+bounds only (the msgspec translation's 64, the explanation's 512 frames), so it needs no measuring
+at compile time."""
+
+# The keys that make a schema more than a tree (a reference, a resource, an anchor) where the
+# canonical text holds a `$` at all: a key is written as it is spelled, in quotes.
+_DOLLAR_KEYS = re.compile(rb'"\$(?:ref|dynamicRef|recursiveRef|id|anchor|dynamicAnchor|recursiveAnchor)"')
+
+
+def cleared(text: bytes, depth: int, values: int, widest: int, dialect: Dialect, limits: Limits) -> bool:
+    """Whether a schema is shown to pass the guard by its canonical ``text`` and the intake's
+    counts alone (``depth``, ``values`` and ``widest`` as :class:`~engine._intake.Intake` has
+    them), so that its report can be made later, when asked for (:class:`DeferredReport`).
+
+    Nothing in such a schema can be refused: it holds no reference, resource, anchor,
+    ``unevaluated*`` keyword or pattern (its text spells none of their keys), and every
+    measurement is bounded by a count of the document, each within its limit. The subschemas (and
+    with nothing to inline, the expansion) are at most its values and the root; branches,
+    properties and enum values at most the widest container's; subschema depth and the chain of
+    in-place applicators at most one more than the document's depth (a boolean subschema is a
+    scalar, one level below the deepest container). A text spelling a key's name elsewhere (a
+    property named ``pattern``) is not cleared: :func:`inspect` walks it, as before. Each test is
+    one search of the text or a comparison (the walk they spare is a sixth of a cold compile)."""
+    # A boolean subschema is a scalar: subschemas nest one level deeper than containers do.
+    nesting = depth + 1
+    if values < 0 or nesting > CLEARED_DEPTH or nesting > limits.max_schema_depth or nesting > limits.max_eval_depth:
+        return False
+    if values >= limits.max_subschemas or values >= limits.max_ref_expansion:
+        return False
+    if widest > limits.max_branches or widest > limits.max_properties or widest > limits.max_enum:
+        return False
+    if b'"pattern' in text or b'"unevaluated' in text:
+        return False
+    if dialect is Dialect.DRAFT4 and b'"id"' in text:
+        return False
+    return b"$" not in text or _DOLLAR_KEYS.search(text) is None
+
+
+class DeferredReport:
+    """The report on a :func:`cleared` schema, made by :func:`inspect` when first asked for (for
+    :attr:`CompiledSchema.guard`, or to explain an invalid instance): the same report, from the
+    same document (``document()`` gives the schema as it was compiled), later."""
+
+    __slots__ = ("_config", "_dialect", "_document", "_report", "_size")
+
+    def __init__(
+        self, document: Callable[[], Any], dialect: Dialect, config: EngineConfig, size: tuple[int, int]
+    ) -> None:
+        self._document = document
+        self._dialect = dialect
+        self._config = config
+        self._size = size
+        self._report: GuardReport | None = None
+
+    def __call__(self) -> GuardReport:
+        report = self._report
+        if report is None:
+            report = self._report = inspect(self._document(), self._dialect, {}, self._config, document=self._size)
+        return report
 
 
 def _tree_report(tree: Tree, config: EngineConfig, document: tuple[int, int] | None) -> GuardReport:
