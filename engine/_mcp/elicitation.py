@@ -26,7 +26,8 @@ import threading
 import weakref
 from collections import Counter
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, cast
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal, Union, cast
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -45,6 +46,7 @@ __all__ = ["ElicitResult", "ElicitationForm", "compile_elicitation"]
 
 Action = Literal["accept", "decline", "cancel"]
 ACTIONS = ("accept", "decline", "cancel")
+_DECLINING: tuple[Action, ...] = ("decline", "cancel")
 FORMATS = frozenset({"email", "uri", "date", "date-time"})
 
 _COMMON = {"type", "title", "description", "default"}
@@ -58,6 +60,10 @@ _ALLOWED = {
     "array": _COMMON | {"items", "minItems", "maxItems"},
 }
 _ROOT_KEYS = {"$schema", "type", "properties", "required"}
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 class ElicitResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -117,65 +123,113 @@ class ElicitationForm:
     def _reader(self) -> Callable[[Any], ElicitResult]:
         """The form's one-pass reader: the answer decoded with ``content`` typed by the form, in
         the same pass; anything it refuses is judged again (and explained) on the general path."""
-        within = surely_within(self._max_bytes)
-        max_depth = self._max_depth
-        short = too_short_to_nest(max_depth)
-        checked = self._checked
-        # Decoded content is JSON within bounds already: the general backend's own check, and the
-        # full explanation only for a "no".
-        formats_check = self.compiled.hot_path().check if self._has_formats else None
-        validate_content = self._validate_content
+        # Too short to nest past the depth bound, and within the size bound (a small one may be
+        # shorter still).
+        short = min(too_short_to_nest(self._max_depth), self._max_bytes)
         general = self._general
-        decode_wire: Callable[[Any], Any] = _no_typed_path
-        convert: Callable[[Any], Any] | None = None
-        if self._translation is not None:
-            # Structs that refuse unnamed properties, in an answer that refuses unnamed fields: a
-            # value the typed decode skipped would go unchecked (invalid UTF-8, a number out of
-            # range, its depth), so here every byte is decoded. An answer with fields the form did
-            # not ask for is read on the general path, which drops them.
-            content_type, convert = self._translation.built("closed")
-            wire = msgspec.defstruct(
-                "ElicitResultWire",
-                [
-                    ("action", Action),
-                    ("content", content_type | None | UnsetType, UNSET),
-                    ("meta", Any, UNSET),
-                ],
+        if self._translation is None:
+            return self._read_other
+        # Structs that refuse unnamed properties, in an answer that refuses unnamed fields: a
+        # value the typed decode skipped would go unchecked (invalid UTF-8, a number out of
+        # range, its depth), so here every byte is decoded. An answer with fields the form did
+        # not ask for is read on the general path, which drops them. One struct per action
+        # (`action` is their tag): an accepting answer must carry its content, the others none.
+        content_type, convert = self._translation.built("closed")
+        to_plain: Callable[[Any], Any] = convert if convert is not None else _same
+
+        def wire(name: str, action: str, content: Any) -> Any:
+            return msgspec.defstruct(
+                name,
+                [("content", content), ("meta", Any, UNSET)],
                 rename={"meta": "_meta"},
+                tag_field="action",
+                tag=action,
                 forbid_unknown_fields=True,
                 gc=False,
             )
-            decode_wire = msgspec.json.Decoder(wire).decode
 
-        def read(data: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> ElicitResult:
-            if type(data) is not bytes and not isinstance(data, (bytearray, memoryview, str)):
-                return checked(data)
-            if type(data) is memoryview:
-                # Measured in bytes: `len` of a view of wider items counts items.
-                data = cast("bytes | memoryview", as_bytes(data))
-            size = len(data)
-            if size > within:  # measured in bytes (text too) by the general path
-                return general(data)
-            if size > short and not within_depth(data, max_depth):
-                return general(data)  # measures the depth, as every document's is
-            try:
-                wire = decode_wire(data)
-            except Exception:  # noqa: BLE001 - malformed, invalid, or only stricter than the schema
-                # (`1.0` for an integer): judged again on the general path, which says what is wrong.
-                return general(data)
-            content = wire.content
-            if wire.action != "accept":
-                if content is not UNSET and content is not None:
-                    raise _content_without_accept(wire.action)
-                return ElicitResult(action=wire.action)
-            if content is UNSET or content is None:
-                return checked({"action": "accept", "content": {}})
-            values: dict[str, Any] = convert(content) if convert is not None else content
-            if formats_check is not None and not formats_check(values):
-                validate_content(values)  # raises, explained
-            return ElicitResult(action="accept", content=values)
+        accept = wire("AcceptWire", "accept", content_type)
+        others = {wire(f"{a.title()}Wire", a, None | UnsetType): a for a in _DECLINING}
+        decode_wire = msgspec.json.Decoder(Union[(accept, *others)]).decode  # noqa: UP007 - a union built of types
+        # Decoded content is JSON within bounds already: the general backend's own check for the
+        # formats msgspec cannot check, and the full explanation only for a "no".
+        formats_check = self.compiled.hot_path().check if self._has_formats else None
+        validate_content = self._validate_content
+        read_other = partial(
+            self._read_other,
+            decode_wire=decode_wire,
+            accept=accept,
+            others=others,
+            to_plain=to_plain,
+            formats_check=formats_check,
+        )
+
+        # The commonest answer, bytes too short to nest past the depth bound, is read inline with
+        # nothing but the checks this form needs (a frame and a test cost a third of decoding a
+        # short answer); anything else, and whatever the typed decode refuses, is read below.
+        if formats_check is None:
+
+            def read(data: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> ElicitResult:
+                if type(data) is bytes and len(data) <= short:
+                    try:
+                        answer = decode_wire(data)
+                    except Exception:  # noqa: BLE001 - malformed, invalid, or stricter than the schema
+                        return general(data)  # (`1.0` for an integer): the general path says why
+                    if type(answer) is accept:
+                        return ElicitResult(action="accept", content=to_plain(answer.content))
+                    return ElicitResult(action=others[type(answer)])
+                return read_other(data)
+
+        else:
+
+            def read(data: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> ElicitResult:
+                if type(data) is bytes and len(data) <= short:
+                    try:
+                        answer = decode_wire(data)
+                    except Exception:  # noqa: BLE001 - judged again on the general path
+                        return general(data)
+                    if type(answer) is accept:
+                        values = to_plain(answer.content)
+                        if not formats_check(values):
+                            validate_content(values)  # raises, explained
+                        return ElicitResult(action="accept", content=values)
+                    return ElicitResult(action=others[type(answer)])
+                return read_other(data)
 
         return read
+
+    def _read_other(
+        self,
+        data: bytes | bytearray | memoryview | str | Mapping[str, Any],
+        *,
+        decode_wire: Callable[[Any], Any] | None = None,
+        accept: Any = None,
+        others: Mapping[Any, Action] | None = None,
+        to_plain: Callable[[Any], Any] = _same,
+        formats_check: Callable[[Any], bool] | None = None,
+    ) -> ElicitResult:
+        """Every answer the inline read does not take: a dict, text, a buffer, longer bytes (whose
+        depth is measured first), and every answer of a form without a typed path."""
+        if type(data) is not bytes and not isinstance(data, (bytearray, memoryview, str)):
+            return self._checked(data)
+        if type(data) is memoryview:
+            # Measured in bytes: `len` of a view of wider items counts items.
+            data = cast("bytes | memoryview", as_bytes(data))
+        size = len(data)
+        if decode_wire is None or size > surely_within(self._max_bytes):  # measured by the general path
+            return self._general(data)
+        if size > too_short_to_nest(self._max_depth) and not within_depth(data, self._max_depth):
+            return self._general(data)  # measures the depth, as every document's is
+        try:
+            answer = decode_wire(data)
+        except Exception:  # noqa: BLE001 - judged again on the general path, which says why
+            return self._general(data)
+        if type(answer) is not accept and others is not None:
+            return ElicitResult(action=others[type(answer)])
+        values = to_plain(answer.content)
+        if formats_check is not None and not formats_check(values):
+            self._validate_content(values)  # raises, explained
+        return ElicitResult(action="accept", content=values)
 
     def _general(self, data: bytes | bytearray | memoryview | str) -> ElicitResult:
         return self._checked(decode_json(data, max_bytes=self._max_bytes, max_depth=self._max_depth))
@@ -203,10 +257,6 @@ class ElicitationForm:
             self.compiled.validate(content)
         except ValidationFailed as failure:
             raise failure.under("/content") from None
-
-
-def _no_typed_path(data: Any) -> Any:
-    raise msgspec.ValidationError("no typed path for this form")
 
 
 def _failure(path: str, message: str) -> ValidationFailed:

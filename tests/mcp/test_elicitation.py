@@ -288,6 +288,14 @@ def _answers(schema: dict[str, Any]) -> list[bytes]:
         msgspec.json.encode({"action": "decline"}),
         msgspec.json.encode({"action": "cancel", "content": answer}),
         msgspec.json.encode({"action": "maybe", "content": answer}),
+        msgspec.json.encode({"action": "decline", "content": None, "_meta": {"k": "HOLE"}}),
+        msgspec.json.encode({"content": answer, "action": "accept"}),  # the action last
+        msgspec.json.encode({"content": None, "action": "cancel"}),
+        msgspec.json.encode({"action": "accept"}),
+        msgspec.json.encode({"action": None, "content": answer}),
+        # A repeated action: the last one counts, as every JSON parser here reads it.
+        b'{"action": "decline", "content": ' + msgspec.json.encode(answer) + b', "action": "accept"}',
+        b'{"action": "accept", "action": "decline"}',
     ]
     holes = [b'"\\u00e9"', b'"\xff"', b"1e999", b"[" * 300 + b"]" * 300]
     answers: list[bytes] = []
