@@ -53,6 +53,8 @@ def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, m
     """Parse one JSON document; every failure is a :class:`DecodeError` with its reason. Text is
     measured in the bytes of its UTF-8 (the limits are in bytes), not in characters."""
     data = as_bytes(data)
+    if isinstance(data, str) and type(data) is not str:
+        data = str(data)  # the parser reads exact `str` only (a subclass was a TypeError)
     size = len(data)
     if surely_within(max_bytes) < size <= max_bytes and isinstance(data, str) and not data.isascii():
         size = len(data.encode("utf-8", "surrogatepass"))

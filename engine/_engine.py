@@ -114,7 +114,13 @@ class Engine:
         pinned: Callable[[], Any] | None = None
         if schema is given and type(schema) is dict:
             pinned = partial(marshal.loads, packed) if packed is not None else _pin(schema)
-        compile = lambda: self._compile(schema, resources, key, size, canonical, pinned, (values, widest))  # noqa: E731
+        # What a report put off at compile time reads later (see `guard.DeferredReport`): the
+        # snapshot, or the caller's bytes or text parsed again (immutable, unlike the parsed
+        # document, which `CompiledSchema.schema` hands out); else a snapshot made then.
+        later: Callable[[], Any] | None = pinned
+        if later is None and (type(given) is bytes or type(given) is str):
+            later = partial(_parse, given)
+        compile = lambda: self._compile(schema, resources, key, size, canonical, pinned, (values, widest), later)  # noqa: E731
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
             compile = _metrics.observed_compile(compile)
         compiled = cache.get_or_compile(key, compile)
@@ -134,9 +140,11 @@ class Engine:
         text: bytes,
         pinned: Callable[[], Any] | None,
         counts: tuple[int, int],
+        later: Callable[[], Any] | None,
     ) -> CompiledSchema:
         """``counts``: the values the document holds and the most one container holds, where the
-        intake counted them (else -1 each)."""
+        intake counted them (else -1 each). ``later``: a function giving the document as it is
+        now, whenever called (``None``: a snapshot is taken if one is needed)."""
         config = self.config
         dialect = detect_dialect(schema, self._default_dialect, resources)
         # A custom meta-schema (`$schema` naming a registry resource) is left to no build: its
@@ -157,8 +165,7 @@ class Engine:
             ):
                 # Nothing the guard refuses can be in it, and no stage before a document is read
                 # asks what it measured: the report is made when asked for, from the snapshot.
-                document = pinned if pinned is not None else partial(_same, schema)
-                report = guard.DeferredReport(document, dialect, config, size)
+                report = guard.DeferredReport(later or _pin(schema), dialect, config, size)
                 facts = None
             else:
                 fetched: dict[str, Any] = {}
@@ -245,8 +252,7 @@ _pack = msgspec.msgpack.encode
 _unpack = msgspec.msgpack.decode
 
 
-def _same(value: Any) -> Any:
-    return value
+_parse = msgspec.json.decode  # a document intake parsed once, within its limits, parsed again
 
 
 def default_engine() -> Engine:

@@ -135,7 +135,11 @@ class ElicitationForm:
         # not ask for is read on the general path, which drops them. One struct per action
         # (`action` is their tag): an accepting answer must carry its content, the others none.
         content_type, convert = self._translation.built("closed")
-        to_plain: Callable[[Any], Any] = convert if convert is not None else _same
+        if convert is None:
+            # Not a Struct (a form of no property translates to a plain dict): nothing would drop
+            # the fields the form did not ask for. The general path does.
+            return self._read_other
+        to_plain: Callable[[Any], Any] = convert
 
         def wire(name: str, action: str, content: Any) -> Any:
             return msgspec.defstruct(
@@ -210,7 +214,7 @@ class ElicitationForm:
     ) -> ElicitResult:
         """Every answer the inline read does not take: a dict, text, a buffer, longer bytes (whose
         depth is measured first), and every answer of a form without a typed path."""
-        if type(data) is not bytes and not isinstance(data, (bytearray, memoryview, str)):
+        if not isinstance(data, (bytes, bytearray, memoryview, str)):
             return self._checked(data)
         if type(data) is memoryview:
             # Measured in bytes: `len` of a view of wider items counts items.

@@ -194,3 +194,21 @@ def test_generated_cleared_schemas_pass_the_walk(schema: dict[str, Any], overrid
     if is_cleared:
         assert not isinstance(report, engine.SchemaRejected), report
         assert report.max_chain <= guard.CLEARED_DEPTH and not report.recursive
+
+
+@pytest.mark.parametrize("given", [b'{"type":"object","properties":{"a":{"type":"string"}}}', "text", "buffer"])
+@pytest.mark.parametrize("cache_size", [0, 16])
+def test_a_deferred_report_of_bytes_or_text_reads_them_again(given: Any, cache_size: int) -> None:
+    # The parsed document is the one `CompiledSchema.schema` hands out (and, cached, every later
+    # compile of the same bytes): what it becomes is not what was compiled.
+    data = b'{"type":"object","properties":{"a":{"type":"string"}}}'
+    source: Any = data.decode() if given == "text" else bytearray(data) if given == "buffer" else data
+    compiled = engine.Engine(engine.EngineConfig(cache_size=cache_size)).compile(source)
+    assert compiled._deferred_guard is not None  # noqa: SLF001
+    if isinstance(source, bytearray):
+        source[:] = b" " * len(source)
+    compiled.schema["properties"]["a"] = {"items": {"$ref": "https://x.example/"}}
+    with pytest.raises(engine.ValidationFailed) as failure:
+        compiled.validate({"a": 1})
+    assert [issue.instance_path for issue in failure.value.issues] == ["/a"]
+    assert compiled.guard.measured["max_subschemas"] == 2

@@ -526,3 +526,25 @@ def test_memoryviews_are_measured_in_bytes() -> None:
     assert failure.value.reason == "too-deep"
     answer = b'{"action": "accept", "content": {"name": "x"}}'
     assert form.decode_result(_wide_view(answer)).content == {"name": "x"}
+
+
+def test_a_form_of_no_property_passes_no_field_on() -> None:
+    form = engine.compile_elicitation({"type": "object", "properties": {}})
+    answer = b'{"action":"accept","content":{"zz":1,"evil":{"a":[1,2]}}}'
+    for data in (answer, answer + b" " * 600, answer.decode(), bytearray(answer), memoryview(answer)):
+        for _ in range(2):  # the first call binds the reader; the second uses it
+            assert form.decode_result(data).content == {}
+
+
+def test_answers_in_subclasses_of_bytes_and_str() -> None:
+    class Raw(bytes):
+        pass
+
+    class Text(str):
+        pass
+
+    form = engine.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}})
+    for kind in (Raw, Text):
+        data: Any = kind(b'{"action": "decline"}') if kind is Raw else kind('{"action": "decline"}')
+        assert form.decode_result(data).action == "decline"
+        assert engine.compile({"type": "object"}).decode(data) == {"action": "decline"}
