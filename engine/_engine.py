@@ -107,20 +107,20 @@ class Engine:
                 return found
         resources: Mapping[str, Any] = _resources(registry, self.config.limits) if registry else {}
         key = fingerprint(canonical, resources)
-        # The caller's own object, which they may change after compile time: whatever reads it
-        # later reads a private copy of it as it is now (see `SchemaSource.pinned`). The
-        # serialisation taken for the cache is that copy (a given dict is plain: intake copies
-        # any other); parsed or copied here, the schema is ours.
+        # Whatever reads the schema after compile time reads a private copy of it as it is now
+        # (see `SchemaSource.pinned`): the caller's own object may change, and so may a document
+        # parsed or copied here, which `CompiledSchema.schema` would otherwise hand out (to every
+        # caller the cache gives it to). The serialisation taken for the cache is the caller's
+        # copy (a given dict is plain: intake copies any other); bytes or text are parsed again.
         pinned: Callable[[], Any] | None = None
-        if schema is given and type(schema) is dict:
-            pinned = partial(marshal.loads, packed) if packed is not None else _pin(schema)
-        # What a report put off at compile time reads later (see `guard.DeferredReport`): the
-        # snapshot, or the caller's bytes or text parsed again (immutable, unlike the parsed
-        # document, which `CompiledSchema.schema` hands out); else a snapshot made then.
-        later: Callable[[], Any] | None = pinned
-        if later is None and (type(given) is bytes or type(given) is str):
-            later = partial(_parse, given)
-        compile = lambda: self._compile(schema, resources, key, size, canonical, pinned, (values, widest), later)  # noqa: E731
+        if type(schema) is dict:
+            if schema is given:
+                pinned = partial(marshal.loads, packed) if packed is not None else _pin(schema)
+            elif type(given) is bytes or type(given) is str:
+                pinned = partial(_parse, given)
+            else:
+                pinned = _pin(schema)
+        compile = lambda: self._compile(schema, resources, key, size, canonical, pinned, (values, widest))  # noqa: E731
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
             compile = _metrics.observed_compile(compile)
         compiled = cache.get_or_compile(key, compile)
@@ -140,11 +140,10 @@ class Engine:
         text: bytes,
         pinned: Callable[[], Any] | None,
         counts: tuple[int, int],
-        later: Callable[[], Any] | None,
     ) -> CompiledSchema:
         """``counts``: the values the document holds and the most one container holds, where the
-        intake counted them (else -1 each). ``later``: a function giving the document as it is
-        now, whenever called (``None``: a snapshot is taken if one is needed)."""
+        intake counted them (else -1 each). ``pinned``: a function giving the document as it is
+        now, whenever called (``None`` for a boolean schema)."""
         config = self.config
         dialect = detect_dialect(schema, self._default_dialect, resources)
         # A custom meta-schema (`$schema` naming a registry resource) is left to no build: its
@@ -159,13 +158,14 @@ class Engine:
         try:
             report: guard.GuardReport | guard.DeferredReport
             if (
-                not resources
+                pinned is not None
+                and not resources
                 and self._fetcher is None
                 and guard.cleared(text, size.depth, *counts, dialect, config.limits)
             ):
                 # Nothing the guard refuses can be in it, and no stage before a document is read
                 # asks what it measured: the report is made when asked for, from the snapshot.
-                report = guard.DeferredReport(later or _pin(schema), dialect, config, size)
+                report = guard.DeferredReport(pinned, dialect, config, size)
                 facts = None
             else:
                 fetched: dict[str, Any] = {}

@@ -96,15 +96,41 @@ def test_a_mapping_that_is_not_a_dict_is_copied_as_plain_json() -> None:
     assert compiled.decode_typed(b'{"n":1,"s":"x"}').f0 == 1
 
 
-def test_one_snapshot_per_compile_and_none_with_the_cache_on_or_for_bytes() -> None:
+def test_one_snapshot_per_compile_and_none_to_take_with_the_cache_on_or_for_bytes() -> None:
     # The compiled schema and the deferred translation share one snapshot; with the cache on it is
-    # the serialisation the cache took, and a schema parsed from bytes is the pipeline's own.
+    # the serialisation the cache took, and a schema given as bytes is its bytes, parsed again.
     compiled = engine.Engine(cache_size=0).compile(copy.deepcopy(ORIGINAL))
     assert compiled._snapshot is compiled._typed._thaw  # noqa: SLF001 - the shared snapshot
     cached = engine.Engine().compile(copy.deepcopy(ORIGINAL))
     assert cached._snapshot is not None and cached._snapshot.func is marshal.loads  # noqa: SLF001
-    parsed = engine.Engine(cache_size=0).compile(json.dumps(ORIGINAL).encode())
-    assert parsed._snapshot is None and parsed.schema == ORIGINAL  # noqa: SLF001
+    data = json.dumps(ORIGINAL).encode()
+    parsed = engine.Engine(cache_size=0).compile(data)
+    assert parsed._snapshot is not None and parsed._snapshot.args == (data,)  # noqa: SLF001
+    assert parsed.schema == ORIGINAL
+
+
+@pytest.mark.parametrize("form", ["bytes", "text", "bytearray", "mapping"])
+@pytest.mark.parametrize("cache_size", [0, 16])
+def test_changing_the_schema_attribute_of_a_parsed_or_copied_schema_changes_nothing(form: str, cache_size: int) -> None:
+    # The document parsed (or copied) at compile time is not handed out: changing what
+    # `schema` gives, before the first decode makes the msgspec translation, changes no answer
+    # (and with the cache on, none of the next caller's either).
+    data = json.dumps(ORIGINAL).encode()
+    given: Any = {
+        "bytes": data,
+        "text": data.decode(),
+        "bytearray": bytearray(data),
+        "mapping": OrderedDict(copy.deepcopy(ORIGINAL)),
+    }[form]
+    expected = answers(engine.Engine(cache_size=0).compile(copy.deepcopy(ORIGINAL)))
+    eng = engine.Engine(cache_size=cache_size)
+    compiled = eng.compile(given)
+    mutate(compiled.schema)
+    if isinstance(given, bytearray):
+        given[:] = b" " * len(given)
+    assert answers(compiled) == expected
+    if cache_size and form != "bytearray":
+        assert answers(eng.compile(given)) == expected  # the same compiled schema, from the cache
 
 
 @pytest.mark.parametrize("backend", ["jsonschema", "fastjsonschema", "jsonschema-rs", "auto"])
