@@ -28,7 +28,7 @@ CASES = [(name, schema, default) for name, schema, registry, config, default in 
 TIGHT = [
     {},
     {"max_branches": 2, "max_properties": 3, "max_enum": 2},
-    {"max_schema_depth": 3, "max_eval_depth": 2},
+    {"max_schema_depth": 4, "max_eval_depth": 3},
     {"max_subschemas": 6, "max_ref_expansion": 5},
     {"max_pattern_length": 0, "max_unevaluated_nesting": 0},
 ]
@@ -72,8 +72,10 @@ def test_cleared_schemas_pass_the_walk(overrides: dict[str, int]) -> None:
             assert not report.recursive and not report.exponential, name
             assert report.max_chain <= guard.CLEARED_DEPTH, name
             assert report.measured["max_pattern_length"] == 0 and report.max_star_height == 0, name
-    print(overrides, cleared, refused)
-    assert cleared > 0 and refused > 0
+    # 686 cleared and 27 refused under the default limits; 20-27 cleared and 69-354 refused
+    # under the tight sets, 686 and 58 with patterns and unevaluated scopes at nothing.
+    assert cleared > (600 if not overrides or "max_pattern_length" in overrides else 15)
+    assert refused > (20 if not overrides else 50)
 
 
 def test_the_report_made_later_is_the_walks() -> None:
@@ -196,13 +198,13 @@ def test_generated_cleared_schemas_pass_the_walk(schema: dict[str, Any], overrid
         assert report.max_chain <= guard.CLEARED_DEPTH and not report.recursive
 
 
-@pytest.mark.parametrize("given", [b'{"type":"object","properties":{"a":{"type":"string"}}}', "text", "buffer"])
+@pytest.mark.parametrize("given", ["bytes", "text", "bytearray"])
 @pytest.mark.parametrize("cache_size", [0, 16])
-def test_a_deferred_report_of_bytes_or_text_reads_them_again(given: Any, cache_size: int) -> None:
+def test_a_deferred_report_of_bytes_or_text_reads_them_again(given: str, cache_size: int) -> None:
     # The parsed document is the one `CompiledSchema.schema` hands out (and, cached, every later
     # compile of the same bytes): what it becomes is not what was compiled.
     data = b'{"type":"object","properties":{"a":{"type":"string"}}}'
-    source: Any = data.decode() if given == "text" else bytearray(data) if given == "buffer" else data
+    source: Any = {"bytes": data, "text": data.decode(), "bytearray": bytearray(data)}[given]
     compiled = engine.Engine(engine.EngineConfig(cache_size=cache_size)).compile(source)
     assert compiled._deferred_guard is not None  # noqa: SLF001
     if isinstance(source, bytearray):
