@@ -161,7 +161,7 @@ class Engine:
                 pinned is not None
                 and not resources
                 and self._fetcher is None
-                and guard.cleared(text, size.depth, *counts, dialect, config.limits)
+                and guard.cleared(schema, text, size.depth, *counts, dialect, config.limits)
             ):
                 # Nothing the guard refuses can be in it, and no stage before a document is read
                 # asks what it measured: the report is made when asked for, from the snapshot.

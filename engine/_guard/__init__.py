@@ -9,7 +9,9 @@ returns a :class:`GuardReport`: each measurement by limit name, and the facts la
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from gc import get_referents as referents
 from typing import Any
 
 import msgspec
@@ -152,30 +154,37 @@ as JSON). A report's ``max_chain`` is at most that; the stages that read it comp
 bounds only (the msgspec translation's 64, the explanation's 512 frames), so it needs no measuring
 at compile time."""
 
-# The keys that make a schema more than a tree (a reference, a resource, an anchor) where the
-# canonical text holds a `$` at all: a key is written as it is spelled, in quotes.
-_DOLLAR_KEYS = re.compile(rb'"\$(?:ref|dynamicRef|recursiveRef|id|anchor|dynamicAnchor|recursiveAnchor)"')
+# The keys that make a schema more than a tree of local references (a resource, an anchor, a
+# dynamic reference) where the canonical text holds a `$` at all: a key is written as it is spelled.
+_RESOURCE_KEYS = re.compile(rb'"\$(?:dynamicRef|recursiveRef|id|anchor|dynamicAnchor|recursiveAnchor)"')
+_REF_KEY = b'"$ref"'
+# A reference to a definition at the root, by a name that needs no unescaping (no `~`, `%`, `/`,
+# quote or backslash), per the keyword that holds definitions in the dialect.
+_DEFINITION_REFS = {
+    container: re.compile(rb'"\$ref":"#/' + re.escape(container.encode()) + rb'/([A-Za-z0-9_.\-]+)"')
+    for container in ("$defs", "definitions")
+}
+_encode = msgspec.json.encode
 
 
-def cleared(text: bytes, depth: int, values: int, widest: int, dialect: Dialect, limits: Limits) -> bool:
-    """Whether a schema is shown to pass the guard by its canonical ``text`` and the intake's
+def cleared(schema: Any, text: bytes, depth: int, values: int, widest: int, dialect: Dialect, limits: Limits) -> bool:
+    """Whether ``schema`` is shown to pass the guard by its canonical ``text`` and the intake's
     counts alone (``depth``, ``values`` and ``widest`` as :class:`~engine._intake.Intake` has
     them), so that its report can be made later, when asked for (:class:`DeferredReport`).
 
-    Nothing in such a schema can be refused: it holds no reference, resource, anchor,
-    ``unevaluated*`` keyword or pattern (its text spells none of their keys), and every
-    measurement is bounded by a count of the document, each within its limit. The subschemas (and
-    with nothing to inline, the expansion) are at most its values and the root; branches,
-    properties and enum values at most the widest container's; subschema depth and the chain of
-    in-place applicators at most one more than the document's depth (a boolean subschema is a
-    scalar, one level below the deepest container). A text spelling a key's name elsewhere (a
-    property named ``pattern``) is not cleared: :func:`inspect` walks it, as before. Each test is
-    one search of the text or a comparison (the walk they spare is a sixth of a cold compile)."""
+    Nothing in such a schema can be refused: it holds no resource, anchor, dynamic reference,
+    ``unevaluated*`` keyword or pattern (its text spells none of their keys), its references (if
+    any) name definitions at the root that reach no cycle (:func:`_definitions_cleared`), and
+    every measurement is bounded by a count of the document, each within its limit. The
+    subschemas (and with nothing to inline, the expansion) are at most its values and the root;
+    branches, properties and enum values at most the widest container's; subschema depth and the
+    chain of in-place applicators at most one more than the document's depth (a boolean subschema
+    is a scalar, one level below the deepest container). A text spelling a key's name elsewhere
+    (a property named ``pattern``) is not cleared: :func:`inspect` walks it, as before. Each test
+    is one search of the text or a comparison (the walk they spare is a sixth of a cold compile)."""
     # A boolean subschema is a scalar: subschemas nest one level deeper than containers do.
     nesting = depth + 1
-    if values < 0 or nesting > CLEARED_DEPTH or nesting > limits.max_schema_depth or nesting > limits.max_eval_depth:
-        return False
-    if values >= limits.max_subschemas or values >= limits.max_ref_expansion:
+    if values < 0 or nesting > limits.max_schema_depth or values >= limits.max_subschemas:
         return False
     if widest > limits.max_branches or widest > limits.max_properties or widest > limits.max_enum:
         return False
@@ -183,7 +192,95 @@ def cleared(text: bytes, depth: int, values: int, widest: int, dialect: Dialect,
         return False
     if dialect is Dialect.DRAFT4 and b'"id"' in text:
         return False
-    return b"$" not in text or _DOLLAR_KEYS.search(text) is None
+    references = 0
+    if b"$" in text:
+        if _RESOURCE_KEYS.search(text) is not None:
+            return False
+        references = text.count(_REF_KEY)
+    if references:
+        return _definitions_cleared(schema, text, references, depth, values, dialect, limits)
+    return nesting <= CLEARED_DEPTH and nesting <= limits.max_eval_depth and values < limits.max_ref_expansion
+
+
+def _definitions_cleared(
+    schema: Any, text: bytes, references: int, depth: int, values: int, dialect: Dialect, limits: Limits
+) -> bool:
+    """Whether the ``references`` of a schema, counted in its canonical ``text``, keep it within
+    the guard's bounds: each names a definition at the root (``$defs``, or ``definitions`` before
+    2019-09) that exists, is a schema, and reaches no cycle through other definitions, and the
+    expansion and the chains they make are within their limits.
+
+    The bounds, by the definitions' own texts (each written once; together no longer than the
+    document's): a definition holds at most one value per colon, comma and opening bracket of its
+    text, so inlining it adds at most that and one subschema, and what its own references inline;
+    the root's own part holds at most the document's values and the root. A chain of subschemas
+    is at most ``depth + 1`` long in the root's part, and one more than a definition's own depth
+    in each definition a chain of references passes. A reference written where no subschema is
+    (in an ``enum``, a ``const``) is counted as one: the bounds only grow."""
+    container = "$defs" if dialect.is_modern else "definitions"
+    refs = _DEFINITION_REFS[container]
+    written = refs.findall(text)
+    definitions = schema.get(container) if type(schema) is dict else None
+    if len(written) != references or type(definitions) is not dict:
+        return False  # another reference, or no definitions to find: walked
+    cap = limits.max_ref_expansion + 1
+    # Per definition: (the names its own text refers to, at most the subschemas it holds, the
+    # longest chain of subschemas in it).
+    own: dict[bytes, tuple[list[bytes], int, int]] = {}
+    for name, definition in definitions.items():
+        if type(definition) is bool:
+            own[name.encode()] = ([], 1, 1)
+        elif type(definition) is dict:
+            written_here = _encode(definition)
+            count = written_here.count(b":") + written_here.count(b",") + written_here.count(b"[") + 2
+            own[name.encode()] = (refs.findall(written_here), count, _depth(definition) + 1)
+        else:
+            return False
+    # Inlined size and longest chain per definition, its references followed, children first; a
+    # definition met again while its own references are followed is a cycle.
+    size: dict[bytes, int] = {}
+    chains: dict[bytes, int] = {}
+    for start in set(written):
+        if start in size:
+            continue
+        if start not in own:
+            return False  # unresolvable: the walk refuses it with the reason
+        path = {start}
+        stack = [(start, iter(own[start][0]))]
+        while stack:
+            name, pending = stack[-1]
+            for target in pending:
+                if target in size:
+                    continue
+                if target in path or target not in own:
+                    return False
+                path.add(target)
+                stack.append((target, iter(own[target][0])))
+                break
+            else:
+                stack.pop()
+                path.discard(name)
+                targets, count, chain = own[name]
+                size[name] = min(count + sum(map(size.__getitem__, targets)), cap)
+                chains[name] = chain + max(map(chains.__getitem__, targets), default=0)
+    # The root's own references: those of the text that no definition's text holds.
+    at_root = Counter(written)
+    for targets, _, _ in own.values():
+        at_root.subtract(targets)
+    at_root = +at_root  # the names the root's own part refers to, each with how often
+    expansion = values + 1 + sum(size[name] * times for name, times in at_root.items())
+    chain = depth + 1 + max(map(chains.__getitem__, at_root), default=0)
+    return expansion <= limits.max_ref_expansion and chain <= CLEARED_DEPTH and chain <= limits.max_eval_depth
+
+
+def _depth(document: dict[str, Any]) -> int:
+    """The levels of containers in a plain ``document`` (itself the first), level by level."""
+    depth = 0
+    level: list[Any] = [document]
+    while level:
+        depth += 1
+        level = [value for value in referents(*level) if type(value) is dict or type(value) is list]
+    return depth
 
 
 class DeferredReport:

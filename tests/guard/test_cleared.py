@@ -38,7 +38,7 @@ def judged(schema: Any, dialect: Dialect, config: engine.EngineConfig) -> tuple[
     """(whether the guard clears the schema unwalked, the walk's report or refusal)."""
     intake = load_schema(schema, config.limits)
     cleared = intake.canonical is not None and guard.cleared(
-        intake.canonical, intake.size.depth, intake.values, intake.widest, dialect, config.limits
+        intake.schema, intake.canonical, intake.size.depth, intake.values, intake.widest, dialect, config.limits
     )
     try:
         report: Any = guard.inspect(intake.schema, dialect, {}, config, document=intake.size)
@@ -103,7 +103,9 @@ def test_what_is_not_cleared() -> None:
     def cleared(schema: Any, dialect: Dialect = Dialect.DRAFT2020_12) -> bool:
         intake = load_schema(schema, limits)
         assert intake.canonical is not None
-        return guard.cleared(intake.canonical, intake.size.depth, intake.values, intake.widest, dialect, limits)
+        return guard.cleared(
+            intake.schema, intake.canonical, intake.size.depth, intake.values, intake.widest, dialect, limits
+        )
 
     assert cleared({"type": "object", "properties": {"a": {"type": "string", "enum": ["x", "y"]}}})
     assert cleared({"$schema": "https://json-schema.org/draft/2020-12/schema", "$comment": "a $ref", "type": "string"})
@@ -132,6 +134,85 @@ def test_what_is_not_cleared() -> None:
     # Only what the intake counted: not a boolean, not a document that was walked instead.
     assert load_schema(True, limits).values == -1
     assert load_schema(msgspec.json.encode({"items": {}}), limits).values == 2 - 1
+
+
+def _definitions(**definitions: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": definitions}
+
+
+def test_references_to_definitions_at_the_root() -> None:
+    config = engine.EngineConfig()
+
+    def cleared(schema: Any, dialect: Dialect = Dialect.DRAFT2020_12, config: engine.EngineConfig = config) -> bool:
+        is_cleared, report = judged(schema, dialect, config)
+        if is_cleared:
+            assert not isinstance(report, engine.SchemaRejected), report
+        return is_cleared
+
+    leaf = {"type": "string"}
+    assert cleared(_definitions(A=leaf))
+    assert cleared(_definitions(A={"items": {"$ref": "#/$defs/B"}}, B=leaf, Unused={"$ref": "#/$defs/B"}))
+    assert cleared(_definitions(A={"anyOf": [{"$ref": "#/$defs/B"}, {"$ref": "#/$defs/B"}]}, B=True))
+    legacy = {"properties": {"a": {"$ref": "#/definitions/A"}}, "definitions": {"A": leaf}}
+    assert cleared(legacy, Dialect.DRAFT7)
+    assert not cleared(legacy)  # `definitions` in 2020-12 is no keyword: walked
+    assert not cleared(_definitions(A=leaf), Dialect.DRAFT7)
+    for schema in (
+        _definitions(B=leaf),  # no such definition (refused by the walk)
+        _definitions(A={"$ref": "#/$defs/A"}),  # a cycle in place (refused)
+        _definitions(A={"items": {"$ref": "#/$defs/A"}}),  # recursion through the instance
+        _definitions(A={"$ref": "#/$defs/B"}, B={"properties": {"x": {"$ref": "#/$defs/A"}}}),
+        _definitions(A={"$ref": "#"}),  # the root
+        _definitions(A={"$ref": "#/$defs/B/items"}, B={"items": leaf}),  # into a definition
+        {"properties": {"a": {"$ref": "#/$defs/A~1B"}}, "$defs": {"A/B": leaf}},  # a name to unescape
+        {"properties": {"a": {"$ref": "#/$defs/A%20B"}}, "$defs": {"A B": leaf}},
+        _definitions(A=5),  # not a schema
+        {"properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": [leaf]},
+        {"properties": {"$ref": {"type": "string"}}},  # a property's name
+        _definitions(A={"$ref": "https://x.example/a"}),  # remote (refused)
+        _definitions(A={"$anchor": "a"}),
+    ):
+        assert not cleared(schema), schema
+
+    # The expansion: a chain of definitions each referring twice to the next doubles per step.
+    def doubling(steps: int) -> dict[str, Any]:
+        definitions: dict[str, Any] = {f"D{i}": {"anyOf": [{"$ref": f"#/$defs/D{i + 1}"}] * 2} for i in range(steps)}
+        definitions[f"D{steps}"] = leaf
+        return {"properties": {"a": {"$ref": "#/$defs/D0"}}, "$defs": definitions}
+
+    small = engine.EngineConfig(limits=engine.Limits(max_ref_expansion=100))
+    assert cleared(doubling(2), config=small)
+    assert not cleared(doubling(6), config=small)
+    walked = judged(doubling(6), Dialect.DRAFT2020_12, small)[1]
+    assert isinstance(walked, engine.SchemaRejected) and walked.details["limit"] == "max_ref_expansion"
+    # The chain: each definition passed adds its own depth.
+    chained: dict[str, Any] = {f"C{i}": {"not": {"$ref": f"#/$defs/C{i + 1}"}} for i in range(12)}
+    chained["C12"] = leaf
+    assert not cleared({"$ref": "#/$defs/C0", "$defs": chained})
+    assert cleared({"$ref": "#/$defs/C8", "$defs": chained})
+    shallow = engine.EngineConfig(limits=engine.Limits(max_eval_depth=5))
+    assert not cleared({"$ref": "#/$defs/C8", "$defs": chained}, config=shallow)
+
+
+@pytest.mark.parametrize("name", ["a-b", "A.b_1"])
+def test_a_schema_with_references_compiles_as_the_walk_has_it(name: str) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"x": {"$ref": f"#/$defs/{name}"}, "y": {"type": "array", "items": {"$ref": "#/$defs/B"}}},
+        "required": ["x"],
+        "$defs": {name: {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}}, "B": {"type": "integer"}},
+    }
+    eng = engine.Engine(engine.EngineConfig(cache_size=0))
+    compiled = eng.compile(schema)
+    assert compiled._deferred_guard is not None  # noqa: SLF001
+    with pytest.raises(engine.ValidationFailed) as failure:
+        compiled.validate({"x": {"b": "no"}, "y": [1, "no"]})
+    assert sorted(issue.instance_path for issue in failure.value.issues) == ["/x/b", "/y/1"]
+    assert compiled.decode(b'{"x": {"b": 1}, "y": [2]}') == {"x": {"b": 1}, "y": [2]}
+    intake = load_schema(schema, eng.config.limits)
+    assert compiled.guard == guard.inspect(intake.schema, compiled.dialect, {}, eng.config, document=intake.size)
+    # The root, x, y, y's items, the definition and its b, and B once per reference to it.
+    assert compiled.guard.measured["max_ref_expansion"] == 8
 
 
 def test_a_deferred_report_explains_as_the_walks() -> None:
@@ -193,6 +274,63 @@ limits = st.fixed_dictionaries(
 def test_generated_cleared_schemas_pass_the_walk(schema: dict[str, Any], overrides: dict[str, int]) -> None:
     config = engine.EngineConfig(limits=engine.Limits(**overrides))
     is_cleared, report = judged(schema, Dialect.DRAFT2020_12, config)
+    if is_cleared:
+        assert not isinstance(report, engine.SchemaRejected), report
+        assert report.max_chain <= guard.CLEARED_DEPTH and not report.recursive
+
+
+def referring(later: str, odd: list[dict[str, Any]]) -> st.SearchStrategy[Any]:
+    """Subschemas referring to the definitions named in ``later`` (no cycle), and if any are
+    given, to the ``odd`` places too."""
+    to = st.sampled_from(later).map(lambda name: {"$ref": f"#/$defs/{name}"}) if later else st.just(True)
+    leaves = [st.booleans(), st.fixed_dictionaries({"type": st.sampled_from(["string", "integer"])}), to, to]
+    return st.recursive(
+        st.one_of(*leaves, st.sampled_from(odd)) if odd else st.one_of(*leaves),
+        lambda inner: st.one_of(
+            st.fixed_dictionaries({"anyOf": st.lists(inner, min_size=1, max_size=3)}),
+            st.fixed_dictionaries({"properties": st.dictionaries(st.sampled_from("ab"), inner, max_size=2)}),
+            st.fixed_dictionaries({"items": inner}),
+            st.fixed_dictionaries({"not": inner}),
+        ),
+        max_leaves=6,
+    )
+
+
+@st.composite
+def with_definitions(draw: st.DrawFn) -> dict[str, Any]:
+    """A schema whose properties refer to its definitions, each referring on to later ones only;
+    one in four refers at places to an earlier one (a cycle), one never defined, or a place that
+    is not a definition."""
+    names = "".join(draw(st.lists(st.sampled_from("ABCD"), unique=True, max_size=4)))
+    odd = draw(st.sampled_from([True, False, False, False]))
+    definitions = {}
+    for i, name in enumerate(names):
+        places = [{"$ref": "#/$defs/E"}, {"$ref": "#"}, {"$ref": "#/$defs/A/items"}, {"const": {"$ref": "#/$defs/E"}}]
+        places += [{"$ref": f"#/$defs/{earlier}"} for earlier in names[: i + 1]]
+        definitions[name] = draw(referring(names[i + 1 :], places if odd else []))
+    properties = draw(st.dictionaries(st.sampled_from("xyz"), referring(names, []), min_size=1, max_size=3))
+    return {"properties": properties, "$defs": definitions}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    with_definitions(),
+    st.sampled_from([Dialect.DRAFT2020_12, Dialect.DRAFT7]),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            name: st.integers(0, 40)
+            for name in ("max_schema_depth", "max_subschemas", "max_properties", "max_ref_expansion", "max_eval_depth")
+        },
+    ),
+)
+def test_generated_references_cleared_pass_the_walk(
+    schema: dict[str, Any], dialect: Dialect, overrides: dict[str, int]
+) -> None:
+    if dialect is Dialect.DRAFT7:  # the same schema, spelled as draft 7 has definitions
+        schema = msgspec.json.decode(msgspec.json.encode(schema).replace(b"$defs", b"definitions"))
+    config = engine.EngineConfig(limits=engine.Limits(**overrides))
+    is_cleared, report = judged(schema, dialect, config)
     if is_cleared:
         assert not isinstance(report, engine.SchemaRejected), report
         assert report.max_chain <= guard.CLEARED_DEPTH and not report.recursive
