@@ -13,7 +13,7 @@ from msgspec import UNSET
 from .._compiled import CompiledSchema
 from .._decode import as_bytes, brackets, decode_json, nesting, surely_within, too_short_to_nest, within_depth
 from .._engine import Engine, default_engine
-from .._errors import RejectReason, SchemaRejected, UnknownTool, ValidationFailed
+from .._errors import DecodeError, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
 from .._instance import PLAIN_SCALARS, max_values, referents, walk
 from .envelope import (
     CallToolResult,
@@ -273,12 +273,24 @@ def compile_tools(tools: Any, *, engine: Engine | None = None) -> ToolSet:
     """Compile a tool set from a list of tool dicts, or a ``tools/list`` result (``{"tools": [...]}``
     or the whole JSON-RPC response) as a dict or JSON bytes, on ``engine`` (the default engine when
     omitted). Each tool's schemas compile once; a tool whose schemas are refused is in
-    :attr:`ToolSet.rejected` with the reason, and the others work."""
+    :attr:`ToolSet.rejected` with the reason, and the others work.
+
+    Raises :class:`~engine.SchemaRejected` (``invalid-schema``) when ``tools`` is no tool list,
+    bytes or text that are not acceptable JSON included, as :meth:`Engine.compile` refuses a
+    schema's: the tool list is what the schemas come in."""
     if engine is None:
         engine = default_engine()
     limits = engine.config.limits
     if isinstance(tools, (bytes, bytearray, memoryview, str)):
-        tools = decode_json(tools, max_bytes=limits.max_schema_bytes * 16)
+        try:
+            tools = decode_json(tools, max_bytes=limits.max_schema_bytes * 16)
+        except DecodeError as exc:
+            raise SchemaRejected(
+                RejectReason.INVALID_SCHEMA,
+                f"the tool list is not acceptable JSON: {exc.message}",
+                location="",
+                details={"decode_reason": str(exc.reason)},
+            ) from None
     tool_list = _tool_list(tools)
     compiled: dict[str, CompiledTool] = {}
     rejected: dict[str, SchemaRejected] = {}

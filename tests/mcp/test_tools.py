@@ -252,8 +252,18 @@ def test_input_schema_must_be_an_object_schema(eng: engine.Engine) -> None:
 def test_not_a_tool_list(eng: engine.Engine) -> None:
     with pytest.raises(engine.SchemaRejected):
         engine.compile_tools({"tools": "none"}, engine=eng)
-    with pytest.raises(engine.DecodeError):
-        engine.compile_tools(b"[", engine=eng)
+    # Bytes or text that are not acceptable JSON: refused as `Engine.compile` refuses a schema's.
+    for data, why in (
+        (b"[", "malformed-json"),
+        (b"\xff", "malformed-json"),
+        ("[" * 100_000, "too-deep"),
+        (b" " * (eng.config.limits.max_schema_bytes * 16 + 1), "too-large"),
+    ):
+        with pytest.raises(engine.SchemaRejected) as rejected:
+            engine.compile_tools(data, engine=eng)
+        assert rejected.value.reason == "invalid-schema"
+        assert rejected.value.message.startswith("the tool list is not acceptable JSON: ")
+        assert rejected.value.details == {"decode_reason": why}
 
 
 @pytest.mark.parametrize("backend", ["auto", "jsonschema-rs"])
