@@ -168,7 +168,7 @@ class JsonschemaRsBackend(Backend):
         except jsonschema_rs.ValidationError as exc:
             raise translate_compile_error(exc, source) from None
         except jsonschema_rs.ReferencingError as exc:
-            raise _ref_refusal(exc.message, "") from None
+            raise _ref_refusal(exc.message, "", source) from None
         except (ValueError, TypeError) as exc:  # a Python value no JSON document holds (a set, bytes)
             raise SchemaRejected(RejectReason.INVALID_SCHEMA, f"schema is not a JSON document: {exc}") from None
         return JsonschemaRsValidator(validator, source)
@@ -223,9 +223,14 @@ def lazy_validator(source: SchemaSource) -> Callable[[], JsonschemaRsValidator]:
     return get
 
 
-def _ref_refusal(message: str, location: str) -> SchemaRejected:
+def _ref_refusal(message: str, location: str, source: SchemaSource | None = None) -> SchemaRejected:
     match = _MISSING_RESOURCE.search(message)
     uri = match.group(1) if match else None
+    said = f" ({message.splitlines()[0]})"
+    if uri is not None and source is not None:
+        first = _first_missing(source)
+        if first is not None:  # the same every time: jsonschema-rs's own words name another at times
+            uri, said = first, ""
     if uri is not None and uri.split(":", 1)[0].lower() in ("http", "https"):
         return SchemaRejected(
             RejectReason.REMOTE_REF,
@@ -237,10 +242,43 @@ def _ref_refusal(message: str, location: str) -> SchemaRejected:
     what = f"{uri!r}" if uri else "a reference"
     return SchemaRejected(
         RejectReason.UNRESOLVABLE_REF,
-        f"$ref cannot be resolved: {what} is not in the schema or its registry ({message.splitlines()[0]})",
+        f"$ref cannot be resolved: {what} is not in the schema or its registry{said}",
         location=location,
         details={"uri": uri} if uri else {},
     )
+
+
+# A `$ref` or an identifier as the canonical text writes it (keys sorted: document order there).
+_REF_STRINGS = re.compile(rb'"\$ref":("(?:[^"\\]|\\.)*")')
+_IDENTIFIED = re.compile(rb'"\$?id":"')
+
+
+def _first_missing(source: SchemaSource) -> str | None:
+    """The resource of the first reference, in the order of the document's canonical text, that
+    neither the document nor the registry holds, where that order alone says which it is; ``None``
+    otherwise. jsonschema-rs names whichever missing resource its hash map yields first, which
+    varies from process to process (a reference the guard does not walk, under a keyword of
+    another dialect, reaches it): the refusal, its reason included, is the same every time.
+
+    A reference to the network is one whatever the base; any other is read against the document's
+    one base only when it declares no identifier (``$id``, or ``id`` in draft 4)."""
+    text = source.text if source.text is not None else _encode_sorted(source.schema)
+    held = {uri.split("#", 1)[0] for uri in source.resources}
+    one_base = _IDENTIFIED.search(text) is None
+    first_other = None
+    for written in _REF_STRINGS.findall(text):
+        ref = msgspec.json.decode(written)
+        resource = ref.split("#", 1)[0]
+        if not resource or resource in held:
+            continue
+        if resource.split(":", 1)[0].lower() in ("http", "https"):
+            return resource
+        if one_base and first_other is None:
+            first_other = resource
+    return first_other
+
+
+_encode_sorted = msgspec.json.Encoder(order="sorted").encode
 
 
 def translate_compile_error(exc: jsonschema_rs.ValidationError, source: SchemaSource) -> SchemaRejected:
@@ -248,7 +286,7 @@ def translate_compile_error(exc: jsonschema_rs.ValidationError, source: SchemaSo
     location = pointer(exc.schema_path)
     kind = exc.kind.name
     if kind == "$ref" or isinstance(exc.kind, jsonschema_rs.ValidationErrorKind.Referencing):
-        return _ref_refusal(exc.message, location)
+        return _ref_refusal(exc.message, location, source)
     if kind == "format" and '"regex"' in exc.message:
         pattern = exc.instance if isinstance(exc.instance, str) else None
         if pattern is not None and source.config.regex == "linear" and _compiles_with_backtracking(pattern):

@@ -1,0 +1,45 @@
+"""A reference the guard does not walk (under a keyword of another dialect) to a resource nobody
+holds reaches jsonschema-rs, which names whichever missing resource its hash map yields first:
+the refusal, its reason included, must be the same on every compile."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import engine
+
+DRAFT4 = "http://json-schema.org/draft-04/schema#"
+
+
+def _outcomes(schema: Any, registry: dict[str, Any] | None = None, times: int = 40) -> set[tuple[str, str, str]]:
+    seen = set()
+    for _ in range(times):
+        with pytest.raises(engine.SchemaRejected) as refused:
+            engine.Engine(cache_size=0).compile(schema, registry=registry)
+        seen.add((refused.value.reason, refused.value.message, str(refused.value.details.get("uri"))))
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("refs", "reason", "uri"),
+    [
+        # The first reference to the network, wherever it is, else the first other, in the order
+        # of the canonical text.
+        (["z.json", "other.json", "https://x.example/r", "a.json#/x"], "remote-ref", "https://x.example/r"),
+        (["z.json", "other.json", "a.json#/x"], "unresolvable-ref", "z.json"),
+        (["#/nowhere", "b.json", "https://x.example/r#/a", "http://y.example/s"], "remote-ref", "https://x.example/r"),
+    ],
+)
+def test_the_same_refusal_every_time(refs: list[str], reason: str, uri: str) -> None:
+    schema = {"$schema": DRAFT4, "prefixItems": [{"$ref": ref} for ref in refs]}
+    [(said, message, named)] = _outcomes(schema)
+    assert (said, named) == (reason, uri)
+    assert repr(uri) in message
+
+
+def test_a_resource_the_registry_holds_is_not_named() -> None:
+    schema = {"$schema": DRAFT4, "prefixItems": [{"$ref": "https://x.example/held"}, {"$ref": "https://x.example/r"}]}
+    [(reason, _, uri)] = _outcomes(schema, registry={"https://x.example/held": {"type": "string"}})
+    assert (reason, uri) == ("remote-ref", "https://x.example/r")
