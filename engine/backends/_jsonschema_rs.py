@@ -265,9 +265,9 @@ def _first_missing(source: SchemaSource) -> str | None:
     text = source.text if source.text is not None else _encode_sorted(source.schema)
     held = {uri.split("#", 1)[0] for uri in source.resources}
     one_base = _IDENTIFIED.search(text) is None
-    first_other = None
+    first_other: str | None = None
     for written in _REF_STRINGS.findall(text):
-        ref = msgspec.json.decode(written)
+        ref: str = msgspec.json.decode(written, type=str)
         resource = ref.split("#", 1)[0]
         if not resource or resource in held:
             continue
