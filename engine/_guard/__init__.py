@@ -210,75 +210,108 @@ def _definitions_cleared(
     2019-09) that exists, is a schema, and reaches no cycle through other definitions, and the
     expansion and the chains they make are within their limits.
 
-    The bounds, by the definitions' own texts (each written once; together no longer than the
-    document's): a definition holds at most one value per colon, comma and opening bracket of its
-    text, so inlining it adds at most that and one subschema, and what its own references inline;
-    the root's own part holds at most the document's values and the root. A chain of subschemas
-    is at most ``depth + 1`` long in the root's part, and one more than a definition's own depth
-    in each definition a chain of references passes. A reference written where no subschema is
-    (in an ``enum``, a ``const``) is counted as one: the bounds only grow."""
+    The bounds, by the texts of the definitions referred to (each written once; together no longer
+    than the document's): a definition holds at most one value per colon, comma and opening
+    bracket of its text, so inlining it adds at most that and one subschema, and what its own
+    references inline; the root's own part holds at most the document's values and the root. A
+    chain of subschemas is at most ``depth + 1`` long in the root's part, and one more than a
+    definition's own depth in each definition a chain of references passes. A reference written
+    where no subschema is (in an ``enum``, a ``const``, a definition nothing refers to) is counted
+    as the root's own: the bounds only grow. Only the definitions referred to are read, and a
+    chain of references longer than any chain cleared stops the reading there."""
     container = "$defs" if dialect.is_modern else "definitions"
     refs = _DEFINITION_REFS[container]
     written = refs.findall(text)
     definitions = schema.get(container) if type(schema) is dict else None
     if len(written) != references or type(definitions) is not dict:
         return False  # another reference, or no definitions to find: walked
+    longest = min(CLEARED_DEPTH, limits.max_eval_depth)
+    if depth + 2 > longest:  # the root's part, and a definition at least
+        return False
     cap = limits.max_ref_expansion + 1
-    # Per definition: (the names its own text refers to, at most the subschemas it holds, the
-    # longest chain of subschemas in it).
-    own: dict[bytes, tuple[list[bytes], int, int]] = {}
-    for name, definition in definitions.items():
-        if type(definition) is bool:
-            own[name.encode()] = ([], 1, 1)
-        elif type(definition) is dict:
-            written_here = _encode(definition)
-            count = written_here.count(b":") + written_here.count(b",") + written_here.count(b"[") + 2
-            own[name.encode()] = (refs.findall(written_here), count, _depth(definition) + 1)
-        else:
-            return False
-    # Inlined size and longest chain per definition, its references followed, children first; a
-    # definition met again while its own references are followed is a cycle.
+    # Per definition referred to: (the names its own text refers to, at most the subschemas it
+    # holds, the definition); read when first reached.
+    own: dict[bytes, tuple[list[bytes], int, Any]] = {}
+    # Inlined size per definition, its references followed, children first (the order kept in
+    # `done`); a definition met again while its own references are followed is a cycle.
     size: dict[bytes, int] = {}
-    chains: dict[bytes, int] = {}
+    done: list[bytes] = []
     for start in set(written):
         if start in size:
             continue
-        if start not in own:
-            return False  # unresolvable: the walk refuses it with the reason
-        path = {start}
-        stack = [(start, iter(own[start][0]))]
+        targets = _read_definition(definitions, start, refs, own)
+        if targets is None:
+            return False  # no such definition, or not a schema (walked: refused)
+        path = [start]
+        stack = [iter(targets)]
         while stack:
-            name, pending = stack[-1]
-            for target in pending:
+            for target in stack[-1]:
                 if target in size:
                     continue
-                if target in path or target not in own:
+                if target in path or len(path) >= longest:
+                    return False  # a cycle (walked: refused, or recursion), or a chain too long
+                targets = _read_definition(definitions, target, refs, own)
+                if targets is None:
                     return False
-                path.add(target)
-                stack.append((target, iter(own[target][0])))
+                path.append(target)
+                stack.append(iter(targets))
                 break
             else:
                 stack.pop()
-                path.discard(name)
-                targets, count, chain = own[name]
+                name = path.pop()
+                targets, count, _ = own[name]
                 size[name] = min(count + sum(map(size.__getitem__, targets)), cap)
-                chains[name] = chain + max(map(chains.__getitem__, targets), default=0)
-    # The root's own references: those of the text that no definition's text holds.
+                done.append(name)
+    # The root's own references: those of the text that no definition read holds.
     at_root = Counter(written)
     for targets, _, _ in own.values():
         at_root.subtract(targets)
     at_root = +at_root  # the names the root's own part refers to, each with how often
-    expansion = values + 1 + sum(size[name] * times for name, times in at_root.items())
-    chain = depth + 1 + max(map(chains.__getitem__, at_root), default=0)
-    return expansion <= limits.max_ref_expansion and chain <= CLEARED_DEPTH and chain <= limits.max_eval_depth
+    if values + 1 + sum(size[name] * times for name, times in at_root.items()) > limits.max_ref_expansion:
+        return False
+    # The longest chain, first with each definition as deep as any can be (two levels below the
+    # root), then, if that is too long, with each one's own depth (read level by level).
+    for exact in (False, True):
+        chains: dict[bytes, int] = {}
+        for name in done:
+            targets, _, definition = own[name]
+            if type(definition) is bool:
+                chain = 1
+            else:
+                chain = _depth(definition, longest) + 1 if exact else depth - 1
+            chains[name] = chain + max(map(chains.__getitem__, targets), default=0)
+        if depth + 1 + max(map(chains.__getitem__, at_root), default=0) <= longest:
+            return True
+    return False
 
 
-def _depth(document: dict[str, Any]) -> int:
-    """The levels of containers in a plain ``document`` (itself the first), level by level."""
+def _read_definition(
+    definitions: dict[str, Any], name: bytes, refs: re.Pattern[bytes], own: dict[bytes, tuple[list[bytes], int, Any]]
+) -> list[bytes] | None:
+    """The names definition ``name`` refers to, its facts kept in ``own``; ``None`` if there is no
+    such definition or it is not a schema."""
+    definition = definitions.get(name.decode())
+    if type(definition) is bool:
+        facts: tuple[list[bytes], int, Any] = ([], 1, definition)
+    elif type(definition) is dict:
+        written = _encode(definition)
+        count = written.count(b":") + written.count(b",") + written.count(b"[") + 2
+        facts = (refs.findall(written), count, definition)
+    else:
+        return None
+    own[name] = facts
+    return facts[0]
+
+
+def _depth(document: dict[str, Any], cap: int) -> int:
+    """The levels of containers in a plain ``document`` (itself the first), level by level; past
+    ``cap`` levels, ``cap + 1`` (deeper than any chain cleared: not read further)."""
     depth = 0
     level: list[Any] = [document]
     while level:
         depth += 1
+        if depth > cap:
+            break
         level = [value for value in referents(*level) if type(value) is dict or type(value) is list]
     return depth
 

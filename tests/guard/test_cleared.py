@@ -8,6 +8,7 @@ generated schemas under generated limits.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import msgspec
@@ -189,9 +190,12 @@ def test_references_to_definitions_at_the_root() -> None:
     chained: dict[str, Any] = {f"C{i}": {"not": {"$ref": f"#/$defs/C{i + 1}"}} for i in range(12)}
     chained["C12"] = leaf
     assert not cleared({"$ref": "#/$defs/C0", "$defs": chained})
-    assert cleared({"$ref": "#/$defs/C8", "$defs": chained})
+    # The references of a definition nothing refers to are not read: counted as the root's own.
+    assert not cleared({"$ref": "#/$defs/C8", "$defs": chained})
+    tail = {name: definition for name, definition in chained.items() if int(name[1:]) >= 8}
+    assert cleared({"$ref": "#/$defs/C8", "$defs": tail})
     shallow = engine.EngineConfig(limits=engine.Limits(max_eval_depth=5))
-    assert not cleared({"$ref": "#/$defs/C8", "$defs": chained}, config=shallow)
+    assert not cleared({"$ref": "#/$defs/C8", "$defs": tail}, config=shallow)
 
 
 @pytest.mark.parametrize("name", ["a-b", "A.b_1"])
@@ -279,13 +283,18 @@ def test_generated_cleared_schemas_pass_the_walk(schema: dict[str, Any], overrid
         assert report.max_chain <= guard.CLEARED_DEPTH and not report.recursive
 
 
-def referring(later: str, odd: list[dict[str, Any]]) -> st.SearchStrategy[Any]:
-    """Subschemas referring to the definitions named in ``later`` (no cycle), and if any are
-    given, to the ``odd`` places too."""
+@functools.cache
+def referring(later: str, earlier: str | None = None) -> st.SearchStrategy[Any]:
+    """Subschemas referring to the definitions named in ``later`` (no cycle), and if ``earlier``
+    is given, at places to one of those (a cycle), one never defined, or something else than a
+    definition. Made once per pair: a strategy is costly to build."""
     to = st.sampled_from(later).map(lambda name: {"$ref": f"#/$defs/{name}"}) if later else st.just(True)
     leaves = [st.booleans(), st.fixed_dictionaries({"type": st.sampled_from(["string", "integer"])}), to, to]
+    if earlier is not None:
+        odd = [{"$ref": "#/$defs/E"}, {"$ref": "#"}, {"$ref": "#/$defs/A/items"}, {"const": {"$ref": "#/$defs/E"}}]
+        leaves.append(st.sampled_from(odd + [{"$ref": f"#/$defs/{name}"} for name in earlier]))
     return st.recursive(
-        st.one_of(*leaves, st.sampled_from(odd)) if odd else st.one_of(*leaves),
+        st.one_of(*leaves),
         lambda inner: st.one_of(
             st.fixed_dictionaries({"anyOf": st.lists(inner, min_size=1, max_size=3)}),
             st.fixed_dictionaries({"properties": st.dictionaries(st.sampled_from("ab"), inner, max_size=2)}),
@@ -303,12 +312,10 @@ def with_definitions(draw: st.DrawFn) -> dict[str, Any]:
     is not a definition."""
     names = "".join(draw(st.lists(st.sampled_from("ABCD"), unique=True, max_size=4)))
     odd = draw(st.sampled_from([True, False, False, False]))
-    definitions = {}
-    for i, name in enumerate(names):
-        places = [{"$ref": "#/$defs/E"}, {"$ref": "#"}, {"$ref": "#/$defs/A/items"}, {"const": {"$ref": "#/$defs/E"}}]
-        places += [{"$ref": f"#/$defs/{earlier}"} for earlier in names[: i + 1]]
-        definitions[name] = draw(referring(names[i + 1 :], places if odd else []))
-    properties = draw(st.dictionaries(st.sampled_from("xyz"), referring(names, []), min_size=1, max_size=3))
+    definitions = {
+        name: draw(referring(names[i + 1 :], names[: i + 1] if odd else None)) for i, name in enumerate(names)
+    }
+    properties = draw(st.dictionaries(st.sampled_from("xyz"), referring(names), min_size=1, max_size=3))
     return {"properties": properties, "$defs": definitions}
 
 
