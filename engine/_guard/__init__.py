@@ -9,7 +9,6 @@ returns a :class:`GuardReport`: each measurement by limit name, and the facts la
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from gc import get_referents as referents
 from typing import Any
@@ -262,11 +261,15 @@ def _definitions_cleared(
                 targets, count, _ = own[name]
                 size[name] = min(count + sum(map(size.__getitem__, targets)), cap)
                 done.append(name)
-    # The root's own references: those of the text that no definition read holds.
-    at_root = Counter(written)
+    # The root's own references: those of the text that no definition read holds, each with how
+    # often the root's part writes it.
+    counts = dict.fromkeys(size, 0)
+    for name in written:
+        counts[name] += 1
     for targets, _, _ in own.values():
-        at_root.subtract(targets)
-    at_root = +at_root  # the names the root's own part refers to, each with how often
+        for name in targets:
+            counts[name] -= 1
+    at_root = {name: times for name, times in counts.items() if times > 0}
     if values + 1 + sum(size[name] * times for name, times in at_root.items()) > limits.max_ref_expansion:
         return False
     # The longest chain, first with each definition as deep as any can be (two levels below the
