@@ -14,7 +14,7 @@ from .._compiled import CompiledSchema
 from .._decode import as_bytes, brackets, decode_json, nesting, surely_within, too_short_to_nest, within_depth
 from .._engine import Engine, default_engine
 from .._errors import DecodeError, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
-from .._instance import PLAIN_SCALARS, max_values, referents, walk
+from .._instance import PLAIN_SCALARS, admit, max_values, referents, walk
 from .envelope import (
     CallToolResult,
     decode_envelope,
@@ -256,11 +256,21 @@ class ToolSet:
             )
         else:
             envelope = envelope_from_dict(result)
-            if output is not None and not envelope.is_error and envelope.structured_content is not UNSET:
+            # Held to JSON, as every byte of a result given as bytes is: the parts the output
+            # schema's check does not read (a NaN, a set, a cycle or a subclass in a content block
+            # or `_meta` passed into the result before; arguments and structuredContent refused).
+            limit = max_values(self._max_bytes)
+            admit(envelope.content, self._max_depth, limit)
+            if envelope.meta is not UNSET:
+                admit(envelope.meta, self._max_depth, limit)
+            structured = envelope.structured_content
+            if output is not None and not envelope.is_error and structured is not UNSET:
                 try:
-                    output.validate(envelope.structured_content)
+                    output.validate(structured)
                 except ValidationFailed as failure:
                     raise failure.under("/structuredContent") from None
+            elif structured is not UNSET:
+                admit(structured, self._max_depth, limit)
         if output is not None and not envelope.is_error and envelope.structured_content is UNSET:
             raise envelope_failure(
                 f"tool {name!r} declares an outputSchema, so its result must carry structuredContent",

@@ -138,6 +138,36 @@ def test_elicitation_answers_as_python_objects_get_json_bounds(eng: engine.Engin
         assert error.value.reason == reason
 
 
+@pytest.mark.parametrize("output", [{"type": "object"}, None], ids=["output schema", "none"])
+def test_results_as_python_objects_get_json_bounds(eng: engine.Engine, output: dict[str, object] | None) -> None:
+    # What no JSON text holds is refused wherever it is in the result, as in arguments: a result
+    # given as bytes cannot hold it.
+    definition: dict[str, object] = {"name": "t", "inputSchema": {"type": "object"}}
+    if output is not None:
+        definition["outputSchema"] = output
+    tools = engine.compile_tools([definition], engine=eng)
+    cycle: dict[str, object] = {}
+    cycle["self"] = cycle
+    dict_subclass = type("D", (dict,), {})
+    structured = {"structuredContent": {}} if output is not None else {}
+    for result, reason in (
+        ({"content": [{"type": "text", "text": float("nan")}], **structured}, "non-finite-number"),
+        ({"content": [{"type": "text", "text": b"x"}], **structured}, "not-json"),
+        ({"content": [{"type": "text", "text": "\ud800"}], **structured}, "invalid-utf8"),
+        ({"content": [cycle], **structured}, "too-deep"),
+        ({"content": [dict_subclass(type="text", text="x")], **structured}, "not-json"),
+        ({"content": [], "_meta": {"a": {1, 2}}, **structured}, "not-json"),
+        ({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "_meta": {"a": (1,)}, **structured}}, "not-json"),
+        ({"content": [], "isError": True, "structuredContent": {"a": float("inf")}}, "non-finite-number"),
+        ({"content": [], "structuredContent": {"a": (1,)}}, "not-json"),
+    ):
+        with pytest.raises(engine.DecodeError) as error:
+            tools.validate_result("t", result)
+        assert error.value.reason == reason, result
+    plain = {"content": [{"type": "text", "text": "ok"}], "_meta": {"a": [1]}, "structuredContent": {"n": 1}}
+    assert tools.validate_result("t", plain).meta == {"a": [1]}
+
+
 _RESULT = b'"content": [{"type": "text", "text": "{\\"n\\": 1}"}], "structuredContent": {"n": 1}'
 _NESTED = b"[" * 300 + b"]" * 300  # past max_instance_depth (256) and the envelope around it
 
