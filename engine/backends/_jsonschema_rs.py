@@ -231,6 +231,7 @@ def _ref_refusal(message: str, location: str, source: SchemaSource | None = None
         first = _first_missing(source)
         if first is not None:  # the same every time: jsonschema-rs's own words name another at times
             uri, said = first, ""
+            location = ""  # where jsonschema-rs stopped may be another reference's place
     if uri is not None and uri.split(":", 1)[0].lower() in ("http", "https"):
         return SchemaRejected(
             RejectReason.REMOTE_REF,

@@ -13,12 +13,13 @@ import engine
 DRAFT4 = "http://json-schema.org/draft-04/schema#"
 
 
-def _outcomes(schema: Any, registry: dict[str, Any] | None = None, times: int = 40) -> set[tuple[str, str, str]]:
+def _outcomes(schema: Any, registry: dict[str, Any] | None = None, times: int = 40) -> set[tuple[str, str, str, str]]:
     seen = set()
     for _ in range(times):
         with pytest.raises(engine.SchemaRejected) as refused:
             engine.Engine(cache_size=0).compile(schema, registry=registry)
-        seen.add((refused.value.reason, refused.value.message, str(refused.value.details.get("uri"))))
+        refusal = refused.value
+        seen.add((refusal.reason, refusal.message, str(refusal.details.get("uri")), refusal.location))
     return seen
 
 
@@ -34,12 +35,12 @@ def _outcomes(schema: Any, registry: dict[str, Any] | None = None, times: int = 
 )
 def test_the_same_refusal_every_time(refs: list[str], reason: str, uri: str) -> None:
     schema = {"$schema": DRAFT4, "prefixItems": [{"$ref": ref} for ref in refs]}
-    [(said, message, named)] = _outcomes(schema)
+    [(said, message, named, _)] = _outcomes(schema)
     assert (said, named) == (reason, uri)
     assert repr(uri) in message
 
 
 def test_a_resource_the_registry_holds_is_not_named() -> None:
     schema = {"$schema": DRAFT4, "prefixItems": [{"$ref": "https://x.example/held"}, {"$ref": "https://x.example/r"}]}
-    [(reason, _, uri)] = _outcomes(schema, registry={"https://x.example/held": {"type": "string"}})
+    [(reason, _, uri, _)] = _outcomes(schema, registry={"https://x.example/held": {"type": "string"}})
     assert (reason, uri) == ("remote-ref", "https://x.example/r")
