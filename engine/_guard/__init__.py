@@ -153,16 +153,22 @@ as JSON). A report's ``max_chain`` is at most that; the stages that read it comp
 bounds only (the msgspec translation's 64, the explanation's 512 frames), so it needs no measuring
 at compile time."""
 
-# The keys that make a schema more than a tree of local references (a resource, an anchor, a
-# dynamic reference) where the canonical text holds a `$` at all: a key is written as it is spelled.
-_RESOURCE_KEYS = re.compile(rb'"\$(?:dynamicRef|recursiveRef|id|anchor|dynamicAnchor|recursiveAnchor)"')
-_REF_KEY = b'"$ref"'
-# A reference to a definition at the root, by a name that needs no unescaping (no `~`, `%`, `/`,
-# quote or backslash), per the keyword that holds definitions in the dialect.
+# The keys that make a schema more than a tree (a reference, a resource, an anchor) where the
+# canonical text holds a `$` at all, a key written as it is spelled; with a reference, the
+# definition at the root it names, when it names one by a name that needs no unescaping (no `~`,
+# `%`, `/`, quote or backslash). One search of the text finds them all.
+_DOLLAR_KEYS = re.compile(
+    rb'"\$(ref|dynamicRef|recursiveRef|id|anchor|dynamicAnchor|recursiveAnchor)"'
+    rb'(?::"#/(\$defs|definitions)/([A-Za-z0-9_.\-]+)")?'
+)
+# The same references in a definition's own text.
 _DEFINITION_REFS = {
     container: re.compile(rb'"\$ref":"#/' + re.escape(container.encode()) + rb'/([A-Za-z0-9_.\-]+)"')
     for container in ("$defs", "definitions")
 }
+# Every byte but the three that precede a value held by a container (`:`, `,`, `[`), deleted in
+# one pass to count those (three `count` passes cost more).
+_NOT_BEFORE_A_VALUE = bytes(set(range(256)) - set(b":,["))
 _encode = msgspec.json.encode
 
 
@@ -193,23 +199,25 @@ def cleared(schema: Any, text: bytes, depth: int, values: int, widest: int, dial
         return False
     if dialect is Dialect.DRAFT4 and b'"id"' in text:
         return False
-    references = 0
+    written: list[bytes] = []  # the definition each reference names
     if b"$" in text:
-        if _RESOURCE_KEYS.search(text) is not None:
-            return False
-        references = text.count(_REF_KEY)
-    if references:
-        return _definitions_cleared(schema, text, references, depth, values, dialect, limits)
+        container = b"$defs" if dialect.is_modern else b"definitions"
+        for key, named_in, name in _DOLLAR_KEYS.findall(text):
+            if key != b"ref" or named_in != container:
+                return False  # a resource, an anchor, or another reference: walked
+            written.append(name)
+    if written:
+        return _definitions_cleared(schema, written, depth, values, dialect, limits)
     return nesting <= CLEARED_DEPTH and nesting <= limits.max_eval_depth and values < limits.max_ref_expansion
 
 
 def _definitions_cleared(
-    schema: Any, text: bytes, references: int, depth: int, values: int, dialect: Dialect, limits: Limits
+    schema: Any, written: list[bytes], depth: int, values: int, dialect: Dialect, limits: Limits
 ) -> bool:
-    """Whether the ``references`` of a schema, counted in its canonical ``text``, keep it within
-    the guard's bounds: each names a definition at the root (``$defs``, or ``definitions`` before
-    2019-09) that exists, is a schema, and reaches no cycle through other definitions, and the
-    expansion and the chains they make are within their limits.
+    """Whether the references of a schema (``written``: the name each one in its canonical text
+    gives) keep it within the guard's bounds: each names a definition at the root (``$defs``, or
+    ``definitions`` before 2019-09) that exists, is a schema, and reaches no cycle through other
+    definitions, and the expansion and the chains they make are within their limits.
 
     The bounds, by the texts of the definitions referred to (each written once; together no longer
     than the document's): a definition holds at most one value per colon, comma and opening
@@ -222,10 +230,9 @@ def _definitions_cleared(
     chain of references longer than any chain cleared stops the reading there."""
     container = "$defs" if dialect.is_modern else "definitions"
     refs = _DEFINITION_REFS[container]
-    written = refs.findall(text)
     definitions = schema.get(container) if type(schema) is dict else None
-    if len(written) != references or type(definitions) is not dict:
-        return False  # another reference, or no definitions to find: walked
+    if type(definitions) is not dict:
+        return False  # no definitions to find: walked (and refused)
     longest = min(CLEARED_DEPTH, limits.max_eval_depth)
     if depth + 2 > longest:  # the root's part, and a definition at least
         return False
@@ -300,7 +307,7 @@ def _read_definition(
         facts: tuple[list[bytes], int, Any] = ([], 1, definition)
     elif type(definition) is dict:
         written = _encode(definition)
-        count = written.count(b":") + written.count(b",") + written.count(b"[") + 2
+        count = len(written.translate(None, _NOT_BEFORE_A_VALUE)) + 2
         facts = (refs.findall(written), count, definition)
     else:
         return None
