@@ -62,10 +62,6 @@ _ALLOWED = {
 _ROOT_KEYS = {"$schema", "type", "properties", "required"}
 
 
-def _same(value: Any) -> Any:
-    return value
-
-
 class ElicitResult(msgspec.Struct, frozen=True, kw_only=True):
     """A client's answer to a form: ``action``, and ``content`` (the form's fields) only with
     ``accept``."""
@@ -128,7 +124,7 @@ class ElicitationForm:
         short = min(too_short_to_nest(self._max_depth), self._max_bytes)
         general = self._general
         if self._translation is None:
-            return self._read_other
+            return self._read_untyped
         # Structs that refuse unnamed properties, in an answer that refuses unnamed fields: a
         # value the typed decode skipped would go unchecked (invalid UTF-8, a number out of
         # range, its depth), so here every byte is decoded. An answer with fields the form did
@@ -138,7 +134,7 @@ class ElicitationForm:
         if convert is None:
             # Not a Struct (a form of no property translates to a plain dict): nothing would drop
             # the fields the form did not ask for. The general path does.
-            return self._read_other
+            return self._read_untyped
         to_plain: Callable[[Any], Any] = convert
 
         def wire(name: str, action: str, content: Any) -> Any:
@@ -206,21 +202,21 @@ class ElicitationForm:
         self,
         data: bytes | bytearray | memoryview | str | Mapping[str, Any],
         *,
-        decode_wire: Callable[[Any], Any] | None = None,
-        accept: Any = None,
-        others: Mapping[Any, Action] | None = None,
-        to_plain: Callable[[Any], Any] = _same,
-        formats_check: Callable[[Any], bool] | None = None,
+        decode_wire: Callable[[Any], Any],
+        accept: Any,
+        others: Mapping[Any, Action],
+        to_plain: Callable[[Any], Any],
+        formats_check: Callable[[Any], bool] | None,
     ) -> ElicitResult:
-        """Every answer the inline read does not take: a dict, text, a buffer, longer bytes (whose
-        depth is measured first), and every answer of a form without a typed path."""
+        """Every answer the inline read does not take: a dict, text, a buffer, and longer bytes
+        (whose depth is measured first)."""
         if not isinstance(data, (bytes, bytearray, memoryview, str)):
             return self._checked(data)
         if type(data) is memoryview:
             # Measured in bytes: `len` of a view of wider items counts items.
             data = cast("bytes | memoryview", as_bytes(data))
         size = len(data)
-        if decode_wire is None or size > surely_within(self._max_bytes):  # measured by the general path
+        if size > surely_within(self._max_bytes):  # measured by the general path
             return self._general(data)
         if size > too_short_to_nest(self._max_depth) and not within_depth(data, self._max_depth):
             return self._general(data)  # measures the depth, as every document's is
@@ -228,12 +224,18 @@ class ElicitationForm:
             answer = decode_wire(data)
         except Exception:  # noqa: BLE001 - judged again on the general path, which says why
             return self._general(data)
-        if type(answer) is not accept and others is not None:
+        if type(answer) is not accept:
             return ElicitResult(action=others[type(answer)])
         values = to_plain(answer.content)
         if formats_check is not None and not formats_check(values):
             self._validate_content(values)  # raises, explained
         return ElicitResult(action="accept", content=values)
+
+    def _read_untyped(self, data: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> ElicitResult:
+        """Every answer of a form without a typed path: parsed within the bounds, then judged."""
+        if not isinstance(data, (bytes, bytearray, memoryview, str)):
+            return self._checked(data)
+        return self._general(data)
 
     def _general(self, data: bytes | bytearray | memoryview | str) -> ElicitResult:
         return self._checked(decode_json(data, max_bytes=self._max_bytes, max_depth=self._max_depth))

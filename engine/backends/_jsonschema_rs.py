@@ -18,6 +18,7 @@ import msgspec
 
 from .._dialect import Dialect
 from .._errors import Issue, RejectReason, SchemaRejected
+from .._intake import canonical_text
 from .._patterns import schema_patterns, word_boundary
 from .._pointer import pointer
 from ._contract import Backend, BackendValidator, SchemaSource, late, refuse
@@ -263,7 +264,7 @@ def _first_missing(source: SchemaSource) -> str | None:
 
     A reference to the network is one whatever the base; any other is read against the document's
     one base only when it declares no identifier (``$id``, or ``id`` in draft 4)."""
-    text = source.text if source.text is not None else _encode_sorted(source.schema)
+    text = source.text if source.text is not None else canonical_text(source.schema)
     held = {uri.split("#", 1)[0] for uri in source.resources}
     one_base = _IDENTIFIED.search(text) is None
     first_other: str | None = None
@@ -277,9 +278,6 @@ def _first_missing(source: SchemaSource) -> str | None:
         if one_base and first_other is None:
             first_other = resource
     return first_other
-
-
-_encode_sorted = msgspec.json.Encoder(order="sorted").encode
 
 
 def translate_compile_error(exc: jsonschema_rs.ValidationError, source: SchemaSource) -> SchemaRejected:
