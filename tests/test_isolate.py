@@ -83,3 +83,12 @@ def test_a_native_crash_is_reported_with_its_signal() -> None:
 def test_an_assertion_in_the_child_fails_the_test_with_its_message() -> None:
     with pytest.raises(pytest.fail.Exception, match="(?s)wrong: failed in its isolated process.*arithmetic"):
         isolated("wrong", _wrong, seconds=5)
+
+
+def test_what_the_child_inherits_is_not_collected_on_its_time() -> None:
+    # The parent's heap is frozen in the child: a collection there walks only what the call makes.
+    import gc
+
+    inherited = [[] for _ in range(10_000)]
+    frozen, _ = isolated("frozen", gc.get_freeze_count, seconds=5)
+    assert frozen >= len(inherited)
