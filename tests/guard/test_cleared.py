@@ -115,6 +115,10 @@ def test_what_is_not_cleared() -> None:
     assert cleared({"type": "object", "properties": {"a": {"type": "string", "enum": ["x", "y"]}}})
     assert cleared({"$schema": "https://json-schema.org/draft/2020-12/schema", "$comment": "a $ref", "type": "string"})
     assert not cleared({"$comment": "$ref"})  # a key's spelling anywhere: walked, as before
+    # A key is written `"name":`: names that only begin like a keyword's, and a keyword's name
+    # quoted inside a string (escaped there), are no keys.
+    assert cleared({"properties": {"patternString": {"type": "string"}, "patterns": {"type": "array"}}})
+    assert cleared({"description": 'matches the "pattern": given', "type": "string"})
     for schema in (
         {"properties": {"a": {"$ref": "#"}}},
         {"items": {"$id": "https://x.example/a"}},
@@ -126,6 +130,8 @@ def test_what_is_not_cleared() -> None:
         {"unevaluatedProperties": False},
         {"properties": {"a": {"pattern": "^a"}}},
         {"patternProperties": {"^a": True}},
+        {"propertyNames": {"pattern": "^a"}},
+        {"items": {"pattern": 1}},  # not a pattern the meta-schema allows: still a key
         {"properties": {"pattern": {"type": "string"}}},  # a property's name: walked, as before
         {"enum": list(range(limits.max_branches + 1))},  # a container wider than a bound
     ):
