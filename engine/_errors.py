@@ -70,6 +70,17 @@ class EngineError(Exception):
         super().__init__(message)
         self.message = message
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Every attribute as it is, the subclass kept, no `__init__` run again: the default passes
+        # the message where each subclass's own arguments go (issues, a reason, a tool's name), so
+        # a failure raised in another process (a process pool's worker) did not arrive at all.
+        return (_rebuilt, (type(self), self.args), self.__dict__)
+
+
+def _rebuilt(kind: type[EngineError], args: tuple[Any, ...]) -> EngineError:
+    error: EngineError = Exception.__new__(kind, *args)
+    return error
+
 
 class SchemaRejected(EngineError):
     """A schema was refused at compile time.
@@ -94,9 +105,6 @@ class SchemaRejected(EngineError):
         self.location = location
         self.details = details or {}
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild_rejected, (self.reason, self.message, self.location, self.details))
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "reason": str(self.reason),
@@ -104,12 +112,6 @@ class SchemaRejected(EngineError):
             "location": self.location,
             "details": self.details,
         }
-
-
-def _rebuild_rejected(
-    reason: RejectReason, message: str, location: str | None, details: dict[str, Any]
-) -> SchemaRejected:
-    return SchemaRejected(reason, message, location=location, details=details)
 
 
 class BackendUnavailable(EngineError):

@@ -44,6 +44,9 @@ class InputRequired(Exception):  # noqa: N818 - it is a request, not an error
         Exception.__init__(self, "the client must answer an elicitation first (InputRequiredResult)")
         self.result = result
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.result,))  # the default would pass the message as the result
+
 
 def carried_answers(state: Any) -> dict[str, Any]:
     """The answers an earlier round put in ``requestState`` (empty when it is not ours)."""

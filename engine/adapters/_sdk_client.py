@@ -16,7 +16,7 @@ from mcp.client.session import ClientSession
 
 from .. import _metrics
 from .._engine import Engine
-from .._errors import EngineError, SchemaRejected, ValidationFailed
+from .._errors import SchemaRejected, ValidationFailed
 from ._catalog import ReportOnly, ToolCatalog, log_invalid, observe, report_only_for
 from ._sdk_tools import structured_content, tool_definition
 
@@ -25,12 +25,23 @@ logger = logging.getLogger("engine.adapters.mcp_sdk")
 
 class InvalidToolResult(RuntimeError):
     """A tool result the engine refused. A ``RuntimeError``, like the SDK's own validation error,
-    so existing callers keep working; ``error`` is the engine's error (``issues`` and all)."""
+    so existing callers keep working; ``error`` is the engine's error: a
+    :class:`~engine.ValidationFailed` (``issues`` and all) for a result that breaks the tool's
+    ``outputSchema``, a :class:`~engine.SchemaRejected` for a tool whose ``outputSchema`` the
+    engine refuses."""
 
-    def __init__(self, message: str, *, tool: str, error: EngineError) -> None:
+    def __init__(self, message: str, *, tool: str, error: ValidationFailed | SchemaRejected) -> None:
         super().__init__(message)
         self.tool = tool
         self.error = error
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Its keyword arguments kept: the default passes the message alone, which `__init__` refuses.
+        return (_invalid_tool_result, (str(self), self.tool, self.error))
+
+
+def _invalid_tool_result(message: str, tool: str, error: ValidationFailed | SchemaRejected) -> InvalidToolResult:
+    return InvalidToolResult(message, tool=tool, error=error)
 
 
 class EngineClientSession(ClientSession):
@@ -130,7 +141,7 @@ class EngineClientSession(ClientSession):
             return
         hooks = _metrics.hooks
         start = time.perf_counter() if hooks else 0.0
-        error: EngineError | None = catalog.rejected(name)
+        error: ValidationFailed | SchemaRejected | None = catalog.rejected(name)
         if error is None:
             try:
                 catalog.validate_structured(name, structured_content(result))

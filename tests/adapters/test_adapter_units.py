@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import pickle
 from typing import Any
 
 import pytest
@@ -63,9 +64,13 @@ def test_upgrade_keeps_a_session_subclass_hooks_in_front() -> None:
 
         async def main() -> None:
             bad = types.CallToolResult(content=[], structured_content={})
-            with pytest.raises(InvalidToolResult):
+            with pytest.raises(InvalidToolResult) as info:
                 await session.validate_tool_result("t", bad)
             await session.validate_tool_result("skipped", bad)  # the subclass decided not to check
+            # It crosses a process boundary as itself (a worker's error is pickled).
+            again = pickle.loads(pickle.dumps(info.value))
+            assert type(again) is InvalidToolResult and str(again) == str(info.value) and again.tool == "t"
+            assert isinstance(again.error, engine.ValidationFailed) and again.error.issues == info.value.error.issues
 
         asyncio.run(main())
         assert seen == ["t", "skipped"]
