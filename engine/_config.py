@@ -184,6 +184,10 @@ def _check(owner: type, name: str, hint: Any, value: Any, *, from_text: bool = F
         return tuple(value)
     section = _SECTIONS.get(name)
     if section is not None:
+        if isinstance(value, Mapping) and all(type(key) is str for key in value):
+            # A table of the section's fields, as `load`, `replace` and TOML take it: a wrong or
+            # unknown field is refused by the section itself, named (`limits.max_issues`).
+            return section(**value)
         if not isinstance(value, section):
             raise _Problem(value, f"a {section.__name__} (or a table of its fields)")
         return value

@@ -78,6 +78,9 @@ def test_every_field_is_checked_on_construction(kwargs: dict[str, object], field
         with pytest.raises(ConfigError) as direct:
             struct(**{name: value})
         assert direct.value.field == field and message.split(": ", 1)[-1] in direct.value.message
+        with pytest.raises(ConfigError) as table:  # the section as a table of its fields
+            EngineConfig(**kwargs)  # type: ignore[arg-type]
+        assert table.value.field == field and table.value.message == direct.value.message
     elif field != "limits":
         with pytest.raises(ConfigError) as direct:
             EngineConfig(**kwargs)  # type: ignore[arg-type]
@@ -125,6 +128,18 @@ def test_toml_errors_name_the_file_and_key(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         EngineConfig.load(own, env={})
     assert info.value.message == f"{own} limits.max_issues: -1 is not an integer >= 0"
+
+
+def test_direct_construction_takes_a_section_as_a_table_of_its_fields() -> None:
+    assert EngineConfig(limits={"max_issues": 5}) == EngineConfig(limits=engine.Limits(max_issues=5))  # type: ignore[arg-type]
+    fetch = EngineConfig(fetch={"enabled": True, "allow_hosts": ["a.example"]})  # type: ignore[arg-type]
+    assert fetch.fetch == engine.FetchConfig(enabled=True, allow_hosts=("a.example",)) and hash(fetch)
+    with pytest.raises(ConfigError) as unknown:
+        EngineConfig(limits={"max_isues": 5})  # type: ignore[arg-type]
+    assert unknown.value.field == "limits.max_isues" and "unknown setting" in unknown.value.message
+    with pytest.raises(ConfigError) as keyed:
+        EngineConfig(limits={1: 5})  # type: ignore[arg-type]
+    assert keyed.value.field == "limits" and "is not a Limits (or a table of its fields)" in keyed.value.message
 
 
 def test_direct_construction_normalises_sequences_and_numbers() -> None:
