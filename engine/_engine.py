@@ -217,6 +217,12 @@ _default_lock = threading.Lock()
 def _resources(registry: Mapping[str, Any], limits: Limits) -> dict[str, Any]:
     """The registry's resources through intake, as the schema goes: each measured and held to
     JSON before anything encodes or walks it (the fingerprint writes them all)."""
+    if not isinstance(registry, Mapping):
+        raise SchemaRejected(
+            RejectReason.INVALID_SCHEMA,
+            f"a registry maps URIs to resources: a {type(registry).__name__} is no mapping",
+            location="",
+        )
     resources: dict[str, Any] = {}
     for uri, resource in registry.items():
         if not isinstance(uri, str):
@@ -253,6 +259,16 @@ _unpack = msgspec.msgpack.decode
 
 
 _parse = msgspec.json.decode  # a document intake parsed once, within its limits, parsed again
+
+
+def engine_or_default(engine: Engine | None) -> Engine:
+    """``engine``, or the default engine for ``None``; a ``TypeError`` that says so for anything
+    else (an ``engine=`` argument given a name or a config would fail later, far from the call)."""
+    if engine is None:
+        return default_engine()
+    if not isinstance(engine, Engine):
+        raise TypeError(f"engine= takes an engine.Engine (or None for the default engine), not {type(engine).__name__}")
+    return engine
 
 
 def default_engine() -> Engine:

@@ -35,7 +35,7 @@ from msgspec import UNSET, UnsetType
 from .._compiled import CompiledSchema
 from .._config import Limits, short_repr
 from .._decode import as_bytes, decode_json, surely_within, too_short_to_nest, within_depth
-from .._engine import Engine, default_engine
+from .._engine import Engine, engine_or_default
 from .._errors import Issue, RejectReason, SchemaRejected, ValidationFailed
 from .._guard.budget import exceeded
 from .._intake import canonical_text, load_schema
@@ -290,8 +290,7 @@ def _forms_engine(engine: Engine) -> Engine:
 def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) -> ElicitationForm:
     """Check an elicitation form's ``requestedSchema`` (its restricted shape) and compile it, on
     ``engine`` (the default engine when omitted). See :class:`ElicitationForm`."""
-    if engine is None:
-        engine = default_engine()
+    engine = engine_or_default(engine)
     forms_engine = _forms_engine(engine)
     limits = engine.config.limits
     if type(requested_schema) is memoryview:

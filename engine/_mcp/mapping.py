@@ -45,6 +45,8 @@ def invalid_arguments_result(
     results (the TypeScript SDK's ``callTool`` does) would refuse an error object their schema
     does not describe, and the model would never see the message.
     """
+    if not isinstance(error, ValidationFailed):
+        raise TypeError(f"invalid_arguments_result takes the ValidationFailed raised, not a {type(error).__name__}")
     subject = f"tool {tool!r}" if tool else "the tool"
     lines = [f"Invalid arguments for {subject}:"]
     for issue in error.issues:

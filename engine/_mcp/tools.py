@@ -12,7 +12,7 @@ from msgspec import UNSET
 
 from .._compiled import CompiledSchema
 from .._decode import as_bytes, brackets, decode_json, nesting, surely_within, too_short_to_nest, within_depth
-from .._engine import Engine, default_engine
+from .._engine import Engine, engine_or_default
 from .._errors import DecodeError, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
 from .._instance import PLAIN_SCALARS, admit, max_values, referents, walk
 from .envelope import (
@@ -288,8 +288,7 @@ def compile_tools(tools: Any, *, engine: Engine | None = None) -> ToolSet:
     Raises :class:`~engine.SchemaRejected` (``invalid-schema``) when ``tools`` is no tool list,
     bytes or text that are not acceptable JSON included, as :meth:`Engine.compile` refuses a
     schema's: the tool list is what the schemas come in."""
-    if engine is None:
-        engine = default_engine()
+    engine = engine_or_default(engine)
     limits = engine.config.limits
     if isinstance(tools, (bytes, bytearray, memoryview, str)):
         try:

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import anyio.to_thread
 
 from .. import _metrics
-from .._engine import Engine, default_engine
+from .._engine import Engine, engine_or_default
 from .._errors import EngineError, RejectReason, SchemaRejected, UnknownTool
 from .._mcp import ToolSet, compile_tools
 from .._metrics import Direction, Side
@@ -117,7 +117,7 @@ class ToolCatalog:
     """
 
     def __init__(self, engine: Engine | None = None, *, side: Side = "server") -> None:
-        self.engine = engine if engine is not None else default_engine()
+        self.engine = engine_or_default(engine)
         self.side: Side = side
         self._lock = threading.Lock()
         self._entries: dict[str, _Entry] = {}

@@ -11,7 +11,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from .._engine import Engine, default_engine
+from .._engine import Engine, engine_or_default
 from .._mcp import ElicitationForm, ElicitResult, compile_elicitation
 from . import _elicit
 from ._elicit import ask
@@ -28,7 +28,7 @@ class ElicitationForms:
     """
 
     def __init__(self, engine: Engine | None = None) -> None:
-        self.engine = engine if engine is not None else default_engine()
+        self.engine = engine_or_default(engine)
 
     def compile(self, requested_schema: Mapping[str, Any]) -> ElicitationForm:
         return compile_elicitation(dict(requested_schema), engine=self.engine)

@@ -1,0 +1,32 @@
+"""A wrong argument to the public API is refused where it is given, with a sentence naming it,
+not an ``AttributeError`` from deep inside on first use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import engine
+
+
+@pytest.mark.parametrize("given", ["jsonschema-rs", engine.EngineConfig(), {"backend": "auto"}])
+def test_engine_arguments_take_an_engine(given: Any) -> None:
+    for build in (
+        lambda: engine.compile_tools([], engine=given),
+        lambda: engine.compile_elicitation({"type": "object", "properties": {}}, engine=given),
+    ):
+        with pytest.raises(TypeError, match=rf"engine= takes an engine.Engine .* not {type(given).__name__}"):
+            build()
+
+
+@pytest.mark.parametrize("registry", [[1], "https://a.example/x", (("https://a.example/x", {}),)])
+def test_a_registry_is_a_mapping(registry: Any) -> None:
+    with pytest.raises(engine.SchemaRejected) as info:
+        engine.Engine().compile({"$ref": "https://a.example/x"}, registry=registry)
+    assert info.value.reason == "invalid-schema" and "registry maps URIs to resources" in info.value.message
+
+
+def test_invalid_arguments_result_takes_a_validation_failure() -> None:
+    with pytest.raises(TypeError, match="takes the ValidationFailed raised, not a ValueError"):
+        engine.invalid_arguments_result(ValueError("x"), "tool")  # type: ignore[arg-type]
