@@ -63,13 +63,23 @@ def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, m
     try:
         value = _decode(data)
     except msgspec.ValidationError as exc:  # raised for numbers beyond the float range
-        raise DecodeError(DecodeReason.NUMBER_OUT_OF_RANGE, f"number out of range: {exc}") from None
+        raise out_of_range(exc) from None
     except (msgspec.DecodeError, RecursionError, UnicodeEncodeError) as exc:
         raise syntax_error(exc, data) from None
     # Each level of nesting opens one bracket: few brackets, no walk needed.
     if max_depth is not None and not within_depth(data, max_depth):
         check_depth(value, max_depth)
     return value
+
+
+def out_of_range(exc: msgspec.ValidationError) -> DecodeError:
+    """The :class:`DecodeError` for a number no float holds (msgspec says "Number out of range",
+    and where)."""
+    where = str(exc).partition(" - ")[2]
+    return DecodeError(
+        DecodeReason.NUMBER_OUT_OF_RANGE,
+        "a number is beyond the range of a 64-bit float" + (f" ({where})" if where else ""),
+    )
 
 
 def syntax_error(exc: Exception, data: bytes | bytearray | memoryview | str) -> DecodeError:

@@ -138,7 +138,9 @@ class ValidationFailed(EngineError):
             more = len(issues) - 1
             tail = (
                 f" (and {more} more issue{'s' if more != 1 else ''}{', list truncated' if truncated else ''})"
-                if more or truncated
+                if more
+                else " (list truncated)"
+                if truncated
                 else ""
             )
             message = f"invalid at {where}: {first.message}{tail}"

@@ -300,7 +300,7 @@ def _finite(children: list[Any]) -> None:
 def _bad_key(keys: list[Any]) -> DecodeError:
     bad = next(key for key in keys if type(key) is not str)
     kind = type(bad).__name__
-    what = f"a subclass of str ({kind})" if isinstance(bad, str) else f"a {kind}, not a string"
+    what = f"a subclass of str ({kind!r})" if isinstance(bad, str) else f"of type {kind!r}, not a string"
     return DecodeError(DecodeReason.NOT_JSON, f"an object key is {what}")
 
 
@@ -327,4 +327,6 @@ def _non_finite() -> DecodeError:
 
 
 def _not_json(kind: type) -> DecodeError:
-    return DecodeError(DecodeReason.NOT_JSON, f"instance is not a JSON value: it holds a {kind.__name__}")
+    return DecodeError(
+        DecodeReason.NOT_JSON, f"instance is not a JSON value: it holds an object of type {kind.__name__!r}"
+    )

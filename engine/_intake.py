@@ -264,7 +264,7 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
         if not isinstance(schema, (Mapping, bool)):
             raise SchemaRejected(
                 RejectReason.INVALID_SCHEMA,
-                f"a schema must be a JSON object or a boolean, not {_json_type(schema)}",
+                f"a schema must be a JSON object or a boolean, not {json_type(schema)}",
                 location="",
             )
     if type(schema) is dict:
@@ -454,9 +454,18 @@ def fingerprint(text: bytes, registry: Mapping[str, Any] | None) -> bytes:
     return digested
 
 
-def _json_type(value: Any) -> str:
+_JSON_TYPES = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "a boolean",
+}
+
+
+def json_type(value: Any) -> str:
+    """What a JSON value is, in words ("an integer", "null"); a Python type's name otherwise."""
     if value is None:
         return "null"
-    return {int: "an integer", float: "a number", str: "a string", list: "an array"}.get(
-        type(value), type(value).__name__
-    )
+    return _JSON_TYPES.get(type(value), f"an object of type {type(value).__name__!r}")

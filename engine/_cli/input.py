@@ -11,6 +11,7 @@ import msgspec
 
 from .._decode import decode_json
 from .._errors import DecodeError, DecodeReason
+from .._intake import json_type
 
 __all__ = [
     "EXIT_OK",
@@ -133,7 +134,7 @@ def targets(document: Any) -> tuple[str, list[Target]]:
         return "one schema", [Target(name="<schema>", schemas={"schema": document})]
     raise UsageError(
         "expected a tools/list result, a list of tools, one tool or one schema, "
-        f"but the document is {type(document).__name__}",
+        f"but the document is {json_type(document)}",
         "wrong-document",
     )
 

@@ -30,3 +30,21 @@ def test_a_registry_is_a_mapping(registry: Any) -> None:
 def test_invalid_arguments_result_takes_a_validation_failure() -> None:
     with pytest.raises(TypeError, match="takes the ValidationFailed raised, not a ValueError"):
         engine.invalid_arguments_result(ValueError("x"), "tool")  # type: ignore[arg-type]
+
+
+def test_messages_name_python_types_and_json_values_plainly() -> None:
+    anything = engine.compile({})
+    for value, sentence in (
+        ({"a": b"x"}, "it holds an object of type 'bytes'"),
+        ({"a": object()}, "it holds an object of type 'object'"),
+        ({1: 2}, "an object key is of type 'int', not a string"),
+    ):
+        with pytest.raises(engine.DecodeError) as info:
+            anything.validate(value)
+        assert info.value.message.endswith(sentence) and info.value.reason == "not-json"
+    with pytest.raises(engine.DecodeError) as far:
+        anything.decode(b"[1, 2e400]")
+    assert far.value.message == "a number is beyond the range of a 64-bit float (at `$[1]`)"
+    with pytest.raises(engine.ValidationFailed) as capped:
+        engine.Engine(limits={"max_issues": 0}).compile({"type": "string"}).validate(1)
+    assert capped.value.message.endswith("(list truncated)") and "0 more" not in capped.value.message
