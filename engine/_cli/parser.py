@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="view",
         action="store_const",
         const="summary",
-        help="one line per refused tool and the accepted ones by name",
+        help="one line per refused tool (its first reason), then the count",
     )
     check.set_defaults(run=run_check)
 
