@@ -82,13 +82,17 @@ def check_schema(eng: Engine, key: str, schema: Any) -> dict[str, Any]:
 def _mcp_refusals(eng: Engine, found: list[Target]) -> dict[str, SchemaRejected]:
     """Refusals that come from MCP's rules on tools (an ``inputSchema`` must be an object schema,
     names must be unique) rather than from JSON Schema itself: the engine's tool set decides."""
+    # Each tool at its place in the list (a tool refused on its own already, as `None`), so that a
+    # refusal's location is the one the file gives it.
     tools = [
-        t.tool for t in found if t.tool is not None and t.problem is None and t.schemas.get("inputSchema") is not None
+        t.tool if t.problem is None and t.schemas.get("inputSchema") is not None else None
+        for t in found
+        if t.tool is not None
     ]
-    if not tools:
+    if not any(tools):
         return {}
     try:
-        toolset = compile_tools(tools, engine=eng)
+        toolset = compile_tools({"tools": tools}, engine=eng)
     except EngineError:
         return {}
     return dict(toolset.rejected)

@@ -300,10 +300,10 @@ def compile_tools(tools: Any, *, engine: Engine | None = None) -> ToolSet:
                 location="",
                 details={"decode_reason": str(exc.reason)},
             ) from None
-    tool_list = _tool_list(tools)
+    tool_list, at = _tool_list(tools)
     compiled: dict[str, CompiledTool] = {}
     rejected: dict[str, SchemaRejected] = {}
-    seen: set[str] = set()
+    seen: dict[str, int] = {}
     # Compiling a list allocates long-lived objects only; the collector's passes over them while it
     # runs (about a fifth of compiling 10,000 tools) free nothing. Paused for the loop if it was
     # running, so that garbage is collected as usual afterwards.
@@ -311,7 +311,7 @@ def compile_tools(tools: Any, *, engine: Engine | None = None) -> ToolSet:
     if paused:
         gc.disable()
     try:
-        _compile_each(engine, tool_list, compiled, rejected, seen)
+        _compile_each(engine, tool_list, at, compiled, rejected, seen)
     finally:
         if paused:
             gc.enable()
@@ -321,10 +321,13 @@ def compile_tools(tools: Any, *, engine: Engine | None = None) -> ToolSet:
 def _compile_each(
     engine: Engine,
     tool_list: Sequence[Any],
+    at: str,
     compiled: dict[str, CompiledTool],
     rejected: dict[str, SchemaRejected],
-    seen: set[str],
+    seen: dict[str, int],
 ) -> None:
+    """``at``: where the list is in the document given (a JSON pointer), for the locations of the
+    refusals of tools themselves; ``seen``: each name, at its first place in the list."""
     for index, definition in enumerate(tool_list):
         # Not `isinstance`: an object can claim any class through `__class__`.
         name = definition.get("name") if issubclass(type(definition), Mapping) else None
@@ -332,36 +335,44 @@ def _compile_each(
             rejected[f"<tools[{index}]>"] = SchemaRejected(
                 RejectReason.INVALID_SCHEMA,
                 f"tools[{index}] is not a tool definition with a string name",
-                location=f"/tools/{index}",
+                location=f"{at}/{index}",
+                details={"index": index},
             )
             continue
-        if name in seen:
+        first = seen.get(name)
+        if first is not None:
             compiled.pop(name, None)
             rejected[name] = SchemaRejected(
                 RejectReason.INVALID_SCHEMA,
-                f"tool name {name!r} is listed more than once",
-                location=f"/tools/{index}/name",
+                f"tool name {name!r} is listed more than once (tools[{first}] and tools[{index}]): "
+                "MCP requires unique names, and neither is used",
+                location=f"{at}/{index}/name",
+                details={"tool": name, "indexes": [first, index]},
             )
             continue
-        seen.add(name)
+        seen[name] = index
         try:
             compiled[name] = _compile_tool(engine, name, definition)
         except SchemaRejected as refusal:
             rejected[name] = refusal
 
 
-def _tool_list(tools: Any) -> Sequence[Any]:
+def _tool_list(tools: Any) -> tuple[Sequence[Any], str]:
+    """The tools listed, and where the list is in the document given (a JSON pointer)."""
+    at = ""
     if issubclass(type(tools), Mapping) and "jsonrpc" in tools:
         tools = tools.get("result")
+        at = "/result"
     if issubclass(type(tools), Mapping):
         tools = tools.get("tools")
+        at += "/tools"
     if not issubclass(type(tools), list):
         raise SchemaRejected(
             RejectReason.INVALID_SCHEMA,
             'expected a list of tools, a tools/list result ({"tools": [...]}) or a JSON-RPC response carrying one',
         )
     listed: list[Any] = list.copy(tools)  # its items as the list holds them, whatever it overrides
-    return listed
+    return listed, at
 
 
 def _compile_tool(engine: Engine, name: str, definition: Mapping[str, Any]) -> CompiledTool:

@@ -235,6 +235,8 @@ def test_check_applies_mcp_rules_on_tools(tmp_path: Path) -> None:
     assert first["status"] == "refused" and first["refusal"]["location"] == "/inputSchema/type"
     assert "MCP requires" in first["refusal"]["message"]
     assert all("more than once" in r["schemas"]["inputSchema"]["refusal"]["message"] for r in reports[1:3])
+    assert all(r["schemas"]["inputSchema"]["refusal"]["location"] == "/tools/2/name" for r in reports[1:3])
+    assert reports[1]["schemas"]["inputSchema"]["refusal"]["details"] == {"tool": "twice", "indexes": [1, 2]}
     assert reports[3]["status"] == "ok"  # `true`: a tool without parameters (allow_empty_input_schema)
 
 

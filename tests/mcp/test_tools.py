@@ -520,3 +520,24 @@ def test_results_in_memoryviews_are_measured_in_bytes() -> None:
         with pytest.raises(engine.SchemaRejected) as refused:
             small.compile(view)
         assert refused.value.reason == "limit-exceeded"
+
+
+@pytest.mark.parametrize(
+    ("wrap", "at"),
+    [
+        (lambda tools: tools, ""),
+        (lambda tools: {"tools": tools}, "/tools"),
+        (lambda tools: {"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}, "/result/tools"),
+    ],
+)
+def test_a_tool_itself_is_refused_at_its_place_in_the_document_given(wrap: Any, at: str) -> None:
+    tool = {"name": "twice", "inputSchema": {"type": "object"}}
+    tools = engine.compile_tools(wrap([tool, {"name": "once", "inputSchema": {"type": "object"}}, tool, 7]))
+    twice = tools.rejected["twice"]
+    assert twice.reason == "invalid-schema" and twice.location == f"{at}/2/name"
+    assert twice.details == {"tool": "twice", "indexes": [0, 2]} and "tools[0] and tools[2]" in twice.message
+    nameless = tools.rejected["<tools[3]>"]
+    assert nameless.location == f"{at}/3" and nameless.details == {"index": 3}
+    assert tools.validate_arguments("once", {}) == {}
+    with pytest.raises(engine.SchemaRejected):
+        tools.validate_arguments("twice", {})
