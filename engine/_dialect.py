@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import Enum
+from enum import StrEnum
 from functools import cache
 from typing import Any
 
@@ -16,18 +16,16 @@ from ._pointer import pointer
 __all__ = ["Dialect", "check_meta_schema", "detect_dialect", "dialect_for_uri", "normalise_schema_uri"]
 
 
-class Dialect(Enum):
-    """A JSON Schema dialect the engine supports; ``value`` is its configuration name."""
+class Dialect(StrEnum):
+    """A JSON Schema dialect the engine supports; ``value`` is its configuration name, and the
+    member is that string (``str(Dialect.DRAFT2020_12) == "2020-12"``), as configuration, the
+    command line and the docs spell it."""
 
     DRAFT4 = "draft4"
     DRAFT6 = "draft6"
     DRAFT7 = "draft7"
     DRAFT2019_09 = "2019-09"
     DRAFT2020_12 = "2020-12"
-
-    # A dialect keys the per-dialect tables looked up on every compile (six lookups each): members
-    # are singletons, so identity hashes them, natively, where Enum's own hash is a Python call.
-    __hash__ = object.__hash__
 
     @property
     def meta_schema_uri(self) -> str:
