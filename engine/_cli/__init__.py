@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import TextIO
 
@@ -50,7 +51,14 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
                 args.instance = "-"
         if args.command == "bench":
             return int(args.run(args, None, out, err))
-        resolved = resolve_from_args(args)
+        with warnings.catch_warnings():
+            # A warning of the configuration (an ENGINE_* variable that names no setting) as a
+            # line of the command's own, not Python's report of where in the engine it was raised.
+            def show(message: Warning | str, *_: object, **__: object) -> None:
+                err.write(f"engine: warning: {message}\n")
+
+            warnings.showwarning = show
+            resolved = resolve_from_args(args)
         if args.command == "config":
             return int(args.run(args, resolved, out, err))
         return int(args.run(args, Engine(resolved.config), out, err))

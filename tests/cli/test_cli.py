@@ -420,3 +420,13 @@ def test_validate_and_check_use_the_discovered_pyproject(tmp_path: Path, monkeyp
     assert code == 1 and "invalid" in out
     code, out, _ = run("validate", "--schema", "s.json", "--instance", "i.json", "--formats", "annotate")
     assert code == 0
+
+
+def test_an_unknown_setting_in_the_environment_is_one_line_of_the_command(
+    tools_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ENGINE_COLOUR", "blue")
+    code, _, err = run("check", str(tools_file))
+    assert code == 1
+    assert "engine: warning: ignoring unknown engine setting in the environment: ENGINE_COLOUR\n" in err
+    assert "UserWarning" not in err and ".py:" not in err
