@@ -480,6 +480,11 @@ class _Translator:
                         rename[attr]: (typing.Required if needed else typing.NotRequired)[make(variant)]
                         for attr, make, needed in fields
                     }
+                    # msgspec (0.23) matches a TypedDict's key by the UTF-8 its `str` caches, which
+                    # a non-ASCII name (`日本`) holds only once something has asked for it: until
+                    # then the key reads as "", and a member "" was taken for it while the real
+                    # one went unchecked. Writing the names once caches their UTF-8.
+                    msgspec.json.encode(list(keys))
                     kind = built[variant] = typing.TypedDict(title, keys)  # type: ignore[operator]
                     return kind
                 members: list[tuple[str, Any] | tuple[str, Any, Any]] = []
