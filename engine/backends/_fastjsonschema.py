@@ -38,11 +38,17 @@ DENY_ALL_HANDLERS: Mapping[str, Any] = {
 
 class FastjsonschemaValidator(BackendValidator):
     """Runs the generated function. An exception other than a validation failure (deep recursion,
-    an overflow in its arithmetic) never becomes an answer: the general backend decides."""
+    an overflow in its arithmetic) never becomes an answer: the general backend decides.
 
-    def __init__(self, func: Any, rescue: Callable[[], BackendValidator]) -> None:
+    ``confirm``: the schema holds a ``multipleOf``, which fastjsonschema checks by float division
+    for a float instance (``1e308 / 3`` is a whole float, as is every float past 2**53, so 1e308
+    passed as a multiple of 3). A "yes" is then confirmed by the general backend, which is exact;
+    a "no" stands (a whole quotient never rounds to a fraction)."""
+
+    def __init__(self, func: Any, rescue: Callable[[], BackendValidator], *, confirm: bool = False) -> None:
         self._func = func
         self._rescue = rescue
+        self._confirm = confirm
 
     def is_valid(self, instance: Any) -> bool:
         try:
@@ -54,7 +60,7 @@ class FastjsonschemaValidator(BackendValidator):
             return False
         except Exception:  # noqa: BLE001 - e.g. RecursionError, OverflowError: ask the reference
             return bool(self._rescue().is_valid(instance))
-        return True
+        return not self._confirm or bool(self._rescue().is_valid(instance))
 
     def iter_issues(self, instance: Any) -> Iterator[Issue]:
         # fastjsonschema reports one message without keyword locations; issues come from the
@@ -115,4 +121,5 @@ class FastjsonschemaBackend(Backend):
                 raise refuse(NAME, f"unexpected regular expression {pattern!r} in the generated code")
         func = namespace["validate"]
         rescue = lazy_validator(source)
-        return FastjsonschemaValidator(func, rescue)
+        inexact = source.text is None or b'"multipleOf"' in source.text or bool(source.resources)
+        return FastjsonschemaValidator(func, rescue, confirm=inexact)

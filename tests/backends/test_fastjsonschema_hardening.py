@@ -153,6 +153,18 @@ def test_arithmetic_overflow_is_answered_by_the_reference() -> None:
     assert not ENGINE.compile({"multipleOf": 0.7}).is_valid(10**400 + 1)
 
 
+@pytest.mark.parametrize("instance", [1e308, -1e308, 1e20, 2.0**70, [3, 2.0**70], {"a": 2.0**80}])
+def test_a_whole_float_past_float_precision_is_no_multiple_by_rounding(instance: object) -> None:
+    # `1e308 / 3` is a whole float (every float past 2**53 is): fastjsonschema's float division
+    # took it for a multiple of 3. Its "yes" is confirmed by the general backend, which is exact.
+    schema = {"multipleOf": 3, "items": {"multipleOf": 3}, "additionalProperties": {"multipleOf": 3}}
+    compiled = ENGINE.compile(schema)
+    assert compiled.backend == "fastjsonschema"
+    assert not compiled.is_valid(instance)
+    assert not engine.Engine(backend="jsonschema-rs").compile(schema).is_valid(instance)
+    assert compiled.is_valid(3 * 2**70) and compiled.is_valid(float(3 * 2**60)) and compiled.is_valid([3, 6.0])
+
+
 # -- code injection -------------------------------------------------------------------------------
 
 CANARY = 'engine.backends.__dict__.__setitem__("PWNED", 1)'
