@@ -185,9 +185,7 @@ def _check(owner: type, name: str, hint: Any, value: Any, *, from_text: bool = F
     section = _SECTIONS.get(name)
     if section is not None:
         if isinstance(value, Mapping) and all(type(key) is str for key in value):
-            # A table of the section's fields, as `load`, `replace` and TOML take it: a wrong or
-            # unknown field is refused by the section itself, named (`limits.max_issues`).
-            return section(**value)
+            return section(**value)  # a table of its fields, as `load` takes it: refused there, named
         if not isinstance(value, section):
             raise _Problem(value, f"a {section.__name__} (or a table of its fields)")
         return value

@@ -326,29 +326,24 @@ def _compile_each(
     rejected: dict[str, SchemaRejected],
     seen: dict[str, int],
 ) -> None:
-    """``at``: where the list is in the document given (a JSON pointer), for the locations of the
-    refusals of tools themselves; ``seen``: each name, at its first place in the list."""
+    """``at``: the list's place in the document given; ``seen``: each name's first index."""
     for index, definition in enumerate(tool_list):
         # Not `isinstance`: an object can claim any class through `__class__`.
         name = definition.get("name") if issubclass(type(definition), Mapping) else None
         if not isinstance(name, str):
             rejected[f"<tools[{index}]>"] = SchemaRejected(
-                RejectReason.INVALID_SCHEMA,
-                f"tools[{index}] is not a tool definition with a string name",
-                location=f"{at}/{index}",
-                details={"index": index},
-            )
+                RejectReason.INVALID_SCHEMA, f"tools[{index}] is not a tool definition with a string name",
+                location=f"{at}/{index}", details={"index": index},
+            )  # fmt: skip
             continue
         first = seen.get(name)
         if first is not None:
             compiled.pop(name, None)
+            twice = f"tool name {name!r} is listed more than once (tools[{first}] and tools[{index}])"
             rejected[name] = SchemaRejected(
-                RejectReason.INVALID_SCHEMA,
-                f"tool name {name!r} is listed more than once (tools[{first}] and tools[{index}]): "
-                "MCP requires unique names, and neither is used",
-                location=f"{at}/{index}/name",
-                details={"tool": name, "indexes": [first, index]},
-            )
+                RejectReason.INVALID_SCHEMA, f"{twice}: MCP requires unique names, and neither is used",
+                location=f"{at}/{index}/name", details={"tool": name, "indexes": [first, index]},
+            )  # fmt: skip
             continue
         seen[name] = index
         try:
@@ -371,8 +366,7 @@ def _tool_list(tools: Any) -> tuple[Sequence[Any], str]:
             RejectReason.INVALID_SCHEMA,
             'expected a list of tools, a tools/list result ({"tools": [...]}) or a JSON-RPC response carrying one',
         )
-    listed: list[Any] = list.copy(tools)  # its items as the list holds them, whatever it overrides
-    return listed, at
+    return list.copy(tools), at  # its items as the list holds them, whatever it overrides
 
 
 def _compile_tool(engine: Engine, name: str, definition: Mapping[str, Any]) -> CompiledTool:
