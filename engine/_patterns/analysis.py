@@ -13,28 +13,26 @@ from functools import lru_cache
 
 __all__ = [
     "MAX_WRITTEN_OUT",
-    "MAX_WRITTEN_OUT_CLOSED",
     "backtracking_construct",
+    "spaced_count",
     "star_height",
     "word_boundary",
     "written_out",
 ]
 
 MAX_WRITTEN_OUT = 1_000
-"""The most steps a pattern may take once its counted repetitions are written out (``a{20}`` is
-20 steps, ``(?:ab){3}`` 6). A linear-time engine runs a pattern as an automaton of that many steps;
-searching a string anywhere in it (a pattern without anchors, or after a ``.*``) tracks every place
-a match may have started, and past about 2,000 such steps (``a{2000}``) jsonschema-rs's cache of
-states overflows and it falls back to a search costing the steps times the string's length: 18 s on
-a string of 1 MB, against 20-40 ms for ``a{1000}`` to ``a{1750}``. The text of a pattern is bounded
-by ``max_pattern_length``; its counts are bounded here."""
+"""The most steps a pattern may take once written out: one per character, escape or class, a
+counted repetition its body that many times (``a{20}`` is 20 steps, ``(?:ab){3}`` 9 with the ``:``),
+an alternation the sum of its branches. A linear-time engine runs a pattern as an automaton of
+about that many states, and it is linear in the string only while its cache of states holds: past
+about 2,000 steps (``a{2000}``, or 2,000 ``a`` written out) jsonschema-rs's overflows and a search
+costs the steps times the string's length (18 s on 1 MB without a match), and so does every string
+a closed pattern reads (``^(?:.?){4990}$``: 0.5 s a string of 5 KB); at 1,000 (``a{1000}``,
+``^(?:.?){1000}$``) 20-40 ms on 2 MB, 0.3 ms a string."""
 
-MAX_WRITTEN_OUT_CLOSED = 10_000
-"""The same bound for a *closed* pattern (see :func:`written_out`): no match is longer than its
-steps, so a search reads no more of the string than that (``^.{1,4096}$`` answers a string of 1 MB
-in 0.1 ms); what remains is at worst the steps squared."""
-
-_COUNTED = re.compile(r"\{(\d+)(,(\d*))?\}")
+# A counted repetition as jsonschema-rs reads one: it allows whitespace inside the braces, where
+# ECMA-262 (Annex B) reads `{ 2 }` as the literal text.
+_COUNTED = re.compile(r"\{\s*(\d+)\s*(,\s*(\d*)\s*)?\}")
 _CAP = 1 << 40  # products past any bound are capped: a count's digits may be many
 
 _LOOKAROUND = {"(?=": "lookahead", "(?!": "negative lookahead", "(?<=": "lookbehind", "(?<!": "negative lookbehind"}
@@ -139,29 +137,23 @@ def word_boundary(pattern: str) -> str | None:
 
 
 @lru_cache(maxsize=1024)
-def written_out(pattern: str) -> tuple[int, bool]:
-    """How many steps ``pattern`` takes with its counted repetitions written out, and whether it is
-    *closed*: anchored at both ends (``^...$``, no ``|`` outside a group) with no unbounded
-    quantifier (``*``, ``+``, ``{n,}``), so that no match is longer than those steps.
-
-    Each character, escape or class is one step, a group the longest of its alternatives, a counted
-    repetition ``{n,m}`` its body times the larger count (``{n,}`` times ``n``: past ``n`` the body
-    loops), ``*``, ``+`` and ``?`` the body once. An upper bound: the characters that open a group
-    (``?:``, a name) count as steps too. A pattern without ``{`` takes at most one step per
-    character."""
-    if "{" not in pattern:
-        return len(pattern), False  # within max_pattern_length: whether it is closed does not matter
-    # Per open group: [steps of the alternative being read, the longest alternative so far,
-    # steps of the last thing read (what a quantifier repeats)].
-    stack: list[list[int]] = [[0, 0, 0]]
-    unbounded = alternatives = False
+def written_out(pattern: str) -> int:
+    """How many steps ``pattern`` takes written out (see :data:`MAX_WRITTEN_OUT`): each character,
+    escape or class one, an alternation the sum of its branches, a counted repetition ``{n,m}`` its
+    body times the larger count (``{n,}`` times ``n``: past ``n`` the body loops), ``*``, ``+`` and
+    ``?`` the body once. An upper bound: the characters that open a group (``?:``, a name) count as
+    steps too."""
+    if len(pattern) <= MAX_WRITTEN_OUT and "{" not in pattern:
+        return len(pattern)  # at most one step per character
+    # Per open group: [steps read so far, steps of the last thing read (what a quantifier repeats)].
+    stack: list[list[int]] = [[0, 0]]
     i, n = 0, len(pattern)
     while i < n:
         c = pattern[i]
         frame = stack[-1]
         if c == "\\":
             frame[0] += 1
-            frame[2] = 1
+            frame[1] = 1
             i += 2
             continue
         if c == "[":
@@ -173,40 +165,41 @@ def written_out(pattern: str) -> tuple[int, bool]:
             while j < n and pattern[j] != "]":
                 j += 2 if pattern[j] == "\\" else 1
             frame[0] += 1
-            frame[2] = 1
+            frame[1] = 1
             i = j + 1
             continue
         if c == "(":
-            stack.append([0, 0, 0])
+            stack.append([0, 0])
         elif c == ")" and len(stack) > 1:
-            inner = stack.pop()
-            size = max(inner[0], inner[1])
+            size = stack.pop()[0]
             parent = stack[-1]
             parent[0] = min(parent[0] + size, _CAP)
-            parent[2] = size
+            parent[1] = size
         elif c == "|":
-            alternatives = alternatives or len(stack) == 1
-            frame[1] = max(frame[1], frame[0])
-            frame[0] = frame[2] = 0
+            frame[1] = 0  # the branches add up: what follows starts another
         elif c == "{" and (counted := _COUNTED.match(pattern, i)) is not None:
             low, comma, high = counted.groups()
-            unbounded = unbounded or (comma is not None and not high)
             times = max(int(low), int(high) if high else 0) if comma else int(low)
-            grown = min(frame[2] * max(times, 1), _CAP)
-            frame[0] = min(frame[0] + grown - frame[2], _CAP)
-            frame[2] = grown
+            grown = min(frame[1] * max(times, 1), _CAP)
+            frame[0] = min(frame[0] + grown - frame[1], _CAP)
+            frame[1] = grown
             i = counted.end()
             continue
-        elif c in "*+":
-            unbounded = True
-        elif c != "?":
+        elif c not in "*+?":
             frame[0] += 1
-            frame[2] = 1
+            frame[1] = 1
         i += 1
     while len(stack) > 1:  # an unclosed group (the meta-schema check refuses such a pattern)
-        inner = stack.pop()
-        stack[-1][0] += max(inner[0], inner[1])
-    root = stack[0]
-    escaped_end = (len(pattern) - len(pattern[:-1].rstrip("\\")) - 1) % 2 == 1
-    closed = pattern.startswith("^") and pattern.endswith("$") and not escaped_end
-    return max(root[0], root[1]), closed and not alternatives and not unbounded
+        size = stack.pop()[0]
+        stack[-1][0] += size
+    return stack[0][0]
+
+
+def spaced_count(pattern: str) -> str | None:
+    """The first counted repetition of ``pattern`` with whitespace in its braces, described, or
+    ``None``: jsonschema-rs repeats ``x{ 2 }`` twice, ECMA-262 reads it as the text ``x{ 2 }``."""
+    for counted in _COUNTED.finditer(pattern):
+        text = counted.group()
+        if any(c.isspace() for c in text) and not pattern[: counted.start()].endswith("\\"):
+            return f"{text!r} at offset {counted.start()}"
+    return None
