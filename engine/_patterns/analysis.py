@@ -14,6 +14,7 @@ from functools import lru_cache
 __all__ = [
     "MAX_WRITTEN_OUT",
     "backtracking_construct",
+    "rust_only",
     "spaced_count",
     "star_height",
     "word_boundary",
@@ -202,4 +203,37 @@ def spaced_count(pattern: str) -> str | None:
         text = counted.group()
         if any(c.isspace() for c in text) and not pattern[: counted.start()].endswith("\\"):
             return f"{text!r} at offset {counted.start()}"
+    return None
+
+
+# Outside a class: `\A`, `\z`, `\p`/`\P` without a brace, a global inline flag group, or a count
+# right after another quantifier (`a{1,}{2}`, `a*{2}`).
+_RUST_ONLY = re.compile(r"\\[Az]|\\[pP](?!\{)|\(\?[a-zA-Z-]+\)|(?:[*+?]|\{\d+(?:,\d*)?\})\??\{\d+(?:,\d*)?\}")
+
+
+def rust_only(pattern: str) -> str | None:
+    """The first construct of ``pattern`` that Rust's regex syntax reads and ECMA-262 (with the
+    ``u`` flag) refuses or reads otherwise, described, or ``None``: ``\\A``, ``\\z`` (anchors in Rust,
+    the letters in ECMA-262 without ``u``), ``\\pL`` (a class without braces), ``(?s)`` (a global
+    flag), a count right after another quantifier (``a{1,}{2}``)."""
+    i, n = 0, len(pattern)
+    in_class = False
+    while i < n:
+        c = pattern[i]
+        if not in_class:
+            found = _RUST_ONLY.match(pattern, i)
+            if found is not None:
+                return f"{found.group()!r} at offset {i}"
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            if c == "]":
+                in_class = False
+        elif c == "[":
+            in_class = True
+            if pattern.startswith("]", i + 1) or pattern.startswith("^]", i + 1):
+                i += 2 if pattern[i + 1] == "]" else 3  # a leading ']' is literal
+                continue
+        i += 1
     return None

@@ -20,7 +20,7 @@ from .._dialect import Dialect
 from .._errors import Issue, RejectReason, SchemaRejected
 from .._intake import canonical_text
 from .._patterns import schema_patterns, word_boundary
-from .._patterns.analysis import spaced_count
+from .._patterns.analysis import rust_only, spaced_count
 from .._pointer import pointer
 from ._contract import Backend, BackendValidator, SchemaSource, late, refuse
 
@@ -143,6 +143,8 @@ NAME = "jsonschema-rs"
 _encode = msgspec.json.encode
 # A brace, digits and commas with whitespace among them, then a closing brace, in JSON text (where a
 # tab or a newline is written escaped): a count jsonschema-rs reads and ECMA-262 does not.
+_STACKED = re.compile(rb"[}*+?]\??\{\d")  # a count right after a quantifier
+_INLINE_FLAGS = re.compile(rb"\(\?[a-zA-Z-]+\)")  # a global inline flag group
 _SPACED_BRACE = re.compile(rb"\{(?:[\d,]|\s|\\[tnrf])*(?:\s|\\[tnrf])(?:[\d,]|\s|\\[tnrf])*\}")
 
 
@@ -162,7 +164,7 @@ class JsonschemaRsBackend(Backend):
         if source.dialect not in self.dialects:  # pragma: no cover - it takes every dialect
             self.check_dialect(source)
         text = source.text
-        if source.resources or text is None or b"\\\\" in text or _SPACED_BRACE.search(text) is not None:
+        if source.resources or text is None or b"\\\\" in text or _may_hold_rust_only(text):
             _refuse_inexact_patterns(source)  # else no string holds a backslash, nor a spaced count
         positional = None if source.resources else _positional_for(source.config)
         try:
@@ -189,6 +191,15 @@ def _refuse_inexact_patterns(source: SchemaSource) -> None:
         if not _may_hold_word_boundary(document, source.text if document is source.schema else None):
             continue
         for location, pattern in schema_patterns(document):
+            other = rust_only(pattern)
+            if other is not None:
+                raise refuse(
+                    NAME,
+                    f"pattern {pattern!r} uses {other}, which jsonschema-rs reads as Rust's regex syntax and "
+                    "ECMA-262 refuses or reads otherwise (jsonschema-rs compiles every schema, whichever "
+                    "backend answers)",
+                    location=location,
+                )
             spaced = spaced_count(pattern)
             if spaced is not None:
                 raise refuse(
@@ -223,9 +234,22 @@ def _may_hold_word_boundary(document: Any, text: bytes | None = None) -> bool:
             return True  # let the walk decide
     # Most documents hold no escaped backslash at all: one search says so. A count with whitespace
     # in its braces (`{ 2 }`) is looked for too.
-    if _SPACED_BRACE.search(text) is not None:
+    if _may_hold_rust_only(text):
         return True
-    return b"\\\\" in text and (b"\\\\b" in text or b"\\\\B" in text)
+    return b"\\\\" in text and (
+        b"\\\\b" in text
+        or b"\\\\B" in text
+        or b"\\\\A" in text
+        or b"\\\\z" in text
+        or b"\\\\p" in text
+        or b"\\\\P" in text
+    )
+
+
+def _may_hold_rust_only(text: bytes) -> bool:
+    """Whether a JSON text without backslashes may hold a pattern that jsonschema-rs reads otherwise
+    than ECMA-262: a spaced count, a count after a quantifier, an inline flag group."""
+    return any(check.search(text) is not None for check in (_SPACED_BRACE, _STACKED, _INLINE_FLAGS))
 
 
 def lazy_validator(source: SchemaSource) -> Callable[[], JsonschemaRsValidator]:

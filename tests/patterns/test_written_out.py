@@ -10,7 +10,7 @@ import time
 import pytest
 
 import engine
-from engine._patterns.analysis import MAX_WRITTEN_OUT, spaced_count, written_out
+from engine._patterns.analysis import MAX_WRITTEN_OUT, rust_only, spaced_count, written_out
 
 
 @pytest.mark.parametrize(
@@ -83,3 +83,20 @@ def test_what_stays_within_answers_long_strings_at_once(pattern: str) -> None:
     started = time.process_time()
     compiled.is_valid(texts)
     assert time.process_time() - started < 2
+
+
+@pytest.mark.parametrize("pattern", ["^a\\z", "\\Aa", "^\\pL$", "^\\PL$", "^a{1,}{2}$", "a*{2}", "^(?s).$", "(?i)a"])
+def test_rust_only_syntax_is_refused_where_it_means_something_else(pattern: str) -> None:
+    # jsonschema-rs reads these as Rust's regex syntax; ECMA-262 (with `u`) refuses them or reads
+    # other characters, and python-jsonschema raises.
+    assert rust_only(pattern) is not None
+    with pytest.raises(engine.SchemaRejected) as info:
+        engine.Engine(cache_size=0).compile({"type": "string", "pattern": pattern})
+    assert info.value.reason == "unsupported-by-backend" and info.value.location == "/pattern"
+
+
+@pytest.mark.parametrize(
+    "pattern", ["^\\p{L}+$", "[\\z]", "\\\\z", "(?i:a)", "(?:a)", "(?<n>a)", "a*?", "a{2}?", "a??"]
+)
+def test_ecma_syntax_is_not_taken_for_rust_only(pattern: str) -> None:
+    assert rust_only(pattern) is None
