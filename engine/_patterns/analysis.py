@@ -9,6 +9,7 @@ configuration allows ``regex="backtracking"`` (bounded by ``backtrack_limit`` st
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 __all__ = [
@@ -46,16 +47,31 @@ def backtracking_construct(pattern: str) -> str | None:
     """The first construct of ``pattern`` that needs backtracking, described, or ``None``."""
     if "(?" not in pattern and "\\" not in pattern:
         return None  # no lookaround without "(?", no backreference without a backslash
+    for i in _outside_classes(pattern):
+        c = pattern[i]
+        if c == "\\":
+            nxt = pattern[i + 1 : i + 2]
+            if nxt.isdigit() and nxt != "0":
+                return f"backreference \\{nxt} at offset {i}"
+            if nxt == "k" and pattern.startswith("<", i + 2):
+                return f"named backreference at offset {i}"
+        elif c == "(":
+            for opener, name in _LOOKAROUND.items():
+                if pattern.startswith(opener, i):
+                    return f"{name} at offset {i}"
+    return None
+
+
+def _outside_classes(pattern: str) -> Iterator[int]:
+    """The offsets of ``pattern`` that are read outside a character class: each character, and
+    each escape by its backslash (the character it escapes is not given)."""
     i, n = 0, len(pattern)
     in_class = False
     while i < n:
         c = pattern[i]
+        if not in_class:
+            yield i
         if c == "\\":
-            nxt = pattern[i + 1] if i + 1 < n else ""
-            if not in_class and nxt.isdigit() and nxt != "0":
-                return f"backreference \\{nxt} at offset {i}"
-            if not in_class and nxt == "k" and pattern.startswith("<", i + 2):
-                return f"named backreference at offset {i}"
             i += 2
             continue
         if in_class:
@@ -66,12 +82,7 @@ def backtracking_construct(pattern: str) -> str | None:
             if pattern.startswith("]", i + 1) or pattern.startswith("^]", i + 1):
                 i += 2 if pattern[i + 1] == "]" else 3  # a leading ']' is literal
                 continue
-        elif c == "(":
-            for opener, name in _LOOKAROUND.items():
-                if pattern.startswith(opener, i):
-                    return f"{name} at offset {i}"
         i += 1
-    return None
 
 
 @lru_cache(maxsize=1024)
@@ -116,24 +127,9 @@ def word_boundary(pattern: str) -> str | None:
     backspace), described, or ``None``. ECMA-262's word boundary is ASCII-only (``\\w`` is
     ``[A-Za-z0-9_]``; with case-insensitive modifiers, that class case-folded); jsonschema-rs's is
     Unicode, so ``^\\bé`` matches ``"é"`` there and nowhere in ECMA-262."""
-    i, n = 0, len(pattern)
-    in_class = False
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            if not in_class and i + 1 < n and pattern[i + 1] in "bB":
-                return f"\\{pattern[i + 1]} at offset {i}"
-            i += 2
-            continue
-        if in_class:
-            if c == "]":
-                in_class = False
-        elif c == "[":
-            in_class = True
-            if pattern.startswith("]", i + 1) or pattern.startswith("^]", i + 1):
-                i += 2 if pattern[i + 1] == "]" else 3  # a leading ']' is literal
-                continue
-        i += 1
+    for i in _outside_classes(pattern):
+        if pattern[i] == "\\" and pattern[i + 1 : i + 2] in ("b", "B"):
+            return f"\\{pattern[i + 1]} at offset {i}"
     return None
 
 
@@ -199,10 +195,10 @@ def written_out(pattern: str) -> int:
 def spaced_count(pattern: str) -> str | None:
     """The first counted repetition of ``pattern`` with whitespace in its braces, described, or
     ``None``: jsonschema-rs repeats ``x{ 2 }`` twice, ECMA-262 reads it as the text ``x{ 2 }``."""
-    for counted in _COUNTED.finditer(pattern):
-        text = counted.group()
-        if any(c.isspace() for c in text) and not pattern[: counted.start()].endswith("\\"):
-            return f"{text!r} at offset {counted.start()}"
+    for i in _outside_classes(pattern):  # an escaped brace, or one in a class, is text to both
+        counted = _COUNTED.match(pattern, i) if pattern[i] == "{" else None
+        if counted is not None and any(c.isspace() for c in counted.group()):
+            return f"{counted.group()!r} at offset {i}"
     return None
 
 
@@ -216,24 +212,8 @@ def rust_only(pattern: str) -> str | None:
     ``u`` flag) refuses or reads otherwise, described, or ``None``: ``\\A``, ``\\z`` (anchors in Rust,
     the letters in ECMA-262 without ``u``), ``\\pL`` (a class without braces), ``(?s)`` (a global
     flag), a count right after another quantifier (``a{1,}{2}``)."""
-    i, n = 0, len(pattern)
-    in_class = False
-    while i < n:
-        c = pattern[i]
-        if not in_class:
-            found = _RUST_ONLY.match(pattern, i)
-            if found is not None:
-                return f"{found.group()!r} at offset {i}"
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            if c == "]":
-                in_class = False
-        elif c == "[":
-            in_class = True
-            if pattern.startswith("]", i + 1) or pattern.startswith("^]", i + 1):
-                i += 2 if pattern[i + 1] == "]" else 3  # a leading ']' is literal
-                continue
-        i += 1
+    for i in _outside_classes(pattern):
+        found = _RUST_ONLY.match(pattern, i)
+        if found is not None:
+            return f"{found.group()!r} at offset {i}"
     return None

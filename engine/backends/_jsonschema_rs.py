@@ -141,10 +141,13 @@ def _deny(uri: str) -> Any:
 
 NAME = "jsonschema-rs"
 _encode = msgspec.json.encode
-# A brace, digits and commas with whitespace among them, then a closing brace, in JSON text (where a
-# tab or a newline is written escaped): a count jsonschema-rs reads and ECMA-262 does not.
+# Escapes, as JSON text writes them, that jsonschema-rs reads otherwise: the word boundary (Unicode
+# there), and Rust-only `\A`, `\z`, `\p`/`\P` (refused by `rust_only` only without braces).
+_RUST_READS_OTHERWISE = (b"\\\\b", b"\\\\B", b"\\\\A", b"\\\\z", b"\\\\p", b"\\\\P")
 _STACKED = re.compile(rb"[}*+?]\??\{\d")  # a count right after a quantifier
 _INLINE_FLAGS = re.compile(rb"\(\?[a-zA-Z-]+\)")  # a global inline flag group
+# A brace, digits and commas with whitespace among them, then a closing brace, in JSON text (where a
+# tab or a newline is written escaped): a count jsonschema-rs reads and ECMA-262 does not.
 _SPACED_BRACE = re.compile(rb"\{(?:[\d,]|\s|\\[tnrf])*(?:\s|\\[tnrf])(?:[\d,]|\s|\\[tnrf])*\}")
 
 
@@ -163,9 +166,7 @@ class JsonschemaRsBackend(Backend):
     def compile(self, source: SchemaSource) -> JsonschemaRsValidator:
         if source.dialect not in self.dialects:  # pragma: no cover - it takes every dialect
             self.check_dialect(source)
-        text = source.text
-        if source.resources or text is None or b"\\\\" in text or _may_hold_rust_only(text):
-            _refuse_inexact_patterns(source)  # else no string holds a backslash, nor a spaced count
+        _refuse_inexact_patterns(source)
         positional = None if source.resources else _positional_for(source.config)
         try:
             if positional is not None:
@@ -184,11 +185,13 @@ class JsonschemaRsBackend(Backend):
 def _refuse_inexact_patterns(source: SchemaSource) -> None:
     """jsonschema-rs answers every ECMA-262 class as specified except the word boundary (checked
     against regress, an ECMA-262 engine, on 30,000 generated patterns: every disagreement had a
-    \\b or \\B). It compiles every schema, so such a pattern is refused for all backends."""
+    \\b or \\B), and reads some syntax as Rust does where ECMA-262 refuses it or reads other
+    characters (:func:`~engine._patterns.analysis.rust_only`, :func:`~engine._patterns.analysis.spaced_count`).
+    It compiles every schema, so such a pattern is refused for all backends."""
     for document in (source.schema, *source.resources.values()):
         # The root's text, encoded by the pipeline, differs from `source.schema` at most in the
         # spelling of a meta-schema URI in `$schema`, which holds no backslash.
-        if not _may_hold_word_boundary(document, source.text if document is source.schema else None):
+        if not _may_hold_inexact_pattern(document, source.text if document is source.schema else None):
             continue
         for location, pattern in schema_patterns(document):
             other = rust_only(pattern)
@@ -220,35 +223,24 @@ def _refuse_inexact_patterns(source: SchemaSource) -> None:
                 )
 
 
-def _may_hold_word_boundary(document: Any, text: bytes | None = None) -> bool:
-    """Whether any string of ``document`` holds a backslash followed by ``b`` or ``B`` (or a count
-    with whitespace in its braces, see :func:`~engine._patterns.analysis.spaced_count`), judged on
-    its JSON text (where a backslash is written as two): only then can a pattern hold a word
-    boundary. Encoding is native and about ten times cheaper than locating every pattern, which
-    was a fifth of a cold compile on the tool schemas in bench_data/ (none has a word boundary).
-    ``text``, the document's JSON text in any key order, spares the encoding."""
+def _may_hold_inexact_pattern(document: Any, text: bytes | None = None) -> bool:
+    """Whether ``document`` may hold a pattern jsonschema-rs reads otherwise than ECMA-262 (see
+    :func:`_refuse_inexact_patterns`), judged on its JSON text (where a backslash is written as
+    two): a word boundary, a Rust-only escape, a spaced count, a count after a quantifier, a global
+    flag group. Encoding is native and about ten times cheaper than locating every pattern, which
+    was a fifth of a cold compile on the tool schemas in bench_data/ (none holds one). ``text``,
+    the document's JSON text in any key order, spares the encoding."""
     if text is None:
         try:
             text = _encode(document)
         except (TypeError, ValueError, OverflowError, RecursionError):
             return True  # let the walk decide
-    # Most documents hold no escaped backslash at all: one search says so. A count with whitespace
-    # in its braces (`{ 2 }`) is looked for too.
-    if _may_hold_rust_only(text):
+    # Every pattern is the value of a `pattern` or a key of a `patternProperties`, written as it is
+    # spelled; most documents hold neither, and the rest no escaped backslash: a search or two.
+    if b'"pattern' not in text:
+        return False
+    if b"\\\\" in text and any(escape in text for escape in _RUST_READS_OTHERWISE):
         return True
-    return b"\\\\" in text and (
-        b"\\\\b" in text
-        or b"\\\\B" in text
-        or b"\\\\A" in text
-        or b"\\\\z" in text
-        or b"\\\\p" in text
-        or b"\\\\P" in text
-    )
-
-
-def _may_hold_rust_only(text: bytes) -> bool:
-    """Whether a JSON text without backslashes may hold a pattern that jsonschema-rs reads otherwise
-    than ECMA-262: a spaced count, a count after a quantifier, an inline flag group."""
     return any(check.search(text) is not None for check in (_SPACED_BRACE, _STACKED, _INLINE_FLAGS))
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import engine
 from engine._intake import canonical_text
-from engine.backends._jsonschema_rs import _may_hold_word_boundary
+from engine.backends._jsonschema_rs import _may_hold_inexact_pattern
 
 ENG = engine.Engine(backend="jsonschema-rs", cache_size=0)
 
@@ -28,7 +28,7 @@ ENG = engine.Engine(backend="jsonschema-rs", cache_size=0)
     ],
 )
 def test_word_boundaries_are_refused_wherever_they_are(schema: dict[str, Any]) -> None:
-    assert _may_hold_word_boundary(schema)
+    assert _may_hold_inexact_pattern(schema)
     with pytest.raises(engine.SchemaRejected) as refused:
         ENG.compile(schema)
     assert "word boundary" in refused.value.message
@@ -42,14 +42,19 @@ def test_word_boundaries_are_refused_wherever_they_are(schema: dict[str, Any]) -
     ],
 )
 def test_a_backslash_b_elsewhere_is_looked_at_and_accepted(schema: dict[str, Any], instance: str) -> None:
-    assert _may_hold_word_boundary(schema)
+    assert _may_hold_inexact_pattern(schema)
     compiled = ENG.compile(schema)
     assert compiled.is_valid(instance) and not compiled.is_valid("zzz")
 
 
-def test_text_without_a_backslash_b_is_not_walked() -> None:
-    for schema in ({"pattern": r"^\d+$"}, {"description": "\b is a backspace", "type": "string"}, True):
-        assert not _may_hold_word_boundary(schema)
+def test_text_without_a_pattern_that_can_differ_is_not_walked() -> None:
+    for schema in (
+        {"pattern": r"^\d+$"},
+        {"description": "\b is a backspace", "type": "string"},
+        {"description": r"\b, x{ 2 }, (?s) in prose", "type": "string"},  # no pattern: not looked at
+        True,
+    ):
+        assert not _may_hold_inexact_pattern(schema)
         ENG.compile(schema)
 
 
@@ -60,11 +65,17 @@ def test_the_sorted_text_gives_the_answer_of_the_encoding() -> None:
     from tests.corpus import corpus
 
     schemas = [s for _, s in load_corpus().schemas()] + [item.schema for item in corpus()]
-    schemas += [{"b": "\\", "a": "b"}, {"a": "\\", "b": "\\B"}, {"p": "\\\\b"}, {"k\\": {"b": 1}}]
+    schemas += [
+        {"b": "\\", "pattern": "b"},
+        {"pattern": "\\", "b": "\\B"},
+        {"pattern": "\\\\b"},
+        {"k\\": {"pattern": "b"}},
+    ]
+    schemas += [{"pattern": "x{ 2 }"}, {"pattern": "(?s)a"}, {"pattern": "a{1,}{2}"}, {"p": "x{ 2 }"}]
     schemas += [{"z": {"pattern": r"\bw"}, "a": 1}, {"patternProperties": {r"^\Bk": {}}}]
     held = 0
     for schema in schemas:
-        answer = _may_hold_word_boundary(schema)
-        assert _may_hold_word_boundary(schema, canonical_text(schema)) == answer, schema
+        answer = _may_hold_inexact_pattern(schema)
+        assert _may_hold_inexact_pattern(schema, canonical_text(schema)) == answer, schema
         held += answer
     assert held >= 4
