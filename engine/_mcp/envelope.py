@@ -64,6 +64,9 @@ def _envelope(structured: Any, *, forbid_unknown: bool) -> Any:
             ("structured_content", structured | UnsetType, UNSET),
             ("is_error", bool, False),
             ("meta", dict[str, Any] | UnsetType, msgspec.field(default=UNSET, name="_meta")),
+            # Every result of a 2026-07-28 session carries `resultType`: named, so that the hot
+            # path reads such a result in one pass (read as the exact path reads it: any value).
+            ("result_type", Any | UnsetType, UNSET),
         ],
         **options,
     )

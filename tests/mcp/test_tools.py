@@ -402,6 +402,12 @@ def _result_documents(result: dict[str, Any]) -> list[bytes]:
         {"content": [], "structuredContent": structured, "result": {"structuredContent": "HOLE"}},
         {"content": [], "structuredContent": structured, "result": 2},
         {"content": [], "structuredContent": structured, "result": {"content": "HOLE"}},
+        # a 2026-07-28 result's `resultType`, read in one pass and held to JSON there too
+        {"resultType": "complete", "content": result.get("content", []), "structuredContent": structured},
+        {"content": [], "structuredContent": structured, "resultType": "HOLE"},
+        {"resultType": {"k": ["HOLE"]}, "content": [], "structuredContent": structured, "isError": True},
+        {"jsonrpc": "2.0", "id": 10, "result": {"resultType": "HOLE", "structuredContent": structured}},
+        {"resultType": "input_required", "inputRequests": {"k": {"method": "HOLE"}}},
     ]
     holes = [b'"\\u00e9"', b'"\xff"', b"1e999", b"[" * 250 + b"]" * 250, b"[" * 300 + b"]" * 300]
     documents: list[bytes] = []
@@ -421,6 +427,7 @@ def _duplicated_members(result: dict[str, Any]) -> list[bytes]:
     deep = b"[" * 300 + b"]" * 300
     firsts = [b'"content":false,', b'"isError":{"a":1},', b'"_meta":7,', b'"structuredContent":"\xff",']
     firsts += [b'"content":[{"a":' + deep + b"}],", b'"_meta":{"a":1e999},', b'"structuredContent":' + deep + b","]
+    firsts += [b'"resultType":"\xff",', b'"resultType":' + deep + b","]
     documents = [b"{" + first + envelope[1:] for first in firsts]
     documents += [
         b'{"jsonrpc":false,"jsonrpc":"2.0","id":1,"result":' + envelope + b"}",
