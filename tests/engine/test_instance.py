@@ -91,10 +91,13 @@ def entries(max_depth: int = DEPTH, max_values: int = VALUES) -> list[Entry]:
     ]
 
 
-@pytest.fixture(params=["referents", "one-by-one"])
+@pytest.fixture(params=["referents", "one-by-one", "type-sets"])
 def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """Each test runs with the level reader the interpreter gets, and with the one-by-one reader
-    every other interpreter gets."""
+    """Each test runs with the level reader the interpreter gets, with the one-by-one reader
+    every other interpreter gets, and with every level read by type sets (as levels of more than
+    a few values are), none in the small levels' loop."""
+    if request.param == "type-sets":
+        monkeypatch.setattr(_instance, "_SMALL_LEVEL", -1)
     if request.param == "one-by-one":
         monkeypatch.setattr(_instance, "_referents", _instance._no_children)
         monkeypatch.setattr(tools_module, "referents", _instance._no_children)
@@ -431,12 +434,15 @@ def _values(scalars: st.SearchStrategy[Any], keys: st.SearchStrategy[Any]) -> st
     max_depth=st.integers(1, 5),
     max_values=st.integers(1, 60),
     one_by_one=st.booleans(),
+    small_level=st.sampled_from([-1, 2, 32]),
 )
 def test_refused_exactly_when_the_reference_finds_a_fault(
-    value: Any, max_depth: int, max_values: int, one_by_one: bool
+    value: Any, max_depth: int, max_values: int, one_by_one: bool, small_level: int
 ) -> None:
     faults = _faults(value, max_depth, max_values)
     saved = _instance._referents
+    saved_small = _instance._SMALL_LEVEL
+    _instance._SMALL_LEVEL = small_level  # levels read in a loop up to this size, by type sets above
     if one_by_one:
         _instance._referents = tools_module.referents = _instance._no_children
     try:
@@ -448,6 +454,7 @@ def test_refused_exactly_when_the_reference_finds_a_fault(
                 assert reason is None
     finally:
         _instance._referents = tools_module.referents = saved
+        _instance._SMALL_LEVEL = saved_small
 
 
 @pytest.mark.parametrize(
