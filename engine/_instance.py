@@ -194,8 +194,8 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
     while True:
         if len(children) != size:  # a key that is not exactly a str was read with the values
             children = _one_by_one(level)
-        level = _small_level(children) if size <= _SMALL_LEVEL else None
-        if level is None:
+        small = _small_level(children) if size <= _SMALL_LEVEL else None
+        if small is None:
             kinds = {*map(type, children)}
             if kinds <= _SCALARS:  # the last level
                 if float in kinds:
@@ -206,7 +206,9 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
             if float in kinds:
                 _finite(children)
             level = [child for child in children if type(child) in _CONTAINERS]
-        elif not level:  # the last level
+        elif small:
+            level = small
+        else:  # the last level
             break
         depth += 1
         if depth > max_depth:
