@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import re
 from itertools import chain, compress, repeat
 from operator import not_
@@ -10,6 +11,7 @@ from typing import Any
 import msgspec
 
 from ._errors import DecodeError, DecodeReason
+from ._instance import referents
 
 __all__ = [
     "as_bytes",
@@ -17,6 +19,7 @@ __all__ = [
     "check_depth",
     "colons",
     "decode_json",
+    "held_nesting",
     "member_colons",
     "nesting",
     "surely_within",
@@ -240,6 +243,28 @@ def nesting(value: Any, stop: int) -> int:
             )
         )
         level = list(compress(children, map(isinstance, children, repeat(_CONTAINERS))))
+    return depth
+
+
+def held_nesting(values: list[Any], stop: int) -> int:
+    """An upper bound of how deeply an array holding the *decoded* JSON ``values`` nests: exact or
+    one over (an empty array or object at the bottom is not seen), returned as soon as it passes
+    ``stop``. For a document that parses, and one that may be long: the bound follows the values,
+    where :func:`brackets` reads every byte (a result of 10 KB of text: 0.4 us against 5.6 us, its
+    decode 2.8 us; 1,000 records, 54 KB: 50 us against 30 us, the decode 250 us).
+
+    One ``gc.get_referents`` call a level reads the children of every array and object in it
+    (strings and numbers have none; a decoded object's keys are strings, which it skips). Where
+    the interpreter does not read levels so (see ``engine._instance``), the exact :func:`nesting`."""
+    if referents is not gc.get_referents:  # pragma: no cover - CPython reads levels in one call
+        return nesting(values, stop)
+    depth = 2  # the holder, and an empty array or object in it
+    level = referents(*values)
+    while level:
+        depth += 1
+        if depth > stop:
+            break
+        level = referents(*level)
     return depth
 
 

@@ -6,6 +6,7 @@ envelope does not name) or to the exact path, which judges again and explains.""
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from typing import Any
 
@@ -13,22 +14,24 @@ import msgspec
 from msgspec import UNSET
 
 from .._compiled import CompiledSchema
-from .._decode import brackets, nesting, surely_within, too_short_to_nest, within_depth
+from .._decode import held_nesting, nesting, surely_within, too_short_to_nest, within_depth
+from .._instance import referents
 from .envelope import CallToolResult, decode_lenient, decode_whole, decode_wire
 
-__all__ = ["BoundResultReader", "bind_results"]
+__all__ = ["BoundResultReader", "bind_results", "nests_within"]
 
-# A tool's bound result reader: the document, and its opening brackets where counted (else -1).
-BoundResultReader = Callable[[bytes | bytearray | memoryview | str, int], "CallToolResult | None"]
+# A tool's bound result reader: the document to the result, or `None` for the exact path.
+BoundResultReader = Callable[[bytes | bytearray | memoryview | str], "CallToolResult | None"]
 _parse = msgspec.json.decode
+_referents = gc.get_referents
 
 
 def bind_results(output: CompiledSchema | None, max_bytes: int, max_depth: int) -> list[Any]:
     """One tool's result readers, bound once: ``[short, depth, check, read]``. A result of at most
-    ``short`` bytes, or of at most ``max_bytes`` with no more than ``depth`` opening brackets,
-    nests within the bounds, so it may be decoded whole and its ``structuredContent`` judged by
-    ``check``, the backend's check of a decoded value; ``read(data, counted)`` reads any result,
-    which nests at most ``max_depth`` levels (``counted``: its brackets where counted, else -1).
+    ``short`` bytes, or of at most ``max_bytes`` whose decoded values nest within ``depth`` (see
+    :func:`nests_within`), is within the bounds, so it may be decoded whole and its
+    ``structuredContent`` judged by ``check``, the backend's check of a decoded value;
+    ``read(data)`` reads any result, which nests at most ``max_depth`` levels.
     ``short`` and ``depth`` are -1 for a tool without an output schema (nothing to check: every
     result goes to ``read``), and become -1 once the tool's results carry fields of their own:
     ``read`` is then the plain reader (see `_plain_result_reader`)."""
@@ -37,13 +40,45 @@ def bind_results(output: CompiledSchema | None, max_bytes: int, max_depth: int) 
         bound[3] = _unchecked_result_reader(max_bytes, max_depth, bound)
         return bound
     path = output.hot_path()
-    # A value nesting `d` levels takes `d` opening brackets, and `2 * d` bytes: a document with
-    # fewer, or shorter, is within the depth bound without a scan.
+    # A value nesting `d` levels takes `2 * d` bytes: a shorter document is within the depth
+    # bound without a look.
     depth = min(path.max_depth, max_depth)
     short = min(too_short_to_nest(depth), surely_within(max_bytes))
     bound = [short, depth, path.check, None]
     bound[3] = _checked_result_reader(output, short, max_bytes, max_depth, bound)
     return bound
+
+
+def nests_within(top: Any, wire: Any, depth: int) -> bool:
+    """Whether a decoded result (``wire``: the envelope; ``top``: the document, ``wire`` itself
+    or the JSON-RPC response around it) provably nests no deeper than ``depth``, read from its
+    decoded values as :func:`~engine._decode.held_nesting` reads them (exact or one level
+    cautious; inline here, for the hot path): a document it does not show within goes to the
+    reader that says why."""
+    if top is wire:
+        level = _referents(wire.content, wire.structured_content, wire.meta, wire.result_type)
+        bound = depth
+    else:  # the response's own members too, its result's one level down
+        level = _referents(
+            *(wire.content, wire.structured_content, wire.meta, wire.result_type),
+            *(top.id, top.error, top.content, top.structured_content, top.meta, top.result_type),
+        )
+        bound = depth - 1
+    nest = 2  # the envelope, and an empty array or object in it
+    while level and nest <= bound:
+        nest += 1
+        level = _referents(*level)
+    return nest <= bound
+
+
+if referents is not gc.get_referents:  # pragma: no cover - CPython reads levels in one call
+
+    def nests_within(top: Any, wire: Any, depth: int) -> bool:
+        values = [wire.content, wire.structured_content, wire.meta, wire.result_type]
+        if top is wire:
+            return held_nesting(values, depth + 1) <= depth
+        values += [top.id, top.error, top.content, top.structured_content, top.meta, top.result_type]
+        return held_nesting(values, depth) < depth
 
 
 def _plain_result_reader(check: Callable[[Any], Any] | None, max_bytes: int, max_depth: int) -> BoundResultReader:
@@ -53,19 +88,20 @@ def _plain_result_reader(check: Callable[[Any], Any] | None, max_bytes: int, max
     envelope, which types every occurrence of the members it names, as the exact path does (a
     duplicate key's first value included); ``structuredContent`` judged by ``check`` (``None``: no
     output schema). The whole result nests at most ``max_depth`` levels (the output schema's
-    bound, where it checks), shown from its bytes. ``None`` hands it to the exact path."""
+    bound, where it checks), shown by its parsed value. ``None`` hands it to the exact path."""
     parse, decode = _parse, decode_lenient
     short = too_short_to_nest(max_depth)
     within = surely_within(max_bytes)  # longer: measured in bytes on the exact path
 
-    def read(data: bytes | bytearray | memoryview | str, counted: int = -1) -> CallToolResult | None:
-        size = len(data)
-        if size > within:
-            return None
-        if size > short and not (0 <= counted <= max_depth or within_depth(data, max_depth)):
+    def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
+        if len(data) > within:
             return None
         try:
-            parse(data)  # every byte held to JSON, those of the fields the envelope skips included
+            # Every byte held to JSON, those of the fields the envelope skips included.
+            value = parse(data)
+            if len(data) > short and held_nesting([value], max_depth + 2) > max_depth + 1:
+                if nesting(value, max_depth + 1) > max_depth:
+                    return None
             wire: Any = decode(data)  # every member it names typed, each time it occurs
             if wire.jsonrpc is not UNSET:  # a JSON-RPC response: read its result
                 if wire.error is not UNSET or wire.result is UNSET:
@@ -93,23 +129,26 @@ def _unchecked_result_reader(max_bytes: int, max_depth: int, bound: list[Any]) -
     short = too_short_to_nest(max_depth)
     within = surely_within(max_bytes)  # longer: measured in bytes on the exact path
 
-    def read(data: bytes | bytearray | memoryview | str, counted: int = -1) -> CallToolResult | None:
+    def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
         size = len(data)
-        # Content blocks and `_meta` are read untyped: the whole result's depth is shown from its
-        # bytes, or the exact path measures it.
-        if size > within or (size > short and not within_depth(data, max_depth)):
+        if size > within:
             return None
         try:
             wire: Any = decode(data)
         except Exception:  # noqa: BLE001 - a field the envelope does not name, or judged on the exact path
-            envelope = plain(data, -1)
+            envelope = plain(data)
             if envelope is not None:
                 bound[3] = plain
             return envelope
+        top = wire
         if wire.jsonrpc is not UNSET:  # a JSON-RPC response: read its result
             if wire.error is not UNSET or wire.result is UNSET:
                 return None
             wire = wire.result
+        # Content blocks and `_meta` are read untyped: the whole result's depth is shown by its
+        # values, or the exact path measures it.
+        if size > short and not nests_within(top, wire, max_depth):
+            return None
         return CallToolResult(
             content=wire.content, structured_content=wire.structured_content, is_error=wire.is_error, meta=wire.meta
         )
@@ -130,9 +169,10 @@ def _checked_result_reader(
     list of 1,000 records (150 KB), the second way costs 10.1 million against 13.1 million.
 
     The whole result nests at most ``max_depth`` levels. ``structuredContent`` is bounded by its
-    own read; a result with more brackets than the bound has its other untyped values (content
-    blocks, ``_meta``, a response's ``id``) walked, which are small where the bulk is structured:
-    reading the whole result's depth from its bytes cost the corpus results 40% more. ``None`` (a
+    own read; a result too long to be within the bound by its length has its other untyped values
+    (content blocks, ``_meta``, ``resultType``, a response's ``id``) bounded by their values (see
+    :func:`~engine._decode.held_nesting`; walked exactly where that bound is over): reading the
+    whole result's depth from its bytes cost the corpus results 40% more. ``None`` (a
     malformed envelope, a field it does not name, no structuredContent, a refusal) hands the
     result to the exact path, which judges again and explains."""
     path = output.hot_path()
@@ -145,14 +185,14 @@ def _checked_result_reader(
     too_short = too_short_to_nest(max_depth)
     within = surely_within(max_bytes)  # longer: measured in bytes on the exact path
 
-    def read(data: bytes | bytearray | memoryview | str, counted: int = -1) -> CallToolResult | None:
+    def read(data: bytes | bytearray | memoryview | str) -> CallToolResult | None:
         size = len(data)
         if size > within:
             return None
         try:
             response: Any = decode(data)
         except Exception:  # noqa: BLE001 - a field the envelope does not name, or judged on the exact path
-            envelope = plain(data, counted)
+            envelope = plain(data)
             if envelope is not None:
                 # A server that adds fields of its own to its results (4 of the 32 corpus results)
                 # adds them to every one: the next ones are read plain at once, without first a
@@ -181,8 +221,9 @@ def _checked_result_reader(
                 wire = wire.result
             elif wire.result is not UNSET or wire.error is not UNSET or wire.id is not UNSET:
                 return None
-            if size > too_short and (counted if counted >= 0 else brackets(data)) > max_depth:
-                if nesting([wire.content, wire.meta, wire.result_type, response.id], inner + 2) > inner + 1:
+            if size > too_short:
+                others = [wire.content, wire.meta, wire.result_type, response.id]
+                if held_nesting(others, inner + 2) > inner + 1 and nesting(others, inner + 2) > inner + 1:
                     return None
             raw = wire.structured_content
             if wire.is_error:  # not checked against the output schema (an error may omit it), only bounded

@@ -11,7 +11,7 @@ import msgspec
 from msgspec import UNSET
 
 from .._compiled import CompiledSchema
-from .._decode import as_bytes, brackets, decode_json, surely_within
+from .._decode import as_bytes, decode_json, surely_within
 from .._engine import Engine, engine_or_default
 from .._errors import DecodeError, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
 from .._instance import PLAIN_SCALARS, admit, max_values, referents, walk
@@ -23,7 +23,7 @@ from .envelope import (
     envelope_from_dict,
 )
 from .mapping import arguments_not_an_object, with_text_fallback
-from .result_readers import bind_results
+from .result_readers import bind_results, nests_within
 
 __all__ = ["CompiledTool", "ToolSet", "compile_tools"]
 
@@ -198,18 +198,16 @@ class ToolSet:
                 bound = self._results[name] = bind_results(self.tool(name).output, self._max_bytes, self._max_depth)
             short, depth, check, read = bound
             size = len(result)
-            counted = -1
-            if size > short and 0 <= depth and size <= self._within:
-                counted = brackets(result)  # fewer brackets than the bound: no deeper either
-            if size <= short or 0 <= counted <= depth:
+            if size <= short or (0 <= depth and size <= self._within):
                 # The commonest read inline (a reader's frame is a tenth of the floor): a result
-                # within the depth bound by its length or its brackets, decoded once, its
-                # structuredContent checked by the backend. Anything else is read below.
+                # decoded once (msgspec bounds its own recursion), within the depth bound by its
+                # length or by its values (see `nests_within`), its structuredContent checked by
+                # the backend. Anything else is read below.
                 try:
-                    wire = decode_whole(result)
+                    wire = top = decode_whole(result)
                     if wire.jsonrpc is not UNSET:  # a JSON-RPC response: its result, if it has one
                         wire = wire.result if wire.error is UNSET else UNSET
-                    if wire is not UNSET:
+                    if wire is not UNSET and (size <= short or nests_within(top, wire, depth)):
                         structured = wire.structured_content
                         if wire.is_error:
                             # Not checked against the output schema, with or without
@@ -224,7 +222,7 @@ class ToolSet:
                             return with_text_fallback(checked) if require_text_fallback else checked
                 except Exception:  # noqa: BLE001,S110 - judged again by the reader, never trusted
                     pass
-            envelope = read(result, counted)
+            envelope = read(result)
             if envelope is not None:
                 return with_text_fallback(envelope) if require_text_fallback else envelope
         return self._judged_result(name, result, is_bytes=is_bytes, require_text_fallback=require_text_fallback)

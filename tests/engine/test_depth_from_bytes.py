@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine._decode import nesting, within_depth
+from engine._decode import held_nesting, nesting, within_depth
 
 # Strings full of what the byte reading must see through: brackets, quotes, escapes.
 TRICKY = st.text(alphabet=st.sampled_from(list('[]{}"\\/ab \n\u00e9\u2028\U0001f600')), max_size=6)
@@ -106,3 +106,24 @@ def test_strings_holding_brackets_everywhere_are_left_to_the_walk() -> None:
     data = b"[" + b",".join([b'["["]'] * 5000) + b"]"
     assert not within_depth(data, 2)
     assert nesting(msgspec.json.decode(data), 10) == 2
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.lists(values, max_size=4))
+def test_the_bound_from_decoded_values_is_exact_or_one_over(items: list[Any]) -> None:
+    """``held_nesting``: the depth of an array holding decoded values, from their referents a
+    level at a time; never under the depth, and over it by one at most (an empty array or object
+    at the bottom is not seen)."""
+    decoded = msgspec.json.decode(msgspec.json.encode(items))
+    exact = nesting(decoded, 10_000)
+    assert exact <= held_nesting(decoded, 10_000) <= exact + 1
+
+
+@pytest.mark.parametrize(
+    ("items", "exact"),
+    [([], 1), ([1, "x"], 1), ([[]], 2), ([{}], 2), ([{"a": []}], 3), ([{"a": [1]}], 3), ([[[[[]]]]], 5)],
+)
+def test_the_bound_from_decoded_values_at_the_bottom(items: list[Any], exact: int) -> None:
+    assert nesting(items, 100) == exact
+    assert held_nesting(items, 100) in (exact, exact + 1)
+    assert held_nesting(items, exact - 1) > exact - 1  # past `stop`: returned as soon as passed

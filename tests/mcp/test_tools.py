@@ -495,6 +495,53 @@ def test_results_as_dicts_agree_with_the_same_results_in_bytes(backend: str) -> 
     assert compared > 1000
 
 
+def _nested(depth: int, bottom: Any) -> Any:
+    """``bottom`` inside ``depth`` arrays and objects, alternating."""
+    value = bottom
+    for level in range(depth):
+        value = [value] if level % 2 else {"k": value}
+    return value
+
+
+@pytest.mark.parametrize("max_depth", [6, 7])
+@pytest.mark.parametrize("output", [True, False])
+def test_long_results_at_the_depth_bound_agree_with_the_exact_path(max_depth: int, output: bool) -> None:
+    """A result too long to be within the depth bound by its length is shown within it by its
+    decoded values, a level at a time, which miss an empty array or object at the bottom: results
+    and responses nesting one level under the bound, at it and one over, the deepest value in
+    each member (empty or not at the bottom), long with text or with spaces, answer as the
+    exact path does, on the first call and the bound one."""
+    eng = engine.Engine(engine.EngineConfig(limits=engine.Limits(max_instance_depth=max_depth)))
+    tool: dict[str, Any] = {"name": "t", "inputSchema": {"type": "object"}}
+    if output:
+        tool["outputSchema"] = {"type": "object"}
+    tools = engine.compile_tools([tool], engine=eng)
+    documents: list[bytes] = []
+    for inside in range(max_depth - 4, max_depth + 1):  # the envelope, and a response, around it
+        for bottom in (1, [], {}, "x"):
+            deep = _nested(inside, bottom)
+            text = {"type": "text", "text": "[{" * 300}
+            results = [
+                {"content": [text], "structuredContent": {"a": deep}},
+                {"content": [text, {"type": "text", "text": "x", "_meta": deep}], "structuredContent": {}},
+                {"content": [text], "structuredContent": {}, "_meta": {"a": deep}},
+                {"content": [text], "structuredContent": {}, "resultType": deep},
+                {"content": [text], "structuredContent": {"a": deep}, "isError": True},
+            ]
+            for result in results:
+                documents.append(msgspec.json.encode(result))
+                documents.append(msgspec.json.encode({"jsonrpc": "2.0", "id": 1, "result": result}))
+                documents.append(msgspec.json.encode({"jsonrpc": "2.0", "id": deep, "result": result}))
+                documents.append(msgspec.json.encode({**result, "content": []}) + b" " * 600)
+    outcomes = set()
+    for data in documents:
+        exact = _outcome(partial(tools._judged_result, "t", data, is_bytes=True, require_text_fallback=False))
+        outcomes.add(exact if isinstance(exact, tuple) else "accepted")
+        for _ in range(2):  # the first call binds the readers; the second uses them
+            assert _outcome(partial(tools.validate_result, "t", data)) == exact, data
+    assert {"accepted", ("decode", "too-deep")} <= outcomes
+
+
 def _views(data: bytes) -> list[memoryview]:
     """``data`` (a multiple of 8 bytes long) in memoryviews whose ``len`` is not its length in
     bytes: of 8-byte items, of two dimensions, strided."""
