@@ -34,7 +34,7 @@ from msgspec import UNSET, UnsetType
 
 from .._compiled import CompiledSchema
 from .._config import Limits, short_repr
-from .._decode import as_bytes, decode_json, surely_within, too_short_to_nest, within_depth
+from .._decode import as_bytes, decode_json, held_nesting, surely_within, too_short_to_nest
 from .._engine import Engine, engine_or_default
 from .._errors import Issue, RejectReason, SchemaRejected, ValidationFailed
 from .._guard.budget import exceeded
@@ -208,8 +208,9 @@ class ElicitationForm:
         to_plain: Callable[[Any], Any],
         formats_check: Callable[[Any], bool] | None,
     ) -> ElicitResult:
-        """Every answer the inline read does not take: a dict, text, a buffer, and longer bytes
-        (whose depth is measured first)."""
+        """Every answer the inline read does not take: a dict, text, a buffer, and longer bytes,
+        decoded (msgspec bounds its own recursion) and then shown within the depth bound by their
+        decoded values (a long text answer costs no scan of its bytes)."""
         if not isinstance(data, (bytes, bytearray, memoryview, str)):
             return self._checked(data)
         if type(data) is memoryview:
@@ -218,15 +219,21 @@ class ElicitationForm:
         size = len(data)
         if size > surely_within(self._max_bytes):  # measured by the general path
             return self._general(data)
-        if size > too_short_to_nest(self._max_depth) and not within_depth(data, self._max_depth):
-            return self._general(data)  # measures the depth, as every document's is
         try:
             answer = decode_wire(data)
         except Exception:  # noqa: BLE001 - judged again on the general path, which says why
             return self._general(data)
+        long = size > too_short_to_nest(self._max_depth)
+        bound = self._max_depth
         if type(answer) is not accept:
+            if long and held_nesting([answer.meta], bound + 1) > bound:
+                return self._general(data)  # measures the depth, as every document's is
             return ElicitResult(action=others[type(answer)])
         values = to_plain(answer.content)
+        # The answer holds `content` (plain now: a Struct's fields are not read as referents)
+        # and `_meta`; `held_nesting` bounds the answer around them.
+        if long and held_nesting([values, answer.meta], bound + 1) > bound:
+            return self._general(data)
         if formats_check is not None and not formats_check(values):
             self._validate_content(values)  # raises, explained
         return ElicitResult(action="accept", content=values)

@@ -298,6 +298,9 @@ def _answers(schema: dict[str, Any]) -> list[bytes]:
         b'{"action": "accept", "action": "decline"}',
     ]
     holes = [b'"\\u00e9"', b'"\xff"', b"1e999", b"[" * 300 + b"]" * 300]
+    # Around a depth bound of 8 (the answer and `_meta` hold two levels): under, at and over it,
+    # an empty array at the bottom or a number.
+    holes += [b"[" * depth + bottom + b"]" * depth for depth in (5, 6, 7) for bottom in (b"", b"1")]
     answers: list[bytes] = []
     for document in documents:
         for filled in [document.replace(b'"HOLE"', hole) for hole in holes] if b'"HOLE"' in document else [document]:
