@@ -7,6 +7,7 @@ import sys
 import textwrap
 import time
 
+import msgspec
 import pytest
 
 import engine
@@ -252,3 +253,28 @@ def test_long_reference_chain_without_recursion_is_bounded_too() -> None:
     result = subprocess.run([sys.executable, "-c", CHAIN_PROBE], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.startswith("ok")
+
+
+@pytest.mark.parametrize("backend", ["jsonschema-rs", "auto"])
+@pytest.mark.parametrize("schema", [{}, {"allOf": [{"type": ["array", "object"]}]}])
+def test_long_documents_at_the_depth_bound(backend: str, schema: object) -> None:
+    """A document too long to be within the depth bound by its length is parsed, then shown
+    within it by its parsed values a level at a time (which miss an empty array or object at the
+    bottom), and walked exactly where that bound is over: one level under the bound, at it and
+    one over, with an empty array, an empty object or a number at the bottom, beside long text
+    full of brackets, answers as the nesting says."""
+    limits = engine.Limits(max_instance_depth=8)
+    compiled = engine.Engine(engine.EngineConfig(backend=backend, cache_size=0, limits=limits)).compile(schema)
+    text = '"' + "[{" * 200 + '"'
+    for depth in (7, 8, 9):
+        for bottom in ("[]", "{}", "1"):
+            inner = "[" * (depth - 2) + bottom + "]" * (depth - 2)  # `bottom` adds one level, or none
+            levels = depth - 2 + (bottom != "1") + 1  # with the object around it
+            for document in (f'{{"t": {text}, "a": {inner}}}', f'{{"a": {inner}, "t": {text}}}' + " " * 100):
+                data = document.encode()
+                if levels <= 8:
+                    assert compiled.decode(data)["a"] == msgspec.json.decode(inner), document
+                else:
+                    with pytest.raises(engine.DecodeError) as error:
+                        compiled.decode(data)
+                    assert error.value.reason == "too-deep", document
