@@ -13,7 +13,16 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from ._decode import as_bytes, colons, decode_json, member_colons, surely_within, too_short_to_nest, within_depth
+from ._decode import (
+    as_bytes,
+    colons,
+    decode_json,
+    held_nesting,
+    member_colons,
+    surely_within,
+    too_short_to_nest,
+    within_depth,
+)
 
 __all__ = ["NO_SHORT_PATH", "ShortPath", "counted_then_parsed", "typed_then_held"]
 
@@ -61,43 +70,49 @@ def counted_then_parsed(
     second count, which tells colons in strings from skipped members, is for the other schemas,
     where a skipped member sends the document to ``slow``). ``bounded``: the type nests no deeper
     than ``max_depth``, so a value from which nothing was skipped is within the bound; otherwise
-    a document longer than the bound's brackets has its depth shown from its bytes first."""
+    a document longer than the bound's brackets is decoded (msgspec bounds its own recursion) and
+    shown within the bound by its decoded value (see :func:`~engine._decode.held_nesting`), a
+    parsed document the same way."""
     parse = _parse
     within = surely_within(max_bytes)  # longer: measured in bytes by the general path
     short = min(too_short_to_nest(max_depth), within)
     limit = within if bounded else short
+    held = max_depth + 1  # what `held_nesting` of a value within the bound says, at most
 
-    def unshown(data: bytes | bytearray | memoryview | str, value: Any, members: int, shown: bool = False) -> Any:
+    def unshown(data: bytes | bytearray | memoryview | str, value: Any, members: int) -> Any:
         # `data` holds more colons than `value` has members: strings hold some, or members were
-        # skipped. `shown`: its depth was shown from its bytes already.
+        # skipped.
         if exact:
             # Valid, whatever was skipped: parsed for the value. Counting the colons again would
             # cost more than the parse (1.4 decodes against 1 over the corpus arguments with a
             # property added), and the parse is needed when members were skipped.
-            if shown or len(data) <= short or within_depth(data, max_depth):
-                try:
-                    return parse(data)
-                except Exception:  # noqa: BLE001 - the general path names the reason
-                    pass
+            try:
+                whole = parse(data)
+            except Exception:  # noqa: BLE001 - the general path names the reason
+                return slow(data)
+            if len(data) <= short or held_nesting([whole], held + 1) <= held:
+                return whole
         elif member_colons(data) == members:
-            return value
+            return value  # nothing skipped: within the bound as `read` showed, or as its type is
         return slow(data)
 
     def read(data: bytes | bytearray | memoryview | str) -> Any:
         if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
             data = as_bytes(data)
         size = len(data)
-        if size <= limit or (size <= within and within_depth(data, max_depth)):
-            try:
-                value = decode(data)
-            except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
-                return slow(data)
-            members = count(value)
-            # As many colons as members: nothing skipped (`colons`, inline for bytes).
-            if (data.count(b":") if type(data) is bytes else colons(data)) == members:
-                return value
-            return unshown(data, value, members, size > limit)
-        return slow(data)
+        if size > within:
+            return slow(data)
+        try:
+            value = decode(data)
+        except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
+            return slow(data)
+        if size > limit and held_nesting([value], held + 1) > held:
+            return slow(data)  # measures the depth, as every document's is
+        members = count(value)
+        # As many colons as members: nothing skipped (`colons`, inline for bytes).
+        if (data.count(b":") if type(data) is bytes else colons(data)) == members:
+            return value
+        return unshown(data, value, members)
 
     return read, ShortPath(decode, limit, count, unshown)
 

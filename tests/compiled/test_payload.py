@@ -12,6 +12,7 @@ import pytest
 
 import engine
 from engine._compiled import EVAL_FRAMES, EXPLAIN_FRAMES
+from engine._decode import nesting
 from tests._isolate import isolated
 
 # Hostile payloads: every test here ends in seconds, or fails by name while it runs.
@@ -278,3 +279,41 @@ def test_long_documents_at_the_depth_bound(backend: str, schema: object) -> None
                     with pytest.raises(engine.DecodeError) as error:
                         compiled.decode(data)
                     assert error.value.reason == "too-deep", document
+
+
+@pytest.mark.parametrize("closed", [False, True])
+def test_long_documents_at_the_depth_bound_through_an_unbounded_typed_read(closed: bool) -> None:
+    """A schema that translates with an untyped property (whose type does not bound the depth):
+    a document too long to be within the bound by its length is decoded through the types, then
+    shown within the bound by the decoded value, or by the parsed document where the types
+    skipped a property; under, at and over a bound of 8, in the untyped property or in one the
+    schema does not name, with an empty array, an empty object or a number at the bottom."""
+    schema: dict[str, object] = {"type": "object", "properties": {"n": {"type": "integer"}, "free": {}}}
+    if closed:
+        schema["additionalProperties"] = False
+    limits = engine.Limits(max_instance_depth=8)
+    compiled = engine.Engine(engine.EngineConfig(backend="auto", cache_size=0, limits=limits)).compile(schema)
+    text = "[{" * 200
+    seen = set()
+    for depth in (7, 8, 9):
+        for bottom in ("[]", "{}", "1"):
+            inner = "[" * (depth - 2) + bottom + "]" * (depth - 2)
+            for member in ("free", "zz"):
+                document = f'{{"n": 1, "t": "{text}", "{member}": {inner}}}'
+                if closed:
+                    document = document.replace(f', "t": "{text}"', "") + " " * 300
+                value = msgspec.json.decode(document)
+                try:
+                    got: object = compiled.decode(document.encode())
+                except (engine.DecodeError, engine.ValidationFailed) as error:
+                    got = str(error.reason)
+                if nesting(value, 100) > 8:
+                    expected: object = "too-deep"
+                elif closed and member == "zz":
+                    expected = "invalid-instance"
+                else:
+                    expected = value
+                assert got == expected, document
+                seen.add(str(expected)[:8])
+    assert compiled.backend == "msgspec"
+    assert {"too-deep", "{'n': 1,"} <= seen
