@@ -484,6 +484,21 @@ _RECORD_SCHEMA = {
 }
 
 
+# A tool that writes a file (the reference filesystem server's `write_file`): the text is most
+# of the arguments, prose with the brackets and colons text holds.
+_TEXT_SCHEMA = {
+    "type": "object",
+    "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+    "required": ["path", "content"],
+}
+
+
+def _text_arguments(kilobytes: int) -> dict[str, Any]:
+    line = "- [ ] Review section {n}: the parser reads [a-z]+ and {{braces}}; see notes.\n"
+    text = "".join(line.format(n=i) for i in range(kilobytes * 1024 // len(line) + 1))
+    return {"path": "/tmp/notes.md", "content": text[: kilobytes * 1024]}
+
+
 def _records(n: int) -> list[dict[str, Any]]:
     return [{"id": i, "name": f"item {i}", "tags": ["a", "b"], "score": i / 3, "active": i % 2 == 0} for i in range(n)]
 
@@ -507,6 +522,7 @@ def scale_workload(ctx: Context) -> Workload:
     sizes = {
         "schema properties": (10, 100) if ctx.quick else (10, 100, 1000),
         "instance items": (10, 100) if ctx.quick else (10, 100, 1000, 10000),
+        "text KB": (1, 10) if ctx.quick else (1, 10, 100),
         "tools": (10, 100) if ctx.quick else (10, 100, 1000, 10000),
     }
     estimates: dict[tuple[str, str], tuple[int, float]] = {}
@@ -544,6 +560,16 @@ def scale_workload(ctx: Context) -> Workload:
 
         row = Row(case=f"instance items {n}", series="instance items", size=n, detail=f"{len(data)} B")
         work.rows.append(remember(time_row(ctx, row, [None], lambda _, data=data: data, long), "instance items", n))
+
+    for n in sizes["text KB"]:
+        data = encode(_text_arguments(n))
+
+        def text(contender: Contender, _item: Any, data: bytes = data, n: int = n) -> Prepared:
+            over_budget("text KB", contender, n)
+            return _checker(ctx, contender, _TEXT_SCHEMA).from_bytes, data, contender.kind == "raw"
+
+        row = Row(case=f"text KB {n}", series="text KB", size=n, detail=f"{len(data)} B, one string")
+        work.rows.append(remember(time_row(ctx, row, [None], lambda _, data=data: data, text), "text KB", n))
 
     mcp = mcp_available() is None
     budget = Budget(rounds=ctx.compile_rounds, round_seconds=ctx.budget.round_seconds, contender_seconds=3.0)
