@@ -316,7 +316,7 @@ class CompiledSchema:
         except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
             self._typed = None  # the general path is exact on its own
             return None
-        decode, depth, count = dicts
+        decode, depth, count, check_parsed = dicts
         translation = typed.translation
         bounded = depth is not None and depth <= self._max_depth
         # Sealed (every object closed, no value untyped): validity proves the depth bound.
@@ -324,6 +324,7 @@ class CompiledSchema:
         read, self._short_path = counted_then_parsed(
             decode,
             count,
+            check_parsed,
             exact=translation.closed_at is None,
             bounded=bounded,
             slow=slow,
