@@ -56,6 +56,10 @@ def nests_within(top: Any, wire: Any, depth: int) -> bool:
     cautious; inline here, for the hot path): a document it does not show within goes to the
     reader that says why."""
     if top is wire:
+        if wire.id is not UNSET or wire.error is not UNSET or wire.result is not UNSET:
+            # A bare result with a response's members: `result` is a Struct, whose fields are
+            # not read as referents. The readers below send such a result to the exact path.
+            return False
         level = _referents(wire.content, wire.structured_content, wire.meta, wire.result_type)
         bound = depth
     else:  # the response's own members too, its result's one level down
@@ -76,6 +80,8 @@ if referents is not gc.get_referents:  # pragma: no cover - CPython reads levels
     def nests_within(top: Any, wire: Any, depth: int) -> bool:
         values = [wire.content, wire.structured_content, wire.meta, wire.result_type]
         if top is wire:
+            if wire.id is not UNSET or wire.error is not UNSET or wire.result is not UNSET:
+                return False
             return held_nesting(values, depth + 1) <= depth
         values += [top.id, top.error, top.content, top.structured_content, top.meta, top.result_type]
         return held_nesting(values, depth) < depth

@@ -533,6 +533,9 @@ def test_long_results_at_the_depth_bound_agree_with_the_exact_path(max_depth: in
                 documents.append(msgspec.json.encode({"jsonrpc": "2.0", "id": 1, "result": result}))
                 documents.append(msgspec.json.encode({"jsonrpc": "2.0", "id": deep, "result": result}))
                 documents.append(msgspec.json.encode({**result, "content": []}) + b" " * 600)
+                # a bare result with a response's members: read on the exact path
+                for member in ("id", "error", "result"):
+                    documents.append(msgspec.json.encode({**result, member: {"content": [{"x": deep}]}}))
     outcomes = set()
     for data in documents:
         exact = _outcome(partial(tools._judged_result, "t", data, is_bytes=True, require_text_fallback=False))
