@@ -541,35 +541,21 @@ def scale_workload(ctx: Context) -> Workload:
                 estimates[(series, name)] = (n, cell.median_s)
         return row
 
-    for n in sizes["schema properties"]:
-        schema, data = _wide_schema(n), encode(_wide_instance(n))
+    def one_document_per_size(series: str, schema_of: Callable[[int], Any], document_of: Callable[[int], Any]) -> None:
+        """A row per size of the series: one document, from bytes, against one schema."""
+        for n in sizes[series]:
+            schema, data = schema_of(n), encode(document_of(n))
 
-        def wide(contender: Contender, _item: Any, schema: Any = schema, data: bytes = data, n: int = n) -> Prepared:
-            over_budget("schema properties", contender, n)
-            return _checker(ctx, contender, schema).from_bytes, data, contender.kind == "raw"
+            def prepare(contender: Contender, _: Any, schema: Any = schema, data: bytes = data, n: int = n) -> Prepared:
+                over_budget(series, contender, n)
+                return _checker(ctx, contender, schema).from_bytes, data, contender.kind == "raw"
 
-        row = Row(case=f"schema properties {n}", series="schema properties", size=n, detail=f"{len(data)} B")
-        work.rows.append(remember(time_row(ctx, row, [None], lambda _, data=data: data, wide), "schema properties", n))
+            row = Row(case=f"{series} {n}", series=series, size=n, detail=f"{len(data)} B")
+            work.rows.append(remember(time_row(ctx, row, [None], lambda _, data=data: data, prepare), series, n))
 
-    for n in sizes["instance items"]:
-        data = encode(_records(n))
-
-        def long(contender: Contender, _item: Any, data: bytes = data, n: int = n) -> Prepared:
-            over_budget("instance items", contender, n)
-            return _checker(ctx, contender, _RECORD_SCHEMA).from_bytes, data, contender.kind == "raw"
-
-        row = Row(case=f"instance items {n}", series="instance items", size=n, detail=f"{len(data)} B")
-        work.rows.append(remember(time_row(ctx, row, [None], lambda _, data=data: data, long), "instance items", n))
-
-    for n in sizes["text KB"]:
-        data = encode(_text_arguments(n))
-
-        def text(contender: Contender, _item: Any, data: bytes = data, n: int = n) -> Prepared:
-            over_budget("text KB", contender, n)
-            return _checker(ctx, contender, _TEXT_SCHEMA).from_bytes, data, contender.kind == "raw"
-
-        row = Row(case=f"text KB {n}", series="text KB", size=n, detail=f"{len(data)} B, one string")
-        work.rows.append(remember(time_row(ctx, row, [None], lambda _, data=data: data, text), "text KB", n))
+    one_document_per_size("schema properties", _wide_schema, _wide_instance)
+    one_document_per_size("instance items", lambda _n: _RECORD_SCHEMA, _records)
+    one_document_per_size("text KB", lambda _n: _TEXT_SCHEMA, _text_arguments)
 
     mcp = mcp_available() is None
     budget = Budget(rounds=ctx.compile_rounds, round_seconds=ctx.budget.round_seconds, contender_seconds=3.0)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 
 from ._config import Limits
-from ._decode import as_bytes, check_depth, decode_json, held_nesting, surely_within, too_short_to_nest, within_depth
+from ._decode import as_bytes, check_depth, decode_json, surely_within, too_short_to_nest, within_depth
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
@@ -392,7 +392,7 @@ class CompiledSchema:
                 else:
                     # The depth shown by the parsed values, a level at a time (nor, sealed, for
                     # a valid one: see below); the exact walk only where that bound is over.
-                    if not sealed and len(data) > short and held_nesting([value], max_depth + 2) > max_depth + 1:
+                    if not sealed and len(data) > short:
                         check_depth(value, max_depth)
             else:
                 value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
@@ -400,11 +400,11 @@ class CompiledSchema:
                 valid = check(value)
             except (ValueError, TypeError, RecursionError) as exc:
                 if sealed:
-                    _within_depth(value, max_depth)
+                    check_depth(value, max_depth)
                 raise _backend_refusal(exc) from None
             if not valid:
                 if sealed:
-                    _within_depth(value, max_depth)
+                    check_depth(value, max_depth)
                 raise failure(value)
             return value
 
@@ -461,12 +461,6 @@ class CompiledSchema:
         if self.is_valid(instance):
             return []
         return self._failure(instance).issues
-
-
-def _within_depth(value: Any, max_depth: int) -> None:
-    """Raise ``DecodeError(too-deep)`` for a parsed document over the depth bound."""
-    if held_nesting([value], max_depth + 2) > max_depth + 1:
-        check_depth(value, max_depth)
 
 
 def _backend_refusal(exc: BaseException) -> DecodeError:

@@ -70,8 +70,7 @@ def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, m
         raise out_of_range(exc) from None
     except (msgspec.DecodeError, RecursionError, UnicodeEncodeError) as exc:
         raise syntax_error(exc, data) from None
-    # Each level of nesting opens one bracket: few brackets, no walk needed.
-    if max_depth is not None and not within_depth(data, max_depth):
+    if max_depth is not None and size > too_short_to_nest(max_depth):
         check_depth(value, max_depth)
     return value
 
@@ -238,9 +237,11 @@ def _non_finite_at(data: bytes | bytearray | memoryview | str, message: str) -> 
 
 
 def check_depth(value: Any, max_depth: int) -> None:
-    """Raise ``DecodeError(too-deep)`` if ``value`` nests arrays and objects deeper than
-    ``max_depth``. Iterative, level by level; stops at the first level over the bound."""
-    if nesting(value, max_depth + 1) > max_depth:
+    """Raise ``DecodeError(too-deep)`` if the decoded JSON ``value`` nests arrays and objects
+    deeper than ``max_depth``. Its referents first, a level at a time (:func:`held_nesting`, whose
+    cost follows the values, not the bytes); walked exactly (:func:`nesting`) only where that
+    bound, one level cautious, is over."""
+    if held_nesting([value], max_depth + 2) > max_depth + 1 and nesting(value, max_depth + 1) > max_depth:
         raise DecodeError(DecodeReason.TOO_DEEP, f"instance nests more than {max_depth} levels deep")
 
 

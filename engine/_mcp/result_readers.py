@@ -14,7 +14,7 @@ import msgspec
 from msgspec import UNSET
 
 from .._compiled import CompiledSchema
-from .._decode import held_nesting, nesting, surely_within, too_short_to_nest, within_depth
+from .._decode import check_depth, held_nesting, surely_within, too_short_to_nest, within_depth
 from .._instance import referents
 from .envelope import CallToolResult, decode_lenient, decode_whole, decode_wire
 
@@ -105,9 +105,8 @@ def _plain_result_reader(check: Callable[[Any], Any] | None, max_bytes: int, max
         try:
             # Every byte held to JSON, those of the fields the envelope skips included.
             value = parse(data)
-            if len(data) > short and held_nesting([value], max_depth + 2) > max_depth + 1:
-                if nesting(value, max_depth + 1) > max_depth:
-                    return None
+            if len(data) > short:
+                check_depth(value, max_depth)  # raises: judged on the exact path
             wire: Any = decode(data)  # every member it names typed, each time it occurs
             if wire.jsonrpc is not UNSET:  # a JSON-RPC response: read its result
                 if wire.error is not UNSET or wire.result is UNSET:
@@ -123,6 +122,21 @@ def _plain_result_reader(check: Callable[[Any], Any] | None, max_bytes: int, max
         )
 
     return read
+
+
+def _read_plain(
+    data: bytes | bytearray | memoryview | str, plain: BoundResultReader, bound: list[Any]
+) -> CallToolResult | None:
+    """A result the typed envelope refused, read by ``plain``. A server that adds fields of its
+    own to its results (4 of the 32 corpus results) adds them to every one: once one is read so,
+    the next ones are read plain at once, without first a typed decode that parses up to the
+    unknown field and fails (nor the inline one of `validate_result`, whose limits go to -1).
+    Both reads are exact."""
+    envelope = plain(data)
+    if envelope is not None:
+        bound[0] = bound[1] = -1
+        bound[3] = plain
+    return envelope
 
 
 def _unchecked_result_reader(max_bytes: int, max_depth: int, bound: list[Any]) -> BoundResultReader:
@@ -142,10 +156,7 @@ def _unchecked_result_reader(max_bytes: int, max_depth: int, bound: list[Any]) -
         try:
             wire: Any = decode(data)
         except Exception:  # noqa: BLE001 - a field the envelope does not name, or judged on the exact path
-            envelope = plain(data)
-            if envelope is not None:
-                bound[3] = plain
-            return envelope
+            return _read_plain(data, plain, bound)
         top = wire
         if wire.jsonrpc is not UNSET:  # a JSON-RPC response: read its result
             if wire.error is not UNSET or wire.result is UNSET:
@@ -198,15 +209,7 @@ def _checked_result_reader(
         try:
             response: Any = decode(data)
         except Exception:  # noqa: BLE001 - a field the envelope does not name, or judged on the exact path
-            envelope = plain(data)
-            if envelope is not None:
-                # A server that adds fields of its own to its results (4 of the 32 corpus results)
-                # adds them to every one: the next ones are read plain at once, without first a
-                # typed decode that parses up to the unknown field and fails (nor the inline one
-                # of `validate_result`, whose limits go to -1). Both reads are exact.
-                bound[0] = bound[1] = -1
-                bound[3] = plain
-            return envelope
+            return _read_plain(data, plain, bound)
         try:
             wire = response
             # Only the members this read bounds may be there: a response's own result-named
@@ -227,10 +230,8 @@ def _checked_result_reader(
                 wire = wire.result
             elif wire.result is not UNSET or wire.error is not UNSET or wire.id is not UNSET:
                 return None
-            if size > too_short:
-                others = [wire.content, wire.meta, wire.result_type, response.id]
-                if held_nesting(others, inner + 2) > inner + 1 and nesting(others, inner + 2) > inner + 1:
-                    return None
+            if size > too_short:  # raises: judged on the exact path
+                check_depth([wire.content, wire.meta, wire.result_type, response.id], inner + 1)
             raw = wire.structured_content
             if wire.is_error:  # not checked against the output schema (an error may omit it), only bounded
                 if raw is UNSET:
