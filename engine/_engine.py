@@ -68,30 +68,44 @@ class Engine:
         ``registry`` maps URIs to schema resources that ``$ref`` may reach; nothing else outside
         the document is ever resolved. Raises :class:`~engine.SchemaRejected` with a reason.
         """
-        cache = self._cache
-        fast = self._lookups and not registry  # the registry is part of what the fingerprint keys
+        # Kept lean (no closures, few locals): a cache hit on the same or an equal dict is this
+        # frame, the serialisation and one lookup.
+        if not self._lookups or registry:  # the registry is part of what the fingerprint keys
+            return self._compile_missing(schema, registry, False, None, None)
         text: bytes | None = None
         packed: bytes | None = None
-        if fast:
-            kind = type(schema)
-            if kind is dict:
-                try:
-                    packed = _serialise(schema)
-                except (ValueError, TypeError, RecursionError):  # not builtin types, or too deep
-                    packed = None
-                else:
-                    found = cache.find_value(packed)
-                    if found is not None:
-                        return found
-            elif kind is bytes or kind is str:
-                try:
-                    text = schema.encode() if kind is str else schema
-                except UnicodeEncodeError:  # refused by intake, with the reason
-                    text = None
-                else:
-                    found = cache.find_text(text)
-                    if found is not None:
-                        return found
+        kind = type(schema)
+        if kind is dict:
+            try:
+                packed = _serialise(schema)
+            except (ValueError, TypeError, RecursionError):  # not builtin types, or too deep
+                pass
+            else:
+                found = self._cache.find_value(packed)
+                if found is not None:
+                    return found
+        elif kind is bytes or kind is str:
+            try:
+                text = schema.encode() if kind is str else schema
+            except UnicodeEncodeError:  # refused by intake, with the reason
+                pass
+            else:
+                found = self._cache.find_text(text)
+                if found is not None:
+                    return found
+        return self._compile_missing(schema, registry, True, text, packed)
+
+    def _compile_missing(
+        self,
+        schema: Any,
+        registry: Mapping[str, Any] | None,
+        fast: bool,
+        text: bytes | None,
+        packed: bytes | None,
+    ) -> CompiledSchema:
+        """What the first lookups did not find: ``text`` is the JSON text given and ``packed``
+        the dict's serialisation (where taken); ``fast``, whether the cache is looked in."""
+        cache = self._cache
         given = schema
         schema, size, plain, canonical, values, widest = load_schema(schema, self.config.limits)
         if not plain:
