@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import cachetools
 import msgspec
@@ -191,18 +191,18 @@ _SERIALISATIONS = 4
 class _Recent(Generic[T]):
     """A bounded table of cached values keyed by bytes (oldest entry out first), each value with
     the fingerprint it is cached under, whose lookup of a key equal to one it holds hashes
-    nothing: each length names the newest keys of that length, whose hashes the table's own
-    objects keep, so an equal key is a comparison or two away. Hashing a serialisation afresh was
-    a tenth of a cache hit. Lengths rarely collide among the schemas of one engine (the
-    serialisations of one schema and of its equal copies often do, hence a few per length); a key
-    not among them falls back to the hashed lookup. A value whose fingerprint the cache no longer
-    holds (evicted) is not found."""
+    nothing: each length names the newest keys of that length and their entries, so an equal key
+    is a comparison or two away (hashing a serialisation afresh was a tenth of a cache hit).
+    Lengths rarely collide among the schemas of one engine (the serialisations of one schema and
+    of its equal copies often do, hence a few per length); a key not among them falls back to the
+    hashed lookup. A value whose fingerprint the cache no longer holds (evicted) is not found."""
 
     __slots__ = ("_by_length", "_entries", "_hits", "_live", "_maxsize")
 
     def __init__(self, maxsize: int, live: dict[bytes, T], hits: _Tally) -> None:
         self._entries: dict[bytes, tuple[bytes, T]] = {}
-        self._by_length: dict[int, tuple[bytes, ...]] = {}
+        # length -> (the newest keys of that length, their entries, in the same order)
+        self._by_length: dict[int, tuple[tuple[bytes, ...], tuple[tuple[bytes, T], ...]]] = {}
         self._maxsize = maxsize
         self._live = live
         self._hits = hits.bump
@@ -210,12 +210,11 @@ class _Recent(Generic[T]):
     def find(self, key: bytes) -> T | None:
         """The value remembered for ``key``, counted as a hit; ``None`` if there is none (read
         without the lock: each step is one atomic read)."""
-        held = self._by_length.get(len(key), ())
+        keys, entries = self._by_length.get(len(key), _NOTHING)
         try:
-            key = held[held.index(key)]  # the held key, whose hash it keeps
+            entry: tuple[bytes, T] | None = entries[keys.index(key)]
         except ValueError:
-            pass
-        entry = self._entries.get(key)
+            entry = self._entries.get(key)
         if entry is None or entry[0] not in self._live:
             return None
         self._hits()
@@ -230,17 +229,20 @@ class _Recent(Generic[T]):
         entries[key] = value
         by_length = self._by_length
         size = len(key)
-        held = by_length.get(size, ())
-        if key not in held:
-            by_length[size] = (key, *held[: _PER_LENGTH - 1])
+        keys, values = by_length.get(size, _NOTHING)
+        if key in keys:  # the entry it names is replaced
+            at = keys.index(key)
+            keys, values = keys[:at] + keys[at + 1 :], values[:at] + values[at + 1 :]
+        by_length[size] = ((key, *keys[: _PER_LENGTH - 1]), (value, *values[: _PER_LENGTH - 1]))
         while len(entries) > self._maxsize:
             del entries[next(iter(entries))]
         if len(by_length) > self._maxsize:  # lengths of keys gone: start again from the newest
             by_length.clear()
-            by_length[size] = (key,)
+            by_length[size] = ((key,), (value,))
 
     def __len__(self) -> int:
         return len(self._entries)
 
 
+_NOTHING: tuple[tuple[Any, ...], tuple[Any, ...]] = ((), ())
 _PER_LENGTH = 4  # keys remembered per length

@@ -274,6 +274,10 @@ def test_the_byte_tables_find_keys_of_one_length_and_forget_the_oldest() -> None
         assert table.find(bytes(bytearray(key))) == value  # an equal, distinct object
     assert hits.read() == len(keys)
     assert table.find(b"\xff" * 5) is None and table.find(b"") is None
+    table.put(keys[-2], (b"fp", 50))  # put again: its newest entry is found, once
+    assert table.find(keys[-2]) == 50 and table.find(keys[-1]) == len(keys) - 1
+    assert hits.read() == len(keys) + 2
+    table.put(keys[-2], (b"fp", len(keys) - 2))
     for value in range(20):  # past the bound: the oldest go
         table.put(value.to_bytes(2, "big") * (value + 1), (b"other", 100 + value))
     assert len(table) == 8
@@ -282,7 +286,7 @@ def test_the_byte_tables_find_keys_of_one_length_and_forget_the_oldest() -> None
     assert table.find((11).to_bytes(2, "big") * 12) is None
     del live[b"other"]  # evicted from the cache: its values are not found
     assert table.find((19).to_bytes(2, "big") * 20) is None
-    assert hits.read() == len(keys) + 1  # the count so far: one more found since
+    assert hits.read() == len(keys) + 3  # the count so far: one more found since
 
 
 def test_hits_are_counted_exactly_under_threads() -> None:
