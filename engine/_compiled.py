@@ -15,7 +15,7 @@ from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
 from ._guard import DeferredReport, GuardReport
 from ._instance import bind_checked, bind_is_valid, max_values
-from ._readers import NO_SHORT_PATH, ShortPath, counted_then_parsed, typed_then_held
+from ._readers import ShortPath, counted_then_parsed, no_short_path, typed_then_held
 from .backends import BackendRefused, BackendValidator, TypedDecode
 
 _parse = msgspec.json.decode
@@ -167,7 +167,7 @@ class CompiledSchema:
             self.schema = schema
         self.typed = typed
         """The msgspec type the one-pass decoder parses into (see the plan), or ``None``."""
-        self._short_path: ShortPath = NO_SHORT_PATH
+        self._short_path: ShortPath | None = None
         self._general_reader: Callable[[Any], Any] | None = None
         self._sealed_reader: Callable[[Any], Any] | None = None
         # The report of a schema the guard cleared unwalked is made when first asked for; such a
@@ -304,8 +304,10 @@ class CompiledSchema:
 
     def short_path(self) -> ShortPath:
         """What callers that inline the commonest read bind (see ``ToolSet``): see
-        :class:`ShortPath`. Built with the reader."""
-        self.reader()
+        :data:`~engine._readers.ShortPath`, which the reader changes. Built with the reader."""
+        read = self.reader()
+        if self._short_path is None:
+            self._short_path = no_short_path(read)
         return self._short_path
 
     def _counted_reader(self, typed: Any) -> Callable[[bytes | bytearray | memoryview | str], Any] | None:
@@ -316,18 +318,19 @@ class CompiledSchema:
         except (TypeError, ValueError):  # pragma: no cover - msgspec refused a type the translator allowed
             self._typed = None  # the general path is exact on its own
             return None
-        decode, depth, count, check_parsed = dicts
+        decode, depth, count = dicts
         translation = typed.translation
         bounded = depth is not None and depth <= self._max_depth
         # Sealed (every object closed, no value untyped): validity proves the depth bound.
-        slow = self._general(sealed=bounded and translation.open_at is None)
+        sealed = bounded and translation.open_at is None
         read, self._short_path = counted_then_parsed(
             decode,
             count,
-            check_parsed,
             exact=translation.closed_at is None,
             bounded=bounded,
-            slow=slow,
+            check=self._check,
+            sealed=sealed,
+            slow=self._general(sealed=sealed),
             max_bytes=self._max_bytes,
             max_depth=self._max_depth,
         )

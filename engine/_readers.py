@@ -9,7 +9,7 @@ wherever it cannot: a typed refusal is judged again there, never trusted.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 
@@ -25,7 +25,7 @@ from ._decode import (
     within_depth,
 )
 
-__all__ = ["NO_SHORT_PATH", "ShortPath", "counted_then_parsed", "typed_then_held"]
+__all__ = ["ShortPath", "counted_then_parsed", "no_short_path", "typed_then_held"]
 
 _parse = msgspec.json.decode
 # Finding colons one at a time (see `colons_at_most`) costs a call each, counting them a few
@@ -43,68 +43,81 @@ def _as_many_colons(data: bytes | bytearray | memoryview | str, members: int, si
     return (data.count(b":") if type(data) is bytes else colons(data)) == members
 
 
-class ShortPath(NamedTuple):
-    """The commonest read of a schema's documents, for callers that inline it (``ToolSet``): for a
-    ``bytes`` document of at most ``limit`` bytes, ``value = decode(data)``; if that does not
-    raise and ``data`` holds exactly ``members = count(value)`` colons, ``value`` is the answer
-    (see :func:`counted_then_parsed`); if it does not raise, otherwise,
-    ``unshown(data, value, members)`` is. Any other document, and one ``decode`` raises on, goes
-    to the schema's reader. ``decode`` is ``None`` (and ``limit`` -1) where the schema reads no
-    document that way."""
-
-    decode: Callable[[Any], Any] | None
-    limit: int
-    count: Callable[[Any], int]
-    unshown: Callable[[Any, Any, int], Any] | None
+ShortPath = list[Any]
+"""The commonest read of a schema's documents, for callers that inline it (``ToolSet``):
+``[decode, limit, count, unshown, read]``. For a ``bytes`` document of at most ``limit`` bytes,
+``value = decode(data)``; if that does not raise and ``data`` holds exactly
+``members = count(value)`` colons, ``value`` is the answer (see :func:`counted_then_parsed`); if
+it does not raise, otherwise, ``unshown(data, value, members)`` is. Any other document, and one
+``decode`` raises on, goes to ``read``, the schema's reader. A list, unpacked on every call as a
+tuple is, that the reader changes: ``limit`` is -1 while it reads every document itself.
+``decode`` is ``None`` (and ``limit`` -1) where the schema reads no document that way."""
 
 
-NO_SHORT_PATH = ShortPath(None, -1, len, None)
+def no_short_path(read: Callable[[bytes | bytearray | memoryview | str], Any]) -> ShortPath:
+    """The :data:`ShortPath` of a reader that reads every document itself."""
+    return [None, -1, len, None, read]
+
+
+# How many documents after one the typed decode had to read again go straight to the general
+# path; the next goes to the typed decode again, to see whether they still need it.
+_GENERAL_FOR = 32
 
 
 def counted_then_parsed(
     decode: Callable[[Any], Any],
     count: Callable[[Any], int],
-    check_parsed: Callable[[Any], Any],
     *,
     exact: bool,
     bounded: bool,
+    check: Callable[[Any], bool],
+    sealed: bool,
     slow: Callable[[Any], Any],
     max_bytes: int,
     max_depth: int,
 ) -> tuple[Callable[[bytes | bytearray | memoryview | str], Any], ShortPath]:
-    """The reader of a schema that translates to msgspec types, and its :class:`ShortPath`.
+    """The reader of a schema that translates to msgspec types, and its :data:`ShortPath`.
     ``decode`` goes through TypedDicts: one pass checks and gives the plain value, keys in
     document order, but skips the properties a TypedDict does not name. So a value it returns is
     the answer only where the document shows it skipped nothing: it holds no more members than
     ``count(value)``, the members of the value's objects, shown by counting colons (see
     :func:`~engine._decode.colons` and :func:`~engine._decode.member_colons`). Anything else is
-    judged again by ``slow``, the general path, which is exact and explains.
+    judged again by ``slow``, the general path (the parse, then the general backend), which is
+    exact and explains.
 
     ``exact``: no object of the schema refuses unnamed properties, so whatever ``decode`` accepts
     is valid, and a document whose colons outnumber the members is parsed for its value (the
     second count, which tells colons in strings from skipped members, is for the other schemas,
-    where a skipped member sends the document to ``slow``). A long document of such a schema is
-    parsed first and its value checked through the same types (``check_parsed``, which raises
-    where ``decode`` would) once a long document of the schema had to be parsed again after the
-    typed decode (text holding colons, or a member the types skip): the parse holds every byte to
-    JSON and keeps every member in order, and the check decodes no string again (100 KB of text:
-    1.1x the parse, against 2.1x). A long document the typed decode would have read once (as
-    many colons as members) sends the next back to it: where there are many members, it costs
-    less than the check, which builds every object again (1,000 records: 1.2x against 2.0x).
-    ``bounded``: the type nests no deeper
-    than ``max_depth``, so a value from which nothing was skipped is within the bound; otherwise
-    a document longer than the bound's brackets is decoded (msgspec bounds its own recursion) and
-    shown within the bound by its decoded value (see :func:`~engine._decode.held_nesting`), a
-    parsed document the same way."""
+    where a skipped member sends the document to ``slow``).
+
+    A document whose colons outnumber its members (text holding colons: URLs, times, code; or a
+    member the types skip) costs the typed decode and a second read. The documents of one tool
+    tend to be alike, so the next ``_GENERAL_FOR`` are read as ``slow`` reads them, inline (one
+    parse and the backend's check, what the raw library costs: 1 KB of text holding colons, 3.6
+    -> 2.4x the parse; under a closed schema, which counted its colons again, 8 -> 2-3x), and the
+    one after by the typed decode again, which keeps them there while they still need it. A hint
+    only: both reads are exact.
+
+    ``bounded``: the type nests no deeper than ``max_depth``, so a value from which nothing was
+    skipped is within the bound; otherwise a document longer than the bound's brackets is
+    decoded (msgspec bounds its own recursion) and shown within the bound by its decoded value
+    (see :func:`~engine._decode.held_nesting`), a parsed document the same way."""
     parse = _parse
     within = surely_within(max_bytes)  # longer: measured in bytes by the general path
     short = min(too_short_to_nest(max_depth), within)
     limit = within if bounded else short
+    inline = min(limit, _FIND_COLONS_AFTER)  # longer: read by `read`, whose colon check fits it
     held = max_depth + 1  # what `held_nesting` of a value within the bound says, at most
+    # The short path (its limit -1 while documents go to the general read first), and how many
+    # more documents do.
+    short_path: ShortPath = [decode, inline, count, None, None]
+    to_general = [0]
 
     def unshown(data: bytes | bytearray | memoryview | str, value: Any, members: int) -> Any:
         # `data` holds more colons than `value` has members: strings hold some, or members were
-        # skipped.
+        # skipped. The next documents are likely alike: they are read as `slow` reads them (see above).
+        to_general[0] = _GENERAL_FOR
+        short_path[1] = -1
         if exact:
             # Valid, whatever was skipped: parsed for the value. Counting the colons again would
             # cost more than the parse (1.4 decodes against 1 over the corpus arguments with a
@@ -119,33 +132,24 @@ def counted_then_parsed(
             return value  # nothing skipped: within the bound as `read` showed, or as its type is
         return slow(data)
 
-    # Whether the last long document the typed decode read had to be parsed again (text holding
-    # colons, or a member the types skip): the next is parsed first. A hint, never an answer.
-    parse_first = [False]
-
     def read(data: bytes | bytearray | memoryview | str) -> Any:
         if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
             data = as_bytes(data)
         size = len(data)
         if size > within:
             return slow(data)
-        if parse_first[0] and size > _FIND_COLONS_AFTER:
+        if to_general[0]:
+            to_general[0] -= 1  # a lost update between threads only moves the next retry
+            # The general path's read, inline (its frame was a third of a short document's
+            # cost): one parse and the backend's check; the depth shown by the values, or by
+            # validity where the schema is sealed. Anything else is read by `slow`, which explains.
             try:
                 value = parse(data)
-                check_parsed(value)
-            except Exception:  # noqa: BLE001 - a refusal is re-judged, never trusted
-                return slow(data)
-            if held_nesting([value], held + 1) > held:
-                return slow(data)
-            # The typed decode would have read this one once: it goes first again. (The count
-            # reads the parsed value as it reads a typed one; only a hint, so nothing it raises
-            # reaches the caller.)
-            try:
-                if _as_many_colons(data, count(value), size):
-                    parse_first[0] = False
-            except Exception:  # noqa: BLE001,S110 - a hint, never an answer  # pragma: no cover
+                if (sealed or size <= short or held_nesting([value], held + 1) <= held) and check(value):
+                    return value
+            except Exception:  # noqa: BLE001,S110 - judged again by the general path, never trusted
                 pass
-            return value
+            return slow(data)
         try:
             value = decode(data)
         except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
@@ -154,14 +158,12 @@ def counted_then_parsed(
             return slow(data)  # measures the depth, as every document's is
         members = count(value)
         if _as_many_colons(data, members, size):
+            short_path[1] = inline  # read once: the next short ones inline again
             return value
-        if exact and size > _FIND_COLONS_AFTER:
-            parse_first[0] = True
         return unshown(data, value, members)
 
-    # A long document is read by `read`, whose colon check fits its length (a frame is nothing
-    # there), not inline.
-    return read, ShortPath(decode, min(limit, _FIND_COLONS_AFTER), count, unshown)
+    short_path[3:] = unshown, read
+    return read, short_path
 
 
 def typed_then_held(

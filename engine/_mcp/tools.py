@@ -41,16 +41,13 @@ class CompiledTool:
     output: CompiledSchema | None
 
 
-Reader = Callable[[bytes | bytearray | memoryview | str], Any]
 _parse = msgspec.json.decode
 _pack = msgspec.msgpack.encode  # the surrogate pass of an object of plain scalars (see `engine._instance`)
 # A tool's backend check of a JSON value, the most values and levels an instance may hold, and
 # its bound check.
 _FromDict = tuple[Callable[[Any], bool], int, int, Callable[[Any], Any]]
-# A tool's `CompiledSchema.short_path()` (decode, limit, count, unshown) and its reader.
-_FromBytes = tuple[
-    Callable[[Any], Any] | None, int, Callable[[Any], int], Callable[[Any, Any, int], Any] | None, Reader
-]
+# A tool's `CompiledSchema.short_path()`: decode, limit, count, unshown, and its reader.
+_FromBytes = list[Any]
 
 
 class ToolSet:
@@ -116,15 +113,15 @@ class ToolSet:
             # The commonest read inline (a frame is a quarter of decoding a typical arguments
             # object; see `CompiledSchema.short_path`): one typed decode to plain dicts, and a
             # count of colons showing that it skipped no property.
-            if len(arguments) <= limit:
+            if len(arguments) <= limit:  # -1 while the reader reads every document itself
                 try:
-                    value = decode(arguments)  # type: ignore[misc]
+                    value = decode(arguments)
                 except Exception:  # noqa: BLE001 - judged again by the reader, never trusted
                     return read(arguments)  # type: ignore[no-any-return]
                 members = count(value)
                 if arguments.count(b":") == members:
                     return value  # type: ignore[no-any-return]
-                return unshown(arguments, value, members)  # type: ignore[misc,no-any-return]
+                return unshown(arguments, value, members)  # type: ignore[no-any-return]
             return read(arguments)  # type: ignore[no-any-return]
         if kind is dict:
             try:
@@ -159,7 +156,7 @@ class ToolSet:
         schema = (tool if tool is not None else self.tool(name)).input
         if name not in self._from_dict:  # bound once, not again on every call of another form
             # `inputSchema` has `type: "object"` at its root: whatever it accepts is a dict.
-            self._from_bytes[name] = (*schema.short_path(), schema.reader())
+            self._from_bytes[name] = schema.short_path()  # the reader's own: it changes the limit
             hot = schema.hot_path()
             self._from_dict[name] = (hot.check, max_values(hot.max_bytes), hot.max_depth, schema.checked)
         if arguments is None:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from functools import partial
 from typing import Any, ClassVar
 
 import msgspec
@@ -103,7 +102,7 @@ class MsgspecValidator(BackendValidator):
         self._lock = threading.Lock()
         self._plain: PlainReader | None = None
         self._typed: Reader | None = None
-        self._dicts: tuple[Reader, int | None, Count, Callable[[Any], Any]] | None = None
+        self._dicts: tuple[Reader, int | None, Count] | None = None
         self._typed_facts: tuple[int | None, Count | None] | None = None
         self._strict_type: Any = None
 
@@ -183,19 +182,16 @@ class MsgspecValidator(BackendValidator):
             facts = self._typed_facts = (depth, None if translation.open_at is None else count)
         return facts
 
-    def dicts_reader(self) -> tuple[Reader, int | None, Count, Callable[[Any], Any]]:
+    def dicts_reader(self) -> tuple[Reader, int | None, Count]:
         """Build (once) and return the decoder into plain values through TypedDicts, how deep what
-        it accepts nests (``None``: unbounded), the function counting the members of the
+        it accepts nests (``None``: unbounded), and the function counting the members of the
         objects in a value it returns, with which its readers show that nothing was skipped (see
-        ``engine._readers.counted_then_parsed``), and the same types' check of a value already
-        parsed (``msgspec.convert``, which raises where the decoder would). Raises
-        ``TypeError``/``ValueError`` if msgspec refuses the type (the translator is meant to rule
-        that out)."""
+        ``engine._readers.counted_then_parsed``). Raises ``TypeError``/``ValueError`` if msgspec
+        refuses the type (the translator is meant to rule that out)."""
         reader = self._dicts
         if reader is None:
             kind = self.translation.build("dicts")
-            decode = msgspec.json.Decoder(kind).decode
-            reader = self._dicts = (decode, *depth_and_counter(kind), partial(msgspec.convert, type=kind))
+            reader = self._dicts = (msgspec.json.Decoder(kind).decode, *depth_and_counter(kind))
         return reader
 
     def decode(self, data: bytes | bytearray | memoryview | str) -> Any:

@@ -9,6 +9,7 @@ below the root, bytes no parser accepts where a TypedDict skips them."""
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import msgspec
@@ -167,6 +168,68 @@ def test_every_document_is_answered_as_the_exact_path(name: str, depth: int) -> 
             if "t" in tools:  # an input schema: `type: object` at its root
                 for _ in range(2):  # the tool's first call binds its readers; the second reads inline
                     assert outcome(lambda d: tools.validate_arguments("t", d), data) == expected, (name, data)
+
+
+# Documents whose colons outnumber their members once decoded (a colon in a string), one of
+# which each schema's typed decode accepts: reading it sends the next documents to the general read.
+PRIMERS = [b'{"a":1,"s":"x:y"}', b'{"a":1,"any":"x:y"}', b'{"k":"x:y"}', b'[{"a":1,"t":["x:y"]}]', b'"x:y"']
+
+
+def primed(compiled: Any) -> None:
+    """Read documents until one sends the next ones to the general read (the short path's limit
+    is -1 while they go there)."""
+    for primer in PRIMERS:
+        try:
+            compiled.decode(primer)
+        except (ValidationFailed, DecodeError):
+            pass
+        if compiled.short_path()[1] == -1:
+            return
+    raise AssertionError("no primer reached the general read")
+
+
+@pytest.mark.parametrize("depth", [DEPTH, 256])
+@pytest.mark.parametrize("name", list(SCHEMAS))
+def test_documents_after_one_read_twice_are_answered_as_the_exact_path(name: str, depth: int) -> None:
+    """After a document the typed decode had to read again, the next ones are parsed and checked
+    by the general backend inline: every document is answered there as on the exact path, through
+    ``CompiledSchema.decode`` and ``ToolSet.validate_arguments``."""
+    fast, exact = engines(depth)
+    judge = exact.compile(SCHEMAS[name])
+    for document in DOCUMENTS:
+        for data in (document, document + b" " * 2 * depth):
+            expected = outcome(judge.decode, data)
+            for form in forms(data):
+                compiled = fast.compile(SCHEMAS[name])  # no cache: a reader of its own
+                primed(compiled)
+                assert outcome(compiled.decode, form) == expected, (name, form)
+            tools = engine.compile_tools([{"name": "t", "inputSchema": SCHEMAS[name]}], engine=fast)
+            if "t" in tools:
+                primed(tools.tool("t").input)
+                assert outcome(partial(tools.validate_arguments, "t"), data) == expected, (name, data)
+
+
+def test_the_typed_decode_is_tried_again_after_a_run_of_general_reads() -> None:
+    """The documents after one the typed decode read twice go to the general read, a fixed number
+    of them; the next goes to the typed decode, which takes the inline read back where that
+    document needed nothing more, and keeps them on the general read where it did."""
+    from engine._readers import _GENERAL_FOR
+
+    fast, _ = engines(DEPTH)
+    compiled = fast.compile(SCHEMAS["open"])
+    inline = compiled.short_path()[1]
+    assert inline > 0
+    primed(compiled)
+    for _ in range(_GENERAL_FOR):
+        assert compiled.decode(b'{"a":1,"s":"x"}') == {"a": 1, "s": "x"}
+        assert compiled.short_path()[1] == -1
+    assert compiled.decode(b'{"a":1,"s":"x"}') == {"a": 1, "s": "x"}  # typed, read once
+    assert compiled.short_path()[1] == inline
+    primed(compiled)
+    for _ in range(_GENERAL_FOR):
+        compiled.decode(b'{"a":1,"s":"x"}')
+    assert compiled.decode(b'{"a":1,"s":"a:b"}') == {"a": 1, "s": "a:b"}  # typed, then read again
+    assert compiled.short_path()[1] == -1
 
 
 @pytest.mark.parametrize("name", ["nested open", "records"])
