@@ -62,6 +62,10 @@ def no_short_path(read: Callable[[bytes | bytearray | memoryview | str], Any]) -
 # How many documents after one the typed decode had to read again go straight to the general
 # path; the next goes to the typed decode again, to see whether they still need it.
 _GENERAL_FOR = 32
+# Shorter documents of a schema whose objects are all open are parsed again (the typed decode
+# and the parse cost no more than the general read there); a closed schema's count their colons
+# again, which costs more than the general read at any length.
+_GENERAL_AFTER = 256
 
 
 def counted_then_parsed(
@@ -92,7 +96,8 @@ def counted_then_parsed(
 
     A document whose colons outnumber its members (text holding colons: URLs, times, code; or a
     member the types skip) costs the typed decode and a second read. The documents of one tool
-    tend to be alike, so the next ``_GENERAL_FOR`` are read as ``slow`` reads them, inline (one
+    tend to be alike, so after such a document (where ``exact``, one longer than
+    ``_GENERAL_AFTER``) the next ``_GENERAL_FOR`` are read as ``slow`` reads them, inline (one
     parse and the backend's check, what the raw library costs: 1 KB of text holding colons, 3.6
     -> 2.4x the parse; under a closed schema, which counted its colons again, 8 -> 2-3x), and the
     one after by the typed decode again, which keeps them there while they still need it. A hint
@@ -116,8 +121,9 @@ def counted_then_parsed(
     def unshown(data: bytes | bytearray | memoryview | str, value: Any, members: int) -> Any:
         # `data` holds more colons than `value` has members: strings hold some, or members were
         # skipped. The next documents are likely alike: they are read as `slow` reads them (see above).
-        to_general[0] = _GENERAL_FOR
-        short_path[1] = -1
+        if not exact or len(data) > _GENERAL_AFTER:
+            to_general[0] = _GENERAL_FOR
+            short_path[1] = -1
         if exact:
             # Valid, whatever was skipped: parsed for the value. Counting the colons again would
             # cost more than the parse (1.4 decodes against 1 over the corpus arguments with a

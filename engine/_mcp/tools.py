@@ -46,8 +46,9 @@ _pack = msgspec.msgpack.encode  # the surrogate pass of an object of plain scala
 # A tool's backend check of a JSON value, the most values and levels an instance may hold, and
 # its bound check.
 _FromDict = tuple[Callable[[Any], bool], int, int, Callable[[Any], Any]]
-# A tool's `CompiledSchema.short_path()`: decode, limit, count, unshown, and its reader.
-_FromBytes = list[Any]
+# A tool's `CompiledSchema.short_path()` (decode, limit, count, unshown, read), as a tuple,
+# and the list itself, whose limit the reader changes.
+_FromBytes = tuple[Any, ...]
 
 
 class ToolSet:
@@ -107,13 +108,13 @@ class ToolSet:
         kind = type(arguments)
         if kind is bytes:
             try:  # a subscript costs less than `.get`, and a tool's first call is rare
-                decode, limit, count, unshown, read = self._from_bytes[name]
+                decode, limit, count, unshown, read, path = self._from_bytes[name]
             except KeyError:
                 return self._arguments(name, arguments)
             # The commonest read inline (a frame is a quarter of decoding a typical arguments
             # object; see `CompiledSchema.short_path`): one typed decode to plain dicts, and a
             # count of colons showing that it skipped no property.
-            if len(arguments) <= limit:  # -1 while the reader reads every document itself
+            if len(arguments) <= limit:
                 try:
                     value = decode(arguments)
                 except Exception:  # noqa: BLE001 - judged again by the reader, never trusted
@@ -121,8 +122,12 @@ class ToolSet:
                 members = count(value)
                 if arguments.count(b":") == members:
                     return value  # type: ignore[no-any-return]
-                return unshown(arguments, value, members)  # type: ignore[no-any-return]
-            return read(arguments)  # type: ignore[no-any-return]
+                value = unshown(arguments, value, members)
+            else:
+                value = read(arguments)
+            if path[1] != limit:  # the reader changed its limit: a tuple of it, unpacked faster
+                self._from_bytes[name] = (*path, path)
+            return value  # type: ignore[no-any-return]
         if kind is dict:
             try:
                 check, limit, depth, checked = self._from_dict[name]
@@ -156,7 +161,8 @@ class ToolSet:
         schema = (tool if tool is not None else self.tool(name)).input
         if name not in self._from_dict:  # bound once, not again on every call of another form
             # `inputSchema` has `type: "object"` at its root: whatever it accepts is a dict.
-            self._from_bytes[name] = schema.short_path()  # the reader's own: it changes the limit
+            path = schema.short_path()
+            self._from_bytes[name] = (*path, path)
             hot = schema.hot_path()
             self._from_dict[name] = (hot.check, max_values(hot.max_bytes), hot.max_depth, schema.checked)
         if arguments is None:

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine import DecodeError, ValidationFailed
+from engine._readers import _GENERAL_AFTER, _GENERAL_FOR
 
 DEPTH = 8
 
@@ -171,8 +172,12 @@ def test_every_document_is_answered_as_the_exact_path(name: str, depth: int) -> 
 
 
 # Documents whose colons outnumber their members once decoded (a colon in a string), one of
-# which each schema's typed decode accepts: reading it sends the next documents to the general read.
-PRIMERS = [b'{"a":1,"s":"x:y"}', b'{"a":1,"any":"x:y"}', b'{"k":"x:y"}', b'[{"a":1,"t":["x:y"]}]', b'"x:y"']
+# which each schema's typed decode accepts: reading it sends the next documents to the general read
+# (where every object of the schema is open, only past `_GENERAL_AFTER` bytes: padded).
+PRIMERS = [
+    document + b" " * (_GENERAL_AFTER + 1)
+    for document in (b'{"a":1,"s":"x:y"}', b'{"a":1,"any":"x:y"}', b'{"k":"x:y"}', b'[{"a":1,"t":["x:y"]}]', b'"x:y"')
+]
 
 
 def primed(compiled: Any) -> None:
@@ -213,8 +218,6 @@ def test_the_typed_decode_is_tried_again_after_a_run_of_general_reads() -> None:
     """The documents after one the typed decode read twice go to the general read, a fixed number
     of them; the next goes to the typed decode, which takes the inline read back where that
     document needed nothing more, and keeps them on the general read where it did."""
-    from engine._readers import _GENERAL_FOR
-
     fast, _ = engines(DEPTH)
     compiled = fast.compile(SCHEMAS["open"])
     inline = compiled.short_path()[1]
@@ -228,8 +231,42 @@ def test_the_typed_decode_is_tried_again_after_a_run_of_general_reads() -> None:
     primed(compiled)
     for _ in range(_GENERAL_FOR):
         compiled.decode(b'{"a":1,"s":"x"}')
-    assert compiled.decode(b'{"a":1,"s":"a:b"}') == {"a": 1, "s": "a:b"}  # typed, then read again
+    again = b'{"a":1,"s":"a:b"}' + b" " * _GENERAL_AFTER
+    assert compiled.decode(again) == {"a": 1, "s": "a:b"}  # typed, then read again
     assert compiled.short_path()[1] == -1
+
+
+def test_the_tool_set_follows_the_readers_switch() -> None:
+    """``ToolSet.validate_arguments`` keeps the short path as a tuple: it takes the reader's new
+    limit after the call that changed it, both ways."""
+    fast, _ = engines(DEPTH)
+    tools = engine.compile_tools([{"name": "t", "inputSchema": SCHEMAS["open"]}], engine=fast)
+    plain = b'{"a":1,"s":"x"}'
+    assert tools.validate_arguments("t", plain) == {"a": 1, "s": "x"}
+    inline = tools._from_bytes["t"][1]  # noqa: SLF001 - the limit the inline read is bound to
+    assert inline > 0
+    primer = b'{"a":1,"s":"x:y"}' + b" " * _GENERAL_AFTER
+    assert tools.validate_arguments("t", primer) == {"a": 1, "s": "x:y"}
+    assert tools._from_bytes["t"][1] == -1  # noqa: SLF001
+    for _ in range(_GENERAL_FOR + 1):
+        assert tools.validate_arguments("t", plain) == {"a": 1, "s": "x"}
+    assert tools._from_bytes["t"][1] == inline  # noqa: SLF001
+
+
+def test_short_documents_of_open_schemas_are_parsed_again_and_closed_ones_switch() -> None:
+    """Where every object is open, a document the typed decode read twice switches the reads only
+    past `_GENERAL_AFTER` bytes (shorter, the decode and the parse cost no more); where one is
+    closed, at any length."""
+    fast, _ = engines(DEPTH)
+    short = b'{"a":1,"s":"a:b"}'
+    opened = fast.compile(SCHEMAS["open"])
+    assert opened.decode(short + b" " * (_GENERAL_AFTER - len(short))) == {"a": 1, "s": "a:b"}
+    assert opened.short_path()[1] > 0
+    assert opened.decode(short + b" " * (_GENERAL_AFTER + 1 - len(short))) == {"a": 1, "s": "a:b"}
+    assert opened.short_path()[1] == -1
+    closed = fast.compile(SCHEMAS["closed"])
+    assert closed.decode(short) == {"a": 1, "s": "a:b"}
+    assert closed.short_path()[1] == -1
 
 
 @pytest.mark.parametrize("name", ["nested open", "records"])
