@@ -131,7 +131,7 @@ class ElicitationForm:
         # not ask for is read on the general path, which drops them. One struct per action
         # (`action` is their tag): an accepting answer must carry its content, the others none.
         content_type, convert = self._translation.built("closed")
-        if convert is None:
+        if convert is None or not (isinstance(content_type, type) and issubclass(content_type, msgspec.Struct)):
             # Not a Struct (a form of no property translates to a plain dict): nothing would drop
             # the fields the form did not ask for. The general path does.
             return self._read_untyped
@@ -166,36 +166,21 @@ class ElicitationForm:
 
         # The commonest answer, bytes too short to nest past the depth bound, is read inline with
         # nothing but the checks this form needs (a frame and a test cost a third of decoding a
-        # short answer); anything else, and whatever the typed decode refuses, is read below.
-        if formats_check is None:
-
-            def read(data: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> ElicitResult:
-                if type(data) is bytes and len(data) <= short:
-                    try:
-                        answer = decode_wire(data)
-                    except Exception:  # noqa: BLE001 - malformed, invalid, or stricter than the schema
-                        return general(data)  # (`1.0` for an integer): the general path says why
-                    if type(answer) is accept:
-                        return ElicitResult(action="accept", content=to_plain(answer.content))
-                    return ElicitResult(action=others[type(answer)])
-                return read_other(data)
-
-        else:
-
-            def read(data: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> ElicitResult:
-                if type(data) is bytes and len(data) <= short:
-                    try:
-                        answer = decode_wire(data)
-                    except Exception:  # noqa: BLE001 - judged again on the general path
-                        return general(data)
-                    if type(answer) is accept:
-                        values = to_plain(answer.content)
-                        if not formats_check(values):
-                            validate_content(values)  # raises, explained
-                        return ElicitResult(action="accept", content=values)
-                    return ElicitResult(action=others[type(answer)])
-                return read_other(data)
-
+        # short answer), the content's conversion to a dict inlined too; anything else, and
+        # whatever the typed decode refuses, is read by `read_other`.
+        namespace = {
+            "short": short,
+            "decode_wire": decode_wire,
+            "general": general,
+            "accept": accept,
+            "others": others,
+            "read_other": read_other,
+            "ElicitResult": ElicitResult,
+            "formats_check": formats_check,
+            "validate_content": validate_content,
+        }
+        source = _READ_CHECKING_FORMATS if formats_check is not None else _READ
+        read: Callable[[Any], ElicitResult] = self._translation.inlined("closed", source, namespace)
         return read
 
     def _read_other(
@@ -270,6 +255,40 @@ class ElicitationForm:
             self.compiled.validate(content)
         except ValidationFailed as failure:
             raise failure.under("/content") from None
+
+
+# The inline read of a form's answers (see `ElicitationForm._reader`): its names are the reader's
+# namespace; `<convert>` becomes the statements turning the content Struct `s` into the dict `out`.
+_READ = """
+def read(data):
+    if type(data) is bytes and len(data) <= short:
+        try:
+            answer = decode_wire(data)
+        except Exception:  # malformed, invalid, or stricter than the schema (`1.0` for an
+            return general(data)  # integer): the general path says why
+        if type(answer) is accept:
+            s = answer.content
+            <convert>
+            return ElicitResult(action="accept", content=out)
+        return ElicitResult(action=others[type(answer)])
+    return read_other(data)
+"""
+_READ_CHECKING_FORMATS = """
+def read(data):
+    if type(data) is bytes and len(data) <= short:
+        try:
+            answer = decode_wire(data)
+        except Exception:  # judged again on the general path
+            return general(data)
+        if type(answer) is accept:
+            s = answer.content
+            <convert>
+            if not formats_check(out):
+                validate_content(out)  # raises, explained
+            return ElicitResult(action="accept", content=out)
+        return ElicitResult(action=others[type(answer)])
+    return read_other(data)
+"""
 
 
 def _failure(path: str, message: str) -> ValidationFailed:

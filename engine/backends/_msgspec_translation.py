@@ -57,7 +57,7 @@ from ._msgspec_shape import (
     slot_name,
     slot_of_value,
 )
-from ._msgspec_values import plain_converter
+from ._msgspec_values import plain_converter, with_struct_inlined
 
 __all__ = ["NAME", "Translation", "translate"]
 
@@ -529,6 +529,12 @@ class Translation(typing.NamedTuple):
         (``None`` when they are plain already), for callers that embed it in a larger message."""
         kind = self.build(variant)
         return kind, plain_converter(kind)
+
+    def inlined(self, variant: Variant, source: str, namespace: dict[str, Any]) -> Callable[..., Any]:
+        """The function ``source`` defines, its line ``<convert>`` turning ``s``, a value of the
+        Struct ``build(variant)`` (the root must be one), into the plain dict ``out`` (see
+        :func:`~engine.backends._msgspec_values.with_struct_inlined`)."""
+        return with_struct_inlined(source, self.build(variant), namespace)
 
 
 def translate(source: SchemaSource) -> Translation:

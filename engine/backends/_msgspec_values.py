@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-__all__ = ["Convert", "Count", "depth_and_counter", "plain_converter", "type_depth"]
+__all__ = ["Convert", "Count", "depth_and_counter", "plain_converter", "type_depth", "with_struct_inlined"]
 
 Convert = Callable[[Any], Any]
 
@@ -102,6 +102,21 @@ def _struct_converter(struct: type[msgspec.Struct], cache: dict[Any, Convert]) -
     convert: Convert = namespace["convert"]
     cache[struct] = convert
     return convert
+
+
+def with_struct_inlined(source: str, struct: type[msgspec.Struct], namespace: dict[str, Any]) -> Callable[..., Any]:
+    """The function ``source`` defines (its name ``read``), compiled with ``namespace``, in which
+    the line ``<convert>`` (indented as its statements are to be) becomes the statements turning
+    the Struct in ``s`` (of type ``struct``) into the dict ``out``, as :func:`plain_converter`'s
+    function returns it: the conversion inlined in a hot path's own frame, a call less (an
+    elicitation answer: 0.82x the time). ``source`` is the caller's own text, never the schema's."""
+    head, _, tail = source.partition("<convert>")
+    pad = head[head.rindex("\n") + 1 :]
+    namespace = {**namespace, "UNSET": UNSET}
+    body = _struct_lines(struct, {}, namespace, pad)[:-1]  # without its `return out`
+    exec(head[: len(head) - len(pad)] + "\n".join(body) + tail, namespace)  # noqa: S102 - see the module's note
+    read: Callable[..., Any] = namespace["read"]
+    return read
 
 
 def _struct_list_converter(struct: type[msgspec.Struct], cache: dict[Any, Convert]) -> Convert:
