@@ -62,7 +62,7 @@ class ToolSet:
         # read inline (see `validate_arguments`).
         self._from_bytes: dict[str, _FromBytes] = {}
         self._from_dict: dict[str, _FromDict] = {}
-        self._results: dict[str, list[Any]] = {}  # [short, depth, check, read]: see `result_readers.bind_results`
+        self._results: dict[str, tuple[Any, ...]] = {}  # see `_result_entry`
         self.rejected: Mapping[str, SchemaRejected] = rejected
         """Tool name -> why it cannot be used."""
         self._max_bytes = engine.config.limits.max_instance_bytes
@@ -192,16 +192,16 @@ class ToolSet:
         ``require_text_fallback=True`` also refuses an array or primitive ``structuredContent``
         without the ``TextContent`` block holding its JSON that SEP-2106 requires."""
         kind = type(result)
-        is_bytes = kind is bytes or isinstance(result, (bytearray, memoryview, str))
-        if is_bytes:  # the hot path: one bound reader, one pass
+        if kind is bytes or isinstance(result, (bytearray, memoryview, str)):  # the hot path: one pass
             if kind is memoryview:
                 result = as_bytes(result)  # measured in bytes, not in items
-            bound = self._results.get(name)
-            if bound is None:
-                bound = self._results[name] = bind_results(self.tool(name).output, self._max_bytes, self._max_depth)
-            short, depth, check, read = bound
+            try:  # a subscript costs less than `.get`, and a tool's first result is rare
+                inline, short, depth, check, read, bound = self._results[name]
+            except KeyError:
+                bound = bind_results(self.tool(name).output, self._max_bytes, self._max_depth)
+                inline, short, depth, check, read, bound = self._results[name] = self._result_entry(bound)
             size = len(result)
-            if size <= short or (0 <= depth and size <= self._within):
+            if size <= inline:
                 # The commonest read inline (a reader's frame is a tenth of the floor): a result
                 # decoded once (msgspec bounds its own recursion), within the depth bound by its
                 # length or by its values (see `nests_within`), its structuredContent checked by
@@ -226,9 +226,19 @@ class ToolSet:
                 except Exception:  # noqa: BLE001,S110 - judged again by the reader, never trusted
                     pass
             envelope = read(result)
+            if bound[0] != short:  # the tool's results are now read plain (see `bind_results`)
+                self._results[name] = self._result_entry(bound)
             if envelope is not None:
                 return with_text_fallback(envelope) if require_text_fallback else envelope
-        return self._judged_result(name, result, is_bytes=is_bytes, require_text_fallback=require_text_fallback)
+            return self._judged_result(name, result, is_bytes=True, require_text_fallback=require_text_fallback)
+        return self._judged_result(name, result, is_bytes=False, require_text_fallback=require_text_fallback)
+
+    def _result_entry(self, bound: list[Any]) -> tuple[Any, ...]:
+        """A tool's result readers as ``validate_result`` unpacks them: the longest result read
+        inline (``short``, or up to the readers' size limit where its values show its depth),
+        ``bind_results``'s ``[short, depth, check, read]``, and that list, which the readers change."""
+        short, depth, check, read = bound
+        return (self._within if depth >= 0 else short), short, depth, check, read, bound
 
     def _judged_result(self, name: str, result: Any, *, is_bytes: bool, require_text_fallback: bool) -> CallToolResult:
         """The exact path of ``validate_result``: every result the bound readers did not accept,

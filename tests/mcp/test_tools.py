@@ -470,6 +470,28 @@ def test_results_from_bytes_agree_with_the_exact_path(backend: str, max_depth: i
     assert checked == 35
 
 
+@pytest.mark.parametrize("output", [True, False])
+def test_the_result_table_follows_the_switch_to_the_plain_reader(output: bool) -> None:
+    """Once a tool's result carries a field the envelope does not name, its results are read plain
+    (see `bind_results`): ``validate_result`` takes the readers' new limits after that call, so the
+    next results skip the typed read inline, and every answer stays the same."""
+    tool: dict[str, Any] = {"name": "t", "inputSchema": {"type": "object"}}
+    if output:
+        tool["outputSchema"] = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    tools = engine.compile_tools([tool], engine=engine.Engine())
+    typed = b'{"content": [], "structuredContent": {"n": 1}}'
+    own = b'{"content": [], "structuredContent": {"n": 1}, "meta": {"k": "v"}}'
+    assert tools.validate_result("t", typed).structured_content == {"n": 1}
+    assert tools._results["t"][0] == (tools._within if output else -1)  # noqa: SLF001 - the inline limit
+    assert tools.validate_result("t", own).structured_content == {"n": 1}
+    assert tools._results["t"][0] == -1  # noqa: SLF001
+    for data in (typed, own):
+        assert tools.validate_result("t", data).structured_content == {"n": 1}
+    if output:
+        with pytest.raises(engine.ValidationFailed):
+            tools.validate_result("t", b'{"content": [], "structuredContent": {"n": "x"}, "meta": 1}')
+
+
 @pytest.mark.parametrize("backend", ["auto", "jsonschema-rs"])
 def test_results_as_dicts_agree_with_the_same_results_in_bytes(backend: str) -> None:
     """A result given as a dict (what ``json.loads`` makes of its bytes) is accepted exactly when
