@@ -227,18 +227,25 @@ class _Recent(Generic[T]):
         entries = self._entries
         entries.pop(key, None)  # re-inserted last: the newest
         entries[key] = value
+        keys, values = self._without(key)
         by_length = self._by_length
-        size = len(key)
-        keys, values = by_length.get(size, _NOTHING)
-        if key in keys:  # the entry it names is replaced
-            at = keys.index(key)
-            keys, values = keys[:at] + keys[at + 1 :], values[:at] + values[at + 1 :]
-        by_length[size] = ((key, *keys[: _PER_LENGTH - 1]), (value, *values[: _PER_LENGTH - 1]))
+        by_length[len(key)] = ((key, *keys[: _PER_LENGTH - 1]), (value, *values[: _PER_LENGTH - 1]))
         while len(entries) > self._maxsize:
-            del entries[next(iter(entries))]
+            oldest = next(iter(entries))
+            del entries[oldest]
+            if oldest in by_length.get(len(oldest), _NOTHING)[0]:  # nor kept beside its length
+                by_length[len(oldest)] = self._without(oldest)
         if len(by_length) > self._maxsize:  # lengths of keys gone: start again from the newest
             by_length.clear()
-            by_length[size] = ((key,), (value,))
+            by_length[len(key)] = ((key,), (value,))
+
+    def _without(self, key: bytes) -> tuple[tuple[bytes, ...], tuple[tuple[bytes, T], ...]]:
+        """The keys held beside ``key``'s length and their entries, ``key``'s taken out."""
+        keys, values = self._by_length.get(len(key), _NOTHING)
+        if key in keys:
+            at = keys.index(key)
+            return keys[:at] + keys[at + 1 :], values[:at] + values[at + 1 :]
+        return keys, values
 
     def __len__(self) -> int:
         return len(self._entries)

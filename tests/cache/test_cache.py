@@ -287,6 +287,10 @@ def test_the_byte_tables_find_keys_of_one_length_and_forget_the_oldest() -> None
     del live[b"other"]  # evicted from the cache: its values are not found
     assert table.find((19).to_bytes(2, "big") * 20) is None
     assert hits.read() == len(keys) + 3  # the count so far: one more found since
+    small: _Recent[int] = _Recent(2, live, _Tally())
+    for value, key in enumerate(keys[:3]):  # one length: the first goes from the table, and from
+        small.put(key, (b"fp", value))  # the keys kept beside its length
+    assert small.find(keys[0]) is None and small.find(keys[1]) == 1 and small.find(keys[2]) == 2
 
 
 def test_hits_are_counted_exactly_under_threads() -> None:
