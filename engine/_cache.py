@@ -234,7 +234,11 @@ class _Recent(Generic[T]):
             oldest = next(iter(entries))
             del entries[oldest]
             if oldest in by_length.get(len(oldest), _NOTHING)[0]:  # nor kept beside its length
-                by_length[len(oldest)] = self._without(oldest)
+                rest = self._without(oldest)
+                if rest[0]:
+                    by_length[len(oldest)] = rest
+                else:
+                    del by_length[len(oldest)]
         if len(by_length) > self._maxsize:  # lengths of keys gone: start again from the newest
             by_length.clear()
             by_length[len(key)] = ((key,), (value,))

@@ -291,6 +291,11 @@ def test_the_byte_tables_find_keys_of_one_length_and_forget_the_oldest() -> None
     for value, key in enumerate(keys[:3]):  # one length: the first goes from the table, and from
         small.put(key, (b"fp", value))  # the keys kept beside its length
     assert small.find(keys[0]) is None and small.find(keys[1]) == 1 and small.find(keys[2]) == 2
+    one: _Recent[int] = _Recent(1, live, _Tally())
+    one.put(b"a" * 5, (b"fp", 1))
+    one.put(b"b" * 6, (b"fp", 2))  # the first dropped: its length holds nothing more
+    assert one.find(b"a" * 5) is None and one.find(b"b" * 6) == 2
+    assert list(one._by_length) == [6]  # noqa: SLF001
 
 
 def test_hits_are_counted_exactly_under_threads() -> None:
