@@ -49,9 +49,10 @@ ShortPath = list[Any]
 ``value = decode(data)``; if that does not raise and ``data`` holds exactly
 ``members = count(value)`` colons, ``value`` is the answer (see :func:`counted_then_parsed`); if
 it does not raise, otherwise, ``unshown(data, value, members)`` is. Any other document, and one
-``decode`` raises on, goes to ``read``, the schema's reader. A list, unpacked on every call as a
-tuple is, that the reader changes: ``limit`` is -1 while it reads every document itself.
-``decode`` is ``None`` (and ``limit`` -1) where the schema reads no document that way."""
+``decode`` raises on, goes to ``read``, the schema's reader. A list the reader changes: ``limit``
+is -1 while it reads every document itself; a caller keeping a tuple of it (unpacked faster than
+the list) takes it again after a call in which the limit changed. ``decode`` is ``None`` (and
+``limit`` -1) where the schema reads no document that way."""
 
 
 def no_short_path(read: Callable[[bytes | bytearray | memoryview | str], Any]) -> ShortPath:
