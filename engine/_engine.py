@@ -99,12 +99,12 @@ class Engine:
         self,
         schema: Any,
         registry: Mapping[str, Any] | None,
-        fast: bool,
+        lookups: bool,
         text: bytes | None,
         packed: bytes | None,
     ) -> CompiledSchema:
         """What the first lookups did not find: ``text`` is the JSON text given and ``packed``
-        the dict's serialisation (where taken); ``fast``, whether the cache is looked in."""
+        the dict's serialisation (where taken); ``lookups``, whether the cache is looked in."""
         cache = self._cache
         given = schema
         schema, size, plain, canonical, values, widest = load_schema(schema, self.config.limits)
@@ -112,7 +112,7 @@ class Engine:
             packed = None  # only a plain document is found by its serialisation
         if canonical is None:  # intake writes a plain object's text
             canonical = canonical_text(schema)
-        if fast:
+        if lookups:
             # Equal documents, in any key order, have one canonical text: an equal copy that
             # serialises differently, or a document given as other bytes, is found by it.
             found = cache.find_text(canonical)
@@ -138,7 +138,7 @@ class Engine:
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
             compile = _metrics.observed_compile(compile)
         compiled = cache.get_or_compile(key, compile)
-        if fast:
+        if lookups:
             # The serialisation taken before compiling is the one asked with next: a compile
             # keeps no object of the caller's document (whatever reads it later reads the
             # snapshot), so nothing it does changes the serialisation.
