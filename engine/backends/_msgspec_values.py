@@ -22,6 +22,7 @@ from msgspec import UNSET
 __all__ = ["Convert", "Count", "depth_and_counter", "plain_converter", "type_depth", "with_struct_inlined"]
 
 Convert = Callable[[Any], Any]
+_GENERATED = "<engine: generated converter>"  # the file name tracebacks give for generated code
 
 
 def _is_struct(kind: Any) -> bool:
@@ -98,7 +99,7 @@ def _struct_converter(struct: type[msgspec.Struct], cache: dict[Any, Convert]) -
         return known
     namespace: dict[str, Any] = {"UNSET": UNSET}
     lines = ["def convert(s):", *_struct_lines(struct, cache, namespace, "    ")]
-    exec("\n".join(lines), namespace)  # noqa: S102 - generated from field positions only, see above
+    exec(compile("\n".join(lines), _GENERATED, "exec"), namespace)  # noqa: S102 - from field positions only, see above
     convert: Convert = namespace["convert"]
     cache[struct] = convert
     return convert
@@ -114,7 +115,8 @@ def with_struct_inlined(source: str, struct: type[msgspec.Struct], namespace: di
     pad = head[head.rindex("\n") + 1 :]
     namespace = {**namespace, "UNSET": UNSET}
     body = _struct_lines(struct, {}, namespace, pad)[:-1]  # without its `return out`
-    exec(head[: len(head) - len(pad)] + "\n".join(body) + tail, namespace)  # noqa: S102 - see the module's note
+    code = compile(head[: len(head) - len(pad)] + "\n".join(body) + tail, _GENERATED, "exec")
+    exec(code, namespace)  # noqa: S102 - see the module's note
     read: Callable[..., Any] = namespace["read"]
     return read
 
@@ -131,7 +133,7 @@ def _struct_list_converter(struct: type[msgspec.Struct], cache: dict[Any, Conver
     body[-1] = "        append(out)"  # instead of `return out`
     lines = ["def convert(items):", "    result = []", "    append = result.append", "    for s in items:", *body]
     lines.append("    return result")
-    exec("\n".join(lines), namespace)  # noqa: S102 - generated from field positions only, see above
+    exec(compile("\n".join(lines), _GENERATED, "exec"), namespace)  # noqa: S102 - from field positions only, see above
     convert: Convert = namespace["convert"]
     cache[key] = convert
     return convert
