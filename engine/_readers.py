@@ -62,7 +62,7 @@ def no_short_path(read: Callable[[bytes | bytearray | memoryview | str], Any]) -
 
 # How many documents after one the typed decode had to read again go straight to the general
 # path; the next goes to the typed decode again, to see whether they still need it.
-_GENERAL_FOR = 32
+_GENERAL_FOR = 128
 # Shorter documents of a schema whose objects are all open are parsed again (the typed decode
 # and the parse cost no more than the general read there); a closed schema's count their colons
 # again, which costs more than the general read at any length.
