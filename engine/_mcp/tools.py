@@ -226,7 +226,7 @@ class ToolSet:
                 except Exception:  # noqa: BLE001,S110 - judged again by the reader, never trusted
                     pass
             envelope = read(result)
-            if bound[0] != short:  # the tool's results are now read plain (see `bind_results`)
+            if bound[3] is not read:  # the tool's results are now read plain (see `bind_results`)
                 self._results[name] = self._result_entry(bound)
             if envelope is not None:
                 return with_text_fallback(envelope) if require_text_fallback else envelope
