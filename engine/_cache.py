@@ -233,12 +233,11 @@ class _Recent(Generic[T]):
         while len(entries) > self._maxsize:
             oldest = next(iter(entries))
             del entries[oldest]
-            if oldest in by_length.get(len(oldest), _NOTHING)[0]:  # nor kept beside its length
-                rest = self._without(oldest)
-                if rest[0]:
-                    by_length[len(oldest)] = rest
-                else:
-                    del by_length[len(oldest)]
+            rest = self._without(oldest)  # nor kept beside its length
+            if rest[0]:
+                by_length[len(oldest)] = rest
+            else:
+                by_length.pop(len(oldest), None)
         if len(by_length) > self._maxsize:  # lengths of keys gone: start again from the newest
             by_length.clear()
             by_length[len(key)] = ((key,), (value,))
