@@ -165,7 +165,7 @@ class Engine:
         by_build = (
             dialect in self._meta_by_build
             and type(schema) is dict
-            and dialect_for_uri(schema.get("$schema", dialect.meta_schema_uri)) is dialect
+            and ("$schema" not in schema or dialect_for_uri(schema["$schema"]) is dialect)
         )
         if not by_build:
             check_meta_schema(schema, dialect)

@@ -384,7 +384,7 @@ def _shape(document: dict[str, Any], limits: Limits, *, finite: bool = False) ->
 def _may_be_non_finite(text: bytes) -> bool:
     """Whether the canonical text of an object may hold a NaN or an infinity: the native encoder
     writes them as ``null``, so a text without one holds neither (one substring search)."""
-    return b"null" in text
+    return text.find(b"null") >= 0  # `in` first tries its operand as an integer: a third slower
 
 
 def _check_finite(document: Any) -> None:

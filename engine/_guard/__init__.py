@@ -197,13 +197,16 @@ def cleared(schema: Any, text: bytes, depth: int, values: int, widest: int, dial
     if widest > limits.max_branches or widest > limits.max_properties or widest > limits.max_enum:
         return False
     # A key is written `"name":` (nothing between the quote and the colon, no letter escaped): a
-    # property named `patternString` is no pattern; a property named `pattern` is walked.
-    if b'"pattern":' in text or b'"patternProperties":' in text or b'"unevaluated' in text:
+    # property named `patternString` is no pattern; a property named `pattern` is walked. Searched
+    # with `find`: `in` first reads its operand as an integer (a TypeError raised and cleared, a
+    # third of a search of a tool schema's text), and most texts hold no `"pattern` at all.
+    find = text.find
+    if find(b'"pattern') >= 0 and (find(b'"pattern":') >= 0 or find(b'"patternProperties":') >= 0):
         return False
-    if dialect is Dialect.DRAFT4 and b'"id"' in text:
+    if find(b'"unevaluated') >= 0 or (dialect is Dialect.DRAFT4 and find(b'"id"') >= 0):
         return False
     written: list[bytes] = []  # the definition each reference names
-    if b"$" in text:
+    if find(b"$") >= 0:
         container = b"$defs" if dialect.is_modern else b"definitions"
         for key, named_in, name in _DOLLAR_KEYS.findall(text):
             if key != b"ref" or named_in != container:

@@ -188,7 +188,7 @@ def _refuse_inexact_patterns(source: SchemaSource) -> None:
     \\b or \\B), and reads some syntax as Rust does where ECMA-262 refuses it or reads other
     characters (:func:`~engine._patterns.analysis.rust_only`, :func:`~engine._patterns.analysis.spaced_count`).
     It compiles every schema, so such a pattern is refused for all backends."""
-    for document in (source.schema, *source.resources.values()):
+    for document in (source.schema, *source.resources.values()) if source.resources else (source.schema,):
         # The root's text, encoded by the pipeline, differs from `source.schema` at most in the
         # spelling of a meta-schema URI in `$schema`, which holds no backslash.
         if not _may_hold_inexact_pattern(document, source.text if document is source.schema else None):
@@ -236,10 +236,11 @@ def _may_hold_inexact_pattern(document: Any, text: bytes | None = None) -> bool:
         except (TypeError, ValueError, OverflowError, RecursionError):
             return True  # let the walk decide
     # Every pattern is the value of a `pattern` or a key of a `patternProperties`, written as it is
-    # spelled; most documents hold neither, and the rest no escaped backslash: a search or two.
-    if b'"pattern' not in text:
+    # spelled; most documents hold neither, and the rest no escaped backslash: a search or two
+    # (`find`: `in` first tries its operand as an integer, a third of a search of a tool schema).
+    if text.find(b'"pattern') < 0:
         return False
-    if b"\\\\" in text and any(escape in text for escape in _RUST_READS_OTHERWISE):
+    if text.find(b"\\\\") >= 0 and any(escape in text for escape in _RUST_READS_OTHERWISE):
         return True
     return any(check.search(text) is not None for check in (_SPACED_BRACE, _STACKED, _INLINE_FLAGS))
 
