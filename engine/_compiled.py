@@ -78,6 +78,7 @@ class CompiledSchema:
         "_failure",
         "_fallback",
         "_general_reader",
+        "_limits",
         "_max_bytes",
         "_max_depth",
         "_max_values",
@@ -179,11 +180,7 @@ class CompiledSchema:
             self._deferred_guard = None
             self.guard = guard
             self._depth_bound = depth_bound(guard, limits)
-        # Explains an invalid instance. A function of its own, not a method: a bound method kept
-        # by the readers and checks this object holds would be a reference cycle (see `decode`).
-        self._failure: Callable[[Any], ValidationFailed] = partial(
-            explain, explainer=explainer, guard=guard, limits=limits, depth_bound=self._depth_bound
-        )
+        self._limits = limits  # the explanation's (`_failure`, made when first needed)
         self._max_bytes = limits.max_instance_bytes
         self._max_depth = self._depth_bound or limits.max_instance_depth
         self._max_values = max_values(self._max_bytes)
@@ -209,6 +206,8 @@ class CompiledSchema:
         """Return if ``instance`` conforms; otherwise raise :class:`~engine.ValidationFailed`
         (or :class:`~engine.DecodeError` for an object that is not a JSON value within bounds)."""
         self.checked(instance)
+
+    _failure: Callable[[Any], ValidationFailed]  # made on first use (see `__getattr__`)
 
     checked: Callable[[Any], Any]
     """``instance`` itself if it conforms; raises like ``validate`` otherwise (one bound call, for
@@ -249,6 +248,20 @@ class CompiledSchema:
             if name == "checked":
                 checked = self.checked = self._bind_checked()
                 return checked
+            if name == "_failure":
+                # Explains an invalid instance. A function of its own, not a method: a bound
+                # method kept by the readers and checks this object holds would be a reference
+                # cycle (see `decode`). The report given at compile time (a deferred one is made
+                # when the explanation first asks).
+                deferred = self._deferred_guard
+                failure = self._failure = partial(
+                    explain,
+                    explainer=self._explainer,
+                    guard=self.guard if deferred is None else deferred,
+                    limits=self._limits,
+                    depth_bound=self._depth_bound,
+                )
+                return failure
             if name == "guard" and self._deferred_guard is not None:
                 guard = self.guard = self._deferred_guard()
                 return guard

@@ -47,6 +47,9 @@ Reader = Callable[[bytes | bytearray | memoryview | str], Any]
 
 # Held while a decided schema is translated on first use (rare, short: one lock for all).
 _TRANSLATING = threading.Lock()
+# Held while a plain reader is built on first use (rare: one lock for all, not one made with
+# every compiled schema, most of which are never read; taken before `_TRANSLATING`, never after).
+_BUILDING = threading.Lock()
 
 
 class PlainReader:
@@ -82,6 +85,16 @@ class MsgspecValidator(BackendValidator):
     """One translated schema; every msgspec object it needs is built on first use, and the
     translation itself too where the compile only decided that there is one (``source``)."""
 
+    # Set when first made (most compiled schemas never read a document): until then, these.
+    _refusal: str | None = None
+    _plain: PlainReader | None = None
+    _typed: Reader | None = None
+    _dicts: tuple[Reader, int | None, Count] | None = None
+    _typed_facts: tuple[int | None, Count | None] | None = None
+    _strict_type: Any = None
+    # The contract's `typed` (a built msgspec type) is left unset: types are built on first use,
+    # by the readers below (an elicitation form builds its own from the translation).
+
     def __init__(
         self, translation: Translation | None = None, *, source: SchemaSource | None = None, decided: bool = True
     ) -> None:
@@ -95,16 +108,6 @@ class MsgspecValidator(BackendValidator):
         # Undecided (see `MsgspecBackend.deferred`): whether the translator takes the schema is
         # found on first use; `_refusal` is then its reason, `_decided` that it was asked.
         self._decided = decided
-        self._refusal: str | None = None
-        # The contract's `typed` (a built msgspec type) is left unset: types are built on first use,
-        # by the readers below (an elicitation form builds its own from the translation).
-        self.typed = None
-        self._lock = threading.Lock()
-        self._plain: PlainReader | None = None
-        self._typed: Reader | None = None
-        self._dicts: tuple[Reader, int | None, Count] | None = None
-        self._typed_facts: tuple[int | None, Count | None] | None = None
-        self._strict_type: Any = None
 
     @property
     def translation(self) -> Translation:
@@ -153,7 +156,7 @@ class MsgspecValidator(BackendValidator):
         msgspec refuses the type (the translator is meant to rule that out)."""
         reader = self._plain
         if reader is None:
-            with self._lock:
+            with _BUILDING:
                 reader = self._plain
                 if reader is None:
                     kind = self.translation.build("closed")
@@ -223,7 +226,7 @@ class MsgspecBackend(Backend):
     checks_objects: ClassVar[bool] = False  # msgspec.convert on dicts is slower than the general backend
 
     def refusal(self, source: SchemaSource) -> Refusal | None:
-        refused = super().refusal(source)
+        refused = Backend.refusal(self, source)  # named: `super()` makes an object on every compile
         if refused is not None:
             return refused
         if source.resources and _mentions_external_ref(source.schema):
