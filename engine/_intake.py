@@ -43,7 +43,6 @@ _PLAIN = frozenset({dict, list, str, int, float, bool, type(None)})
 _CONTAINERS = frozenset({dict, list})
 _SCALARS = _PLAIN - _CONTAINERS
 _SCALARS_BUT_FLOAT = _SCALARS - {float}
-_CONTAINERS_AND_FLOAT = _CONTAINERS | {float}
 # The buffers a plain object is written into, smallest first (each is zeroed when made): one whose
 # text fits is read from its text, a longer one is walked first. The first holds every corpus
 # schema (the longest is 7 KB): a text that outgrows a buffer is written twice, which cost more
@@ -352,11 +351,12 @@ def _shape(document: dict[str, Any], limits: Limits, *, finite: bool = False) ->
     """The depth of ``document``, whose text is known to be short, how many values its arrays and
     objects hold in all and the most one of them holds; ``None`` unless it is shown to hold the
     JSON types only; refused with ``limit-exceeded`` past ``max_document_depth``.
-    Level by level in a few C calls: the values read at once, the next level being every value
-    that is not exactly a JSON scalar, which must then be exactly a dict or a list. A key that is
-    not exactly a ``str`` is read with the values: then more values were read than the containers
-    hold, counted once at the end. ``finite``: its floats are read too, and a NaN or an infinity
-    is refused (see :func:`_may_be_non_finite`)."""
+    Level by level: the values of a level read in one C call, the next level being every value
+    that is not exactly a JSON scalar, which must then be exactly a dict or a list (one loop: a
+    tool schema's levels hold a few values each, where a comprehension and a set of types cost
+    a third more). A key that is not exactly a ``str`` is read with the values: then more values
+    were read than the containers hold, counted once at the end. ``finite``: its floats are read
+    too, and a NaN or an infinity is refused (see :func:`_may_be_non_finite`)."""
     max_depth = limits.max_document_depth
     scalars = _SCALARS_BUT_FLOAT if finite else _SCALARS
     level: list[Any] = [document]
@@ -370,13 +370,20 @@ def _shape(document: dict[str, Any], limits: Limits, *, finite: bool = False) ->
         containers += level
         children = referents(*level)
         read += len(children)
-        level = [child for child in children if type(child) not in scalars]
-        if level and not {*map(type, level)} <= _CONTAINERS:
-            # With `finite`, floats come with the containers: read, then set aside.
-            if not finite or not {*map(type, level)} <= _CONTAINERS_AND_FLOAT:
+        level = []
+        floats = []  # with `finite`: read once the level is known to hold JSON types only
+        for child in children:
+            kind = type(child)
+            if kind in scalars:
+                continue
+            if kind is dict or kind is list:
+                level.append(child)
+            elif kind is float and finite:
+                floats.append(child)
+            else:
                 return None
-            _check_floats(level)
-            level = [child for child in level if type(child) is not float]
+        if floats:
+            _check_floats(floats)
     lengths = [*map(len, containers)]
     return (depth, read, max(lengths)) if read == sum(lengths) else None
 
