@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 
 from ._config import Limits
-from ._decode import as_bytes, check_depth, decode_json, surely_within, too_short_to_nest, within_depth
+from ._decode import LEVELS_READ, as_bytes, check_depth, decode_json, surely_within, too_short_to_nest, within_depth
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
 from ._guard import DeferredReport, GuardReport
-from ._instance import bind_checked, bind_is_valid, max_values
+from ._instance import bind_checked, bind_is_valid, max_values, referents
 from ._readers import ShortPath, counted_then_parsed, no_short_path, typed_then_held
 from .backends import BackendRefused, BackendValidator, TypedDecode
 
@@ -393,6 +393,7 @@ class CompiledSchema:
         within = surely_within(max_bytes)  # longer: measured in bytes by the bounded parse
         max_depth = self._max_depth
         short = too_short_to_nest(max_depth)
+        two = LEVELS_READ and max_depth >= 2  # a value whose children hold nothing is within (see `LEVELS_READ`)
         check = self._check
         failure = self._failure
         parse = _parse
@@ -408,7 +409,7 @@ class CompiledSchema:
                 else:
                     # The depth shown by the parsed values, a level at a time (nor, sealed, for
                     # a valid one: see below); the exact walk only where that bound is over.
-                    if not sealed and len(data) > short:
+                    if not sealed and len(data) > short and (not two or referents(*referents(value))):
                         check_depth(value, max_depth)
             else:
                 value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)

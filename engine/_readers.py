@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from ._decode import (
+    LEVELS_READ,
     as_bytes,
     colons,
     colons_at_most,
@@ -24,6 +25,7 @@ from ._decode import (
     too_short_to_nest,
     within_depth,
 )
+from ._instance import referents
 
 __all__ = ["ShortPath", "counted_then_parsed", "no_short_path", "typed_then_held"]
 
@@ -114,6 +116,7 @@ def counted_then_parsed(
     limit = within if bounded else short
     inline = min(limit, _FIND_COLONS_AFTER)  # longer: read by `read`, whose colon check fits it
     held = max_depth + 1  # what `held_nesting` of a value within the bound says, at most
+    two = LEVELS_READ and max_depth >= 2  # a value whose children hold nothing is within (see `LEVELS_READ`)
     # The short path (its limit -1 while documents go to the general read first), and how many
     # more documents do.
     short_path: ShortPath = [decode, inline, count, None, None]
@@ -133,7 +136,11 @@ def counted_then_parsed(
                 whole = parse(data)
             except Exception:  # noqa: BLE001 - the general path names the reason
                 return slow(data)
-            if len(data) <= short or held_nesting([whole], held + 1) <= held:
+            if (
+                len(data) <= short
+                or (two and not referents(*referents(whole)))
+                or held_nesting([whole], held + 1) <= held
+            ):
                 return whole
         elif member_colons(data) == members:
             return value  # nothing skipped: within the bound as `read` showed, or as its type is
@@ -152,7 +159,12 @@ def counted_then_parsed(
             # validity where the schema is sealed. Anything else is read by `slow`, which explains.
             try:
                 value = parse(data)
-                if (sealed or size <= short or held_nesting([value], held + 1) <= held) and check(value):
+                if (
+                    sealed
+                    or size <= short
+                    or (two and not referents(*referents(value)))
+                    or held_nesting([value], held + 1) <= held
+                ) and check(value):
                     return value
             except Exception:  # noqa: BLE001,S110 - judged again by the general path, never trusted
                 pass
@@ -161,7 +173,7 @@ def counted_then_parsed(
             value = decode(data)
         except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
             return slow(data)
-        if size > limit and held_nesting([value], held + 1) > held:
+        if size > limit and (not two or referents(*referents(value))) and held_nesting([value], held + 1) > held:
             return slow(data)  # measures the depth, as every document's is
         members = count(value)
         if _as_many_colons(data, members, size):

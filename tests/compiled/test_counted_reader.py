@@ -109,6 +109,9 @@ DOCUMENTS = [
     b'{"a":1,"o":{"k":"x","zz":1}}',
     b'{"a":1,"any":{"k":[1,{"z":null}]}}',
     b'{"a":1,"any":[[[[[[[[[[1]]]]]]]]]]}',
+    b'{"a":1,"t":[]}',
+    b'{"a":1,"any":{}}',
+    b'{"a":1,"any":[[]]}',
     b'{"a":2,"s":"y:z"}',
     b'{"a":11}',
     b'{"b":1,"c":2,"d":3,"e":4}',
@@ -154,7 +157,9 @@ def forms(data: bytes) -> list[Any]:
     return forms
 
 
-@pytest.mark.parametrize("depth", [DEPTH, 256])
+# Bounds of one and two levels: a value whose children hold nothing nests two levels at most,
+# which is shown without a walk only under a bound of two or more.
+@pytest.mark.parametrize("depth", [1, 2, DEPTH, 256])
 @pytest.mark.parametrize("name", list(SCHEMAS))
 def test_every_document_is_answered_as_the_exact_path(name: str, depth: int) -> None:
     fast, exact = engines(depth)
@@ -176,7 +181,14 @@ def test_every_document_is_answered_as_the_exact_path(name: str, depth: int) -> 
 # (where every object of the schema is open, only past `_GENERAL_AFTER` bytes: padded).
 PRIMERS = [
     document + b" " * (_GENERAL_AFTER + 1)
-    for document in (b'{"a":1,"s":"x:y"}', b'{"a":1,"any":"x:y"}', b'{"k":"x:y"}', b'[{"a":1,"t":["x:y"]}]', b'"x:y"')
+    for document in (
+        b'{"a":1,"s":"x:y"}',
+        b'{"a":1,"any":"x:y"}',
+        b'{"k":"x:y"}',
+        b'[{"a":1,"t":["x:y"]}]',
+        b'[{"a":1,"s":"x:y"}]',
+        b'"x:y"',
+    )
 ]
 
 
@@ -193,13 +205,15 @@ def primed(compiled: Any) -> None:
     raise AssertionError("no primer reached the general read")
 
 
-@pytest.mark.parametrize("depth", [DEPTH, 256])
+@pytest.mark.parametrize("depth", [2, DEPTH, 256])  # under one level, no document is read twice first
 @pytest.mark.parametrize("name", list(SCHEMAS))
 def test_documents_after_one_read_twice_are_answered_as_the_exact_path(name: str, depth: int) -> None:
     """After a document the typed decode had to read again, the next ones are parsed and checked
     by the general backend inline: every document is answered there as on the exact path, through
     ``CompiledSchema.decode`` and ``ToolSet.validate_arguments``."""
     fast, exact = engines(depth)
+    if depth == 2 and name == "records":
+        pytest.skip("an array of objects read once more is over a bound of two levels: no primer")
     judge = exact.compile(SCHEMAS[name])
     for document in DOCUMENTS:
         for data in (document, document + b" " * 2 * depth):
