@@ -171,12 +171,14 @@ class Engine:
             check_meta_schema(schema, dialect)
         try:
             report: guard.GuardReport | guard.DeferredReport
-            if (
+            cleared = (
                 pinned is not None
                 and not resources
                 and self._fetcher is None
                 and guard.cleared(schema, text, size.depth, *counts, dialect, config.limits)
-            ):
+            )
+            if cleared:
+                assert pinned is not None  # noqa: S101 - cleared only with a snapshot (for the type checker)
                 # Nothing the guard refuses can be in it, and no stage before a document is read
                 # asks what it measured: the report is made when asked for, from the snapshot.
                 report = guard.DeferredReport(pinned, dialect, config, size)
@@ -196,6 +198,7 @@ class Engine:
                 config=config,
                 facts=facts,
                 text=text,
+                cleared=cleared,
                 pinned=pinned if normalised is schema or pinned is None else _pin(normalised),
             )
             chosen = plan(source, self._backends, defer=True)

@@ -36,6 +36,9 @@ class SchemaSource(msgspec.Struct, frozen=True):
     """The JSON text of the schema as given (keys in any order; ``$schema`` as written), where the
     pipeline encoded it already: a backend searching the schema's strings reads it instead of
     encoding the schema again."""
+    cleared: bool = False
+    """The guard cleared the document by its canonical text (``engine._guard.cleared``): among
+    other things, it holds no ``pattern`` or ``patternProperties`` keyword and no resource."""
     pinned: Callable[[], Any] | None = None
     """Where ``schema`` is the caller's own object (which they may change after compile time), a
     function returning a private copy of it as it was at compile time; ``None`` where the schema

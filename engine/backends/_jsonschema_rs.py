@@ -188,6 +188,8 @@ def _refuse_inexact_patterns(source: SchemaSource) -> None:
     \\b or \\B), and reads some syntax as Rust does where ECMA-262 refuses it or reads other
     characters (:func:`~engine._patterns.analysis.rust_only`, :func:`~engine._patterns.analysis.spaced_count`).
     It compiles every schema, so such a pattern is refused for all backends."""
+    if source.cleared:  # the guard found no pattern in its text, and there is no resource
+        return
     for document in (source.schema, *source.resources.values()) if source.resources else (source.schema,):
         # The root's text, encoded by the pipeline, differs from `source.schema` at most in the
         # spelling of a meta-schema URI in `$schema`, which holds no backslash.
