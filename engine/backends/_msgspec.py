@@ -49,7 +49,7 @@ Reader = Callable[[bytes | bytearray | memoryview | str], Any]
 _TRANSLATING = threading.Lock()
 # Held while a plain reader is built on first use (rare: one lock for all, not one made with
 # every compiled schema, most of which are never read; taken before `_TRANSLATING`, never after).
-_BUILDING = threading.Lock()
+_BUILDING = threading.RLock()
 
 
 class PlainReader:
