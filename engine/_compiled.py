@@ -393,7 +393,8 @@ class CompiledSchema:
         within = surely_within(max_bytes)  # longer: measured in bytes by the bounded parse
         max_depth = self._max_depth
         short = too_short_to_nest(max_depth)
-        two = LEVELS_READ and max_depth >= 2  # a value whose children hold nothing is within (see `LEVELS_READ`)
+        # A value whose children hold nothing nests two levels at most (see `LEVELS_READ`).
+        two_levels_within = LEVELS_READ and max_depth >= 2
         check = self._check
         failure = self._failure
         parse = _parse
@@ -409,7 +410,7 @@ class CompiledSchema:
                 else:
                     # The depth shown by the parsed values, a level at a time (nor, sealed, for
                     # a valid one: see below); the exact walk only where that bound is over.
-                    if not sealed and len(data) > short and (not two or referents(*referents(value))):
+                    if not sealed and len(data) > short and (not two_levels_within or referents(*referents(value))):
                         check_depth(value, max_depth)
             else:
                 value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)

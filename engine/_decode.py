@@ -14,13 +14,13 @@ from ._errors import DecodeError, DecodeReason
 from ._instance import referents
 
 __all__ = [
+    "LEVELS_READ",
     "as_bytes",
     "brackets",
     "check_depth",
     "colons",
     "colons_at_most",
     "decode_json",
-    "LEVELS_READ",
     "held_nesting",
     "member_colons",
     "nesting",

@@ -116,7 +116,9 @@ def counted_then_parsed(
     limit = within if bounded else short
     inline = min(limit, _FIND_COLONS_AFTER)  # longer: read by `read`, whose colon check fits it
     held = max_depth + 1  # what `held_nesting` of a value within the bound says, at most
-    two = LEVELS_READ and max_depth >= 2  # a value whose children hold nothing is within (see `LEVELS_READ`)
+    # A value whose children hold nothing nests two levels at most: within a bound of two or more
+    # (see `LEVELS_READ`).
+    two_levels_within = LEVELS_READ and max_depth >= 2
     # The short path (its limit -1 while documents go to the general read first), and how many
     # more documents do.
     short_path: ShortPath = [decode, inline, count, None, None]
@@ -138,7 +140,7 @@ def counted_then_parsed(
                 return slow(data)
             if (
                 len(data) <= short
-                or (two and not referents(*referents(whole)))
+                or (two_levels_within and not referents(*referents(whole)))
                 or held_nesting([whole], held + 1) <= held
             ):
                 return whole
@@ -162,7 +164,7 @@ def counted_then_parsed(
                 if (
                     sealed
                     or size <= short
-                    or (two and not referents(*referents(value)))
+                    or (two_levels_within and not referents(*referents(value)))
                     or held_nesting([value], held + 1) <= held
                 ) and check(value):
                     return value
@@ -173,7 +175,11 @@ def counted_then_parsed(
             value = decode(data)
         except Exception:  # noqa: BLE001 - a typed refusal is re-judged, never trusted
             return slow(data)
-        if size > limit and (not two or referents(*referents(value))) and held_nesting([value], held + 1) > held:
+        if (
+            size > limit
+            and (not two_levels_within or referents(*referents(value)))
+            and held_nesting([value], held + 1) > held
+        ):
             return slow(data)  # measures the depth, as every document's is
         members = count(value)
         if _as_many_colons(data, members, size):
