@@ -82,6 +82,7 @@ class ElicitationForm:
         *,
         max_bytes: int,
         max_depth: int,
+        formats_engine: Engine,
     ) -> None:
         self.schema = schema
         self.compiled = compiled
@@ -89,7 +90,13 @@ class ElicitationForm:
         explanation of every refusal."""
         self.fields = fields
         self.required: tuple[str, ...] = tuple(schema.get("required", ()))
-        self._has_formats = any(isinstance(p, Mapping) and "format" in p for p in schema["properties"].values())
+        # The fields whose format the typed read cannot check, with their format.
+        self._formatted: tuple[tuple[str, str], ...] = tuple(
+            (name, prop["format"])
+            for name, prop in schema["properties"].items()
+            if isinstance(prop, Mapping) and "format" in prop
+        )
+        self._formats_engine = formats_engine
         self._max_bytes = max_bytes
         self._max_depth = max_depth
         self._translation = translation  # `engine.backends.msgspec_translation` of the form, or None
@@ -151,9 +158,11 @@ class ElicitationForm:
         accept = wire("AcceptWire", "accept", content_type)
         others = {wire(f"{a.title()}Wire", a, None | UnsetType): a for a in _DECLINING}
         decode_wire = msgspec.json.Decoder(Union[(accept, *others)]).decode  # noqa: UP007 - a union built of types
-        # Decoded content is JSON within bounds already: the general backend's own check for the
-        # formats msgspec cannot check, and the full explanation only for a "no".
-        formats_check = self.compiled.hot_path().check if self._has_formats else None
+        # Decoded content is JSON within bounds already, and of the form's types and lengths: each
+        # formatted field's value judged by the general backend's check of that format alone (a
+        # form's fields are independent: a fifth of checking the whole content again), and the
+        # full explanation only for a "no".
+        format_checks = self._format_checks()
         validate_content = self._validate_content
         read_other = partial(
             self._read_other,
@@ -161,7 +170,7 @@ class ElicitationForm:
             accept=accept,
             others=others,
             to_plain=to_plain,
-            formats_check=formats_check,
+            format_checks=format_checks,
         )
 
         # The commonest answer, bytes too short to nest past the depth bound, is read inline with
@@ -176,10 +185,10 @@ class ElicitationForm:
             "others": others,
             "read_other": read_other,
             "ElicitResult": ElicitResult,
-            "formats_check": formats_check,
+            "format_checks": format_checks,
             "validate_content": validate_content,
         }
-        source = _READ_CHECKING_FORMATS if formats_check is not None else _READ
+        source = _READ_CHECKING_FORMATS if format_checks else _READ
         read: Callable[[Any], ElicitResult] = self._translation.inlined("closed", source, namespace)
         return read
 
@@ -191,7 +200,7 @@ class ElicitationForm:
         accept: Any,
         others: Mapping[Any, Action],
         to_plain: Callable[[Any], Any],
-        formats_check: Callable[[Any], bool] | None,
+        format_checks: tuple[tuple[str, Callable[[Any], bool]], ...],
     ) -> ElicitResult:
         """Every answer the inline read does not take: a dict, text, a buffer, and longer bytes,
         decoded (msgspec bounds its own recursion) and then shown within the depth bound by their
@@ -219,9 +228,19 @@ class ElicitationForm:
         # and `_meta`; `held_nesting` bounds the answer around them.
         if long and held_nesting([values, answer.meta], bound + 1) > bound:
             return self._general(data)
-        if formats_check is not None and not formats_check(values):
-            self._validate_content(values)  # raises, explained
+        for name, holds in format_checks:
+            if name in values and not holds(values[name]):
+                self._validate_content(values)  # raises, explained
         return ElicitResult(action="accept", content=values)
+
+    def _format_checks(self) -> tuple[tuple[str, Callable[[Any], bool]], ...]:
+        """Each formatted field with the check of its format alone: ``{"format": ...}`` in the
+        form's dialect, compiled on the engine the form was (formats asserted)."""
+        engine = self._formats_engine
+        dialect = {"$schema": self.schema["$schema"]} if "$schema" in self.schema else {}
+        return tuple(
+            (name, engine.compile({**dialect, "format": form}).hot_path().check) for name, form in self._formatted
+        )
 
     def _read_untyped(self, data: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> ElicitResult:
         """Every answer of a form without a typed path: parsed within the bounds, then judged."""
@@ -283,8 +302,9 @@ def read(data):
         if type(answer) is accept:
             s = answer.content
             <convert>
-            if not formats_check(out):
-                validate_content(out)  # raises, explained
+            for name, holds in format_checks:
+                if name in out and not holds(out[name]):
+                    validate_content(out)  # raises, explained
             return ElicitResult(action="accept", content=out)
         return ElicitResult(action=others[type(answer)])
     return read_other(data)
@@ -352,6 +372,7 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
         tuple(requested_schema["properties"]),
         max_bytes=limits.max_instance_bytes,
         max_depth=limits.max_instance_depth,
+        formats_engine=forms_engine,
     )
 
 

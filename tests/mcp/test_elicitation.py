@@ -551,3 +551,102 @@ def test_answers_in_subclasses_of_bytes_and_str() -> None:
         data: Any = kind(b'{"action": "decline"}') if kind is Raw else kind('{"action": "decline"}')
         assert form.decode_result(data).action == "decline"
         assert engine.compile({"type": "object"}).decode(data) == {"action": "decline"}
+
+
+# Values around each format a form may assert: well-formed, malformed, and the edges where
+# implementations part (leap days and seconds, offsets, case, unicode, empty parts).
+_FORMAT_VALUES: dict[str, list[str]] = {
+    "email": [
+        "a@example.com",
+        "a.b+c@sub.example.org",
+        "not-an-email",
+        "@example.com",
+        "a@",
+        "",
+        "a b@example.com",
+        '"quoted local"@example.com',
+        "a@[127.0.0.1]",
+        "é@example.com",
+        "a..b@example.com",
+        "a@b",
+    ],
+    "uri": [
+        "https://example.com/x",
+        "urn:isbn:0451450523",
+        "mailto:a@example.com",
+        "//example.com",
+        "/relative",
+        "example.com",
+        "",
+        "http://exa mple.com",
+        "https://例え.jp/パス",
+        "http://[::1]:80/",
+        "a:b",
+        "1http://x",
+    ],
+    "date": [
+        "2024-02-29",
+        "2023-02-29",
+        "2024-02-30",
+        "2024-1-01",
+        "2024-01-01T00:00:00Z",
+        "",
+        "0000-01-01",
+        "9999-12-31",
+        "2024-13-01",
+        "２０２４-01-01",
+        "2024-01-01 ",
+        "yesterday",
+    ],
+    "date-time": [
+        "2024-02-29T12:00:00Z",
+        "2024-02-29t12:00:00z",
+        "2024-02-29T12:00:00+01:00",
+        "2024-02-29T12:00:00",
+        "1998-12-31T23:59:60Z",
+        "1998-12-31T15:59:60.123-08:00",
+        "2024-02-29T24:00:00Z",
+        "2024-02-29 12:00:00Z",
+        "2024-02-29T12:00:00.5Z",
+        "",
+        "2024-02-29T12:00:00+25:00",
+        "now",
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    "dialect", [None, "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2019-09/schema"]
+)
+def test_formatted_fields_are_judged_as_the_whole_form_would_be(dialect: str | None) -> None:
+    """A form's formatted fields are checked one by one, each against its format alone: for
+    every format a form may assert, values well-formed and not, one field at a time and all
+    at once, with other fields present and absent, in each dialect, the answer is what
+    jsonschema-rs (formats asserted) says of the whole content."""
+    properties: dict[str, Any] = {
+        "name": {"type": "string", "minLength": 1},
+        **{f"f_{form}": {"type": "string", "format": form} for form in _FORMAT_VALUES},
+        "second_email": {"type": "string", "format": "email", "maxLength": 20},
+    }
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "required": ["name"]}
+    if dialect is not None:
+        schema = {"$schema": dialect, **schema}
+    form = engine.compile_elicitation(schema, engine=engine.Engine())
+    oracle = jsonschema_rs.validator_for(schema, validate_formats=True)
+    contents: list[dict[str, Any]] = [{"name": "n"}]
+    for form_name, values in _FORMAT_VALUES.items():
+        contents += [{"name": "n", f"f_{form_name}": value} for value in values]
+        contents += [{"name": "n", "second_email": value} for value in _FORMAT_VALUES["email"]]
+    for a, b in zip(_FORMAT_VALUES["email"], _FORMAT_VALUES["date-time"], strict=True):
+        contents.append({"name": "n", "f_email": a, "f_date-time": b, "second_email": "x@example.com"})
+        contents.append({"f_email": a, "f_uri": "https://example.com", "second_email": a})  # `name` missing
+    for content in contents:
+        data = msgspec.json.encode({"action": "accept", "content": content})
+        # Read inline, read past the length read inline, and given as a dict.
+        for given in (data, data + b" " * 600, {"action": "accept", "content": content}):
+            if oracle.is_valid(content):
+                assert form.decode_result(given).content == content, content
+            else:
+                with pytest.raises(engine.ValidationFailed) as failure:
+                    form.decode_result(given)
+                assert failure.value.issues, content
