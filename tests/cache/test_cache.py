@@ -266,7 +266,8 @@ def test_the_byte_tables_find_keys_of_one_length_and_forget_the_oldest() -> None
 
     live = {b"fp": -1, b"other": -2}
     hits = _Tally()
-    table: _Recent[int] = _Recent(8, live, hits)
+    size = _PER_LENGTH + 8
+    table: _Recent[int] = _Recent(size, live, hits)
     keys = [bytes([i]) * 5 for i in range(_PER_LENGTH + 3)]  # all five bytes long
     for value, key in enumerate(keys):
         table.put(key, (b"fp", value))
@@ -278,15 +279,17 @@ def test_the_byte_tables_find_keys_of_one_length_and_forget_the_oldest() -> None
     assert table.find(keys[-2]) == 50 and table.find(keys[-1]) == len(keys) - 1
     assert hits.read() == len(keys) + 2
     table.put(keys[-2], (b"fp", len(keys) - 2))
-    for value in range(20):  # past the bound: the oldest go
+    more = size + 12  # past the bound: the oldest go, the keys above and the first 12 of these
+    for value in range(more):
         table.put(value.to_bytes(2, "big") * (value + 1), (b"other", 100 + value))
-    assert len(table) == 8
+    assert len(table) == size
     assert all(table.find(key) is None for key in keys)
-    assert table.find((19).to_bytes(2, "big") * 20) == 119
+    assert table.find((more - 1).to_bytes(2, "big") * more) == 100 + more - 1
     assert table.find((11).to_bytes(2, "big") * 12) is None
+    assert table.find((12).to_bytes(2, "big") * 13) == 112
     del live[b"other"]  # evicted from the cache: its values are not found
-    assert table.find((19).to_bytes(2, "big") * 20) is None
-    assert hits.read() == len(keys) + 3  # the count so far: one more found since
+    assert table.find((more - 1).to_bytes(2, "big") * more) is None
+    assert hits.read() == len(keys) + 4  # the count so far: two more found since
     small: _Recent[int] = _Recent(2, live, _Tally())
     for value, key in enumerate(keys[:3]):  # one length: the first goes from the table, and from
         small.put(key, (b"fp", value))  # the keys kept beside its length
