@@ -15,7 +15,7 @@ from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
 from ._guard import DeferredReport, GuardReport
 from ._instance import bind_checked, bind_is_valid, max_values, referents
-from ._readers import ShortPath, counted_then_parsed, no_short_path, typed_then_held
+from ._readers import ShortPath, counted_then_parsed, general_short_path, no_short_path, typed_then_held
 from .backends import BackendRefused, BackendValidator, TypedDecode
 
 _parse = msgspec.json.decode
@@ -320,7 +320,12 @@ class CompiledSchema:
         :data:`~engine._readers.ShortPath`, which the reader changes. Built with the reader."""
         read = self.reader()
         if self._short_path is None:
-            self._short_path = no_short_path(read)
+            if read is self._general_reader:
+                # Parsed and checked inline by the caller: a frame and the reader's tests less.
+                limit = min(too_short_to_nest(self._max_depth), surely_within(self._max_bytes))
+                self._short_path = general_short_path(read, self._check, limit)
+            else:
+                self._short_path = no_short_path(read)
         return self._short_path
 
     def _counted_reader(self, typed: Any) -> Callable[[bytes | bytearray | memoryview | str], Any] | None:

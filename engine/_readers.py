@@ -27,7 +27,7 @@ from ._decode import (
 )
 from ._instance import referents
 
-__all__ = ["ShortPath", "counted_then_parsed", "no_short_path", "typed_then_held"]
+__all__ = ["ShortPath", "counted_then_parsed", "general_short_path", "no_short_path", "typed_then_held"]
 
 _parse = msgspec.json.decode
 # Finding colons one at a time (see `colons_at_most`) costs a call each, counting them a few
@@ -47,28 +47,43 @@ def _as_many_colons(data: bytes | bytearray | memoryview | str, members: int, si
 
 ShortPath = list[Any]
 """The commonest read of a schema's documents, for callers that inline it (``ToolSet``):
-``[decode, limit, count, unshown, read]``. For a ``bytes`` document of at most ``limit`` bytes,
-``value = decode(data)``; if that does not raise and ``data`` holds exactly
-``members = count(value)`` colons, ``value`` is the answer (see :func:`counted_then_parsed`); if
-it does not raise, otherwise, ``unshown(data, value, members)`` is. Any other document, and one
-``decode`` raises on, goes to ``read``, the schema's reader. A list the reader changes: ``limit``
-is -1 while it reads every document itself; a caller keeping a tuple of it (unpacked faster than
-the list) takes it again after a call in which the limit changed. ``decode`` is ``None`` (and
-``limit`` -1) where the schema reads no document that way."""
+``[decode, limit, count, unshown, read, check, left]``, in one of two modes, for a ``bytes``
+document of at most ``limit`` bytes (``limit`` -1: none):
+
+- *typed* (``count`` is not ``None``; ``check`` and ``left`` are): ``value = decode(data)``; if
+  that does not raise and ``data`` holds exactly ``members = count(value)`` colons, ``value`` is
+  the answer (see :func:`counted_then_parsed`); if it does not raise, otherwise,
+  ``unshown(data, value, members)`` is;
+- *general* (``count`` and ``unshown`` are ``None``): ``decode`` is the plain parse and ``check``
+  the backend's check of its value (the document too short to nest past the depth bound, or the
+  schema sealed): a value it accepts is the answer. ``left`` is ``None`` where the schema has no
+  typed read, else a one-item list counting the documents still to be read so: a caller takes
+  one before each such read, and gives a document to ``read`` when none is left (which goes back
+  to the typed mode when the typed decode reads it).
+
+Any other document, and one ``decode`` raises on or ``check`` refuses, goes to ``read``, the
+schema's reader, which says why. A list the reader changes (whole, from one mode to the other): a
+caller keeping a tuple of it (unpacked faster than the list) takes it again after a call in which
+``decode`` changed."""
 
 
 def no_short_path(read: Callable[[bytes | bytearray | memoryview | str], Any]) -> ShortPath:
     """The :data:`ShortPath` of a reader that reads every document itself."""
-    return [None, -1, len, None, read]
+    return [None, -1, len, None, read, None, None]
+
+
+def general_short_path(
+    read: Callable[[bytes | bytearray | memoryview | str], Any], check: Callable[[Any], bool], limit: int
+) -> ShortPath:
+    """The :data:`ShortPath` of a schema read on the general path alone (the parse, the backend's
+    check): in the general mode for good, for documents of at most ``limit`` bytes (too short to
+    nest past the depth bound, and within the size bound)."""
+    return [_parse, limit, None, None, read, check, None]
 
 
 # How many documents after one the typed decode had to read again go straight to the general
 # path; the next goes to the typed decode again, to see whether they still need it.
 _GENERAL_FOR = 128
-# Shorter documents of a schema whose objects are all open are parsed again (the typed decode
-# and the parse cost no more than the general read there); a closed schema's count their colons
-# again, which costs more than the general read at any length.
-_GENERAL_AFTER = 256
 
 
 def counted_then_parsed(
@@ -99,12 +114,12 @@ def counted_then_parsed(
 
     A document whose colons outnumber its members (text holding colons: URLs, times, code; or a
     member the types skip) costs the typed decode and a second read. The documents of one tool
-    tend to be alike, so after such a document (where ``exact``, one longer than
-    ``_GENERAL_AFTER``) the next ``_GENERAL_FOR`` are read as ``slow`` reads them, inline (one
-    parse and the backend's check, what the raw library costs: 1 KB of text holding colons, 3.6
-    -> 2.4x the parse; under a closed schema, which counted its colons again, 8 -> 2-3x), and the
-    one after by the typed decode again, which keeps them there while they still need it. A hint
-    only: both reads are exact.
+    tend to be alike, so after such a document the next ``_GENERAL_FOR`` are read as ``slow``
+    reads them, inline (one parse and the backend's check, what the raw library costs: 1 KB of
+    text holding colons, 3.6 -> 2.4x the parse; a short one, inline in ``ToolSet`` through the
+    short path's general mode, 1.9 -> 1.4x the raw library), and the one after by the typed
+    decode again, which keeps them there while they still need it. A hint only: both reads are
+    exact.
 
     ``bounded``: the type nests no deeper than ``max_depth``, so a value from which nothing was
     skipped is within the bound; otherwise a document longer than the bound's brackets is
@@ -119,17 +134,18 @@ def counted_then_parsed(
     # A value whose children hold nothing nests two levels at most: within a bound of two or more
     # (see `LEVELS_READ`).
     two_levels_within = LEVELS_READ and max_depth >= 2
-    # The short path (its limit -1 while documents go to the general read first), and how many
-    # more documents do.
-    short_path: ShortPath = [decode, inline, count, None, None]
+    # How many more documents go to the general read first, and the short path in each mode.
     to_general = [0]
+    typed_mode: ShortPath = [decode, inline, count, None, None, None, None]
+    general_mode: ShortPath = [parse, within if sealed else short, None, None, None, check, to_general]
+    short_path: ShortPath = typed_mode.copy()
 
     def unshown(data: bytes | bytearray | memoryview | str, value: Any, members: int) -> Any:
         # `data` holds more colons than `value` has members: strings hold some, or members were
-        # skipped. The next documents are likely alike: they are read as `slow` reads them (see above).
-        if not exact or len(data) > _GENERAL_AFTER:
-            to_general[0] = _GENERAL_FOR
-            short_path[1] = -1
+        # skipped. The next documents are likely alike: they are read as `slow` reads them, the
+        # short ones inline by the caller (see above).
+        to_general[0] = _GENERAL_FOR
+        short_path[:] = general_mode
         if exact:
             # Valid, whatever was skipped: parsed for the value. Counting the colons again would
             # cost more than the parse (1.4 decodes against 1 over the corpus arguments with a
@@ -183,11 +199,14 @@ def counted_then_parsed(
             return slow(data)  # measures the depth, as every document's is
         members = count(value)
         if _as_many_colons(data, members, size):
-            short_path[1] = inline  # read once: the next short ones inline again
+            if short_path[0] is not decode:
+                short_path[:] = typed_mode  # read once: the next short ones inline again
             return value
         return unshown(data, value, members)
 
-    short_path[3:] = unshown, read
+    typed_mode[3:5] = unshown, read
+    general_mode[4] = read
+    short_path[:] = typed_mode
     return read, short_path
 
 

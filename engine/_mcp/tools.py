@@ -46,8 +46,8 @@ _pack = msgspec.msgpack.encode  # the surrogate pass of an object of plain scala
 # A tool's backend check of a JSON value, the most values and levels an instance may hold, and
 # its bound check.
 _FromDict = tuple[Callable[[Any], bool], int, int, Callable[[Any], Any]]
-# A tool's `CompiledSchema.short_path()` (decode, limit, count, unshown, read), as a tuple,
-# and the list itself, whose limit the reader changes.
+# A tool's `CompiledSchema.short_path()` (decode, limit, count, unshown, read, check, left), as
+# a tuple, and the list itself, whose mode the reader changes.
 _FromBytes = tuple[Any, ...]
 
 
@@ -108,24 +108,39 @@ class ToolSet:
         kind = type(arguments)
         if kind is bytes:
             try:  # a subscript costs less than `.get`, and a tool's first call is rare
-                decode, limit, count, unshown, read, path = self._from_bytes[name]
+                decode, limit, count, unshown, read, check, left, path = self._from_bytes[name]
             except KeyError:
                 return self._arguments(name, arguments)
             # The commonest read inline (a frame is a quarter of decoding a typical arguments
             # object; see `CompiledSchema.short_path`): one typed decode to plain dicts, and a
-            # count of colons showing that it skipped no property.
+            # count of colons showing that it skipped no property; or, for a tool whose
+            # documents need it (or whose schema has no typed read), the parse and the backend's
+            # check, what the raw library costs.
             if len(arguments) <= limit:
-                try:
-                    value = decode(arguments)
-                except Exception:  # noqa: BLE001 - judged again by the reader, never trusted
+                if count is not None:
+                    try:
+                        value = decode(arguments)
+                    except Exception:  # noqa: BLE001 - judged again by the reader, never trusted
+                        return read(arguments)  # type: ignore[no-any-return]
+                    members = count(value)
+                    if arguments.count(b":") == members:
+                        return value  # type: ignore[no-any-return]
+                    value = unshown(arguments, value, members)
+                elif left is None or left[0] > 0:
+                    if left is not None:
+                        left[0] -= 1  # a lost update between threads only moves the next retry
+                    try:
+                        value = decode(arguments)
+                        if check(value):
+                            return value  # type: ignore[no-any-return]
+                    except Exception:  # noqa: BLE001,S110 - judged again by the reader, never trusted
+                        pass
                     return read(arguments)  # type: ignore[no-any-return]
-                members = count(value)
-                if arguments.count(b":") == members:
-                    return value  # type: ignore[no-any-return]
-                value = unshown(arguments, value, members)
+                else:
+                    value = read(arguments)  # none left: the reader tries the typed decode again
             else:
                 value = read(arguments)
-            if path[1] != limit:  # the reader changed its limit: a tuple of it, unpacked faster
+            if path[0] is not decode:  # the reader changed its mode: a tuple of it, unpacked faster
                 self._from_bytes[name] = (*path, path)
             return value  # type: ignore[no-any-return]
         if kind is dict:

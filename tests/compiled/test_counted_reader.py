@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine import DecodeError, ValidationFailed
-from engine._readers import _GENERAL_AFTER, _GENERAL_FOR
+from engine._readers import _GENERAL_FOR
 
 DEPTH = 8
 
@@ -176,31 +176,68 @@ def test_every_document_is_answered_as_the_exact_path(name: str, depth: int) -> 
                     assert outcome(lambda d: tools.validate_arguments("t", d), data) == expected, (name, data)
 
 
+# Schemas read on the general path alone: one holding a `pattern` (the general backend's native
+# regex reads it, by choice), one whose `oneOf` does not translate.
+GENERAL_SCHEMAS: dict[str, Any] = {
+    "pattern": {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "s": {"type": "string", "pattern": "^[a-z:]*$"}},
+        "required": ["a"],
+    },
+    "one of": {
+        "type": "object",
+        "properties": {"a": {"oneOf": [{"type": "integer"}, {"type": "number", "maximum": 10}]}, "s": {}},
+        "required": ["a"],
+    },
+}
+
+
+@pytest.mark.parametrize("depth", [1, 2, DEPTH, 256])
+@pytest.mark.parametrize("name", list(GENERAL_SCHEMAS))
+def test_schemas_without_a_typed_read_are_read_inline_as_the_exact_path(name: str, depth: int) -> None:
+    """``ToolSet.validate_arguments`` parses and checks the short documents of a schema with no
+    typed read itself (the short path's general mode, for good): every document is answered as
+    on the exact path, the first call (which binds the readers) and the next, those too long to
+    be within the depth bound by their length read by the reader."""
+    fast, exact = engines(depth)
+    judge = exact.compile(GENERAL_SCHEMAS[name])
+    tools = engine.compile_tools([{"name": "t", "inputSchema": GENERAL_SCHEMAS[name]}], engine=fast)
+    for document in DOCUMENTS:
+        for data in (document, document + b" " * 2 * depth):
+            expected = outcome(judge.decode, data)
+            for _ in range(2):
+                assert outcome(partial(tools.validate_arguments, "t"), data) == expected, (name, data)
+    bound = tools._from_bytes["t"]  # noqa: SLF001 - the short path the inline read is bound to
+    assert general(bound) and bound[6] is None  # no typed read to go back to
+    assert bound[1] == 2 * depth + 1  # too short to nest past the bound
+
+
 # Documents whose colons outnumber their members once decoded (a colon in a string), one of
-# which each schema's typed decode accepts: reading it sends the next documents to the general read
-# (where every object of the schema is open, only past `_GENERAL_AFTER` bytes: padded).
+# which each schema's typed decode accepts: reading it sends the next documents to the general read.
 PRIMERS = [
-    document + b" " * (_GENERAL_AFTER + 1)
-    for document in (
-        b'{"a":1,"s":"x:y"}',
-        b'{"a":1,"any":"x:y"}',
-        b'{"k":"x:y"}',
-        b'[{"a":1,"t":["x:y"]}]',
-        b'[{"a":1,"s":"x:y"}]',
-        b'"x:y"',
-    )
+    b'{"a":1,"s":"x:y"}',
+    b'{"a":1,"any":"x:y"}',
+    b'{"k":"x:y"}',
+    b'[{"a":1,"t":["x:y"]}]',
+    b'[{"a":1,"s":"x:y"}]',
+    b'"x:y"',
 ]
 
 
+def general(path: Any) -> bool:
+    """Whether a short path (the list, or a tool's tuple of it) is in the general mode."""
+    return path[2] is None
+
+
 def primed(compiled: Any) -> None:
-    """Read documents until one sends the next ones to the general read (the short path's limit
-    is -1 while they go there)."""
+    """Read documents until one sends the next ones to the general read (the short path is in
+    the general mode while they go there)."""
     for primer in PRIMERS:
         try:
             compiled.decode(primer)
         except (ValidationFailed, DecodeError):
             pass
-        if compiled.short_path()[1] == -1:
+        if general(compiled.short_path()):
             return
     raise AssertionError("no primer reached the general read")
 
@@ -234,53 +271,55 @@ def test_the_typed_decode_is_tried_again_after_a_run_of_general_reads() -> None:
     document needed nothing more, and keeps them on the general read where it did."""
     fast, _ = engines(DEPTH)
     compiled = fast.compile(SCHEMAS["open"])
-    inline = compiled.short_path()[1]
-    assert inline > 0
+    typed = list(compiled.short_path())
+    assert typed[1] > 0 and not general(typed)
     primed(compiled)
     for _ in range(_GENERAL_FOR):
         assert compiled.decode(b'{"a":1,"s":"x"}') == {"a": 1, "s": "x"}
-        assert compiled.short_path()[1] == -1
+        assert general(compiled.short_path())
     assert compiled.decode(b'{"a":1,"s":"x"}') == {"a": 1, "s": "x"}  # typed, read once
-    assert compiled.short_path()[1] == inline
+    assert compiled.short_path() == typed
     primed(compiled)
     for _ in range(_GENERAL_FOR):
         compiled.decode(b'{"a":1,"s":"x"}')
-    again = b'{"a":1,"s":"a:b"}' + b" " * _GENERAL_AFTER
-    assert compiled.decode(again) == {"a": 1, "s": "a:b"}  # typed, then read again
-    assert compiled.short_path()[1] == -1
+    assert compiled.decode(b'{"a":1,"s":"a:b"}') == {"a": 1, "s": "a:b"}  # typed, then read again
+    assert general(compiled.short_path())
 
 
 def test_the_tool_set_follows_the_readers_switch() -> None:
     """``ToolSet.validate_arguments`` keeps the short path as a tuple: it takes the reader's new
-    limit after the call that changed it, both ways."""
+    mode after the call that changed it, both ways, and counts the documents it reads in the
+    general mode itself, one each."""
     fast, _ = engines(DEPTH)
     tools = engine.compile_tools([{"name": "t", "inputSchema": SCHEMAS["open"]}], engine=fast)
     plain = b'{"a":1,"s":"x"}'
     assert tools.validate_arguments("t", plain) == {"a": 1, "s": "x"}
-    inline = tools._from_bytes["t"][1]  # noqa: SLF001 - the limit the inline read is bound to
-    assert inline > 0
-    primer = b'{"a":1,"s":"x:y"}' + b" " * _GENERAL_AFTER
-    assert tools.validate_arguments("t", primer) == {"a": 1, "s": "x:y"}
-    assert tools._from_bytes["t"][1] == -1  # noqa: SLF001
-    for _ in range(_GENERAL_FOR + 1):
+    typed = tools._from_bytes["t"]  # noqa: SLF001 - the short path the inline read is bound to
+    assert typed[1] > 0 and not general(typed)
+    assert tools.validate_arguments("t", b'{"a":1,"s":"x:y"}') == {"a": 1, "s": "x:y"}
+    bound = tools._from_bytes["t"]  # noqa: SLF001
+    assert general(bound) and bound[6] == [_GENERAL_FOR]
+    for left in range(_GENERAL_FOR - 1, -1, -1):
         assert tools.validate_arguments("t", plain) == {"a": 1, "s": "x"}
-    assert tools._from_bytes["t"][1] == inline  # noqa: SLF001
+        assert bound[6] == [left]
+    with pytest.raises(ValidationFailed):
+        tools.validate_arguments("t", b'{"a":"x"}')  # none left: read by the reader, which says why
+    assert tools.validate_arguments("t", plain) == {"a": 1, "s": "x"}  # typed again
+    assert tools._from_bytes["t"][:-1] == typed[:-1]  # noqa: SLF001
 
 
-def test_short_documents_of_open_schemas_are_parsed_again_and_closed_ones_switch() -> None:
-    """Where every object is open, a document the typed decode read twice switches the reads only
-    past `_GENERAL_AFTER` bytes (shorter, the decode and the parse cost no more); where one is
-    closed, at any length."""
+def test_a_document_read_twice_switches_open_and_closed_schemas_alike() -> None:
+    """A document the typed decode had to read again, short or long, under a schema whose objects
+    are all open or not, sends the next ones to the general read (the parse and the backend's
+    check cost less than the typed decode and a second read)."""
     fast, _ = engines(DEPTH)
     short = b'{"a":1,"s":"a:b"}'
-    opened = fast.compile(SCHEMAS["open"])
-    assert opened.decode(short + b" " * (_GENERAL_AFTER - len(short))) == {"a": 1, "s": "a:b"}
-    assert opened.short_path()[1] > 0
-    assert opened.decode(short + b" " * (_GENERAL_AFTER + 1 - len(short))) == {"a": 1, "s": "a:b"}
-    assert opened.short_path()[1] == -1
-    closed = fast.compile(SCHEMAS["closed"])
-    assert closed.decode(short) == {"a": 1, "s": "a:b"}
-    assert closed.short_path()[1] == -1
+    for name in ("open", "closed"):
+        for data in (short, short + b" " * 300):
+            compiled = fast.compile(SCHEMAS[name])
+            assert not general(compiled.short_path())
+            assert compiled.decode(data) == {"a": 1, "s": "a:b"}
+            assert general(compiled.short_path()), (name, data)
 
 
 @pytest.mark.parametrize("name", ["nested open", "records"])
