@@ -356,7 +356,7 @@ SPACING = st.sampled_from([(",", ":"), (", ", ": "), (",", " : "), (" ,", "\t:")
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    name=st.sampled_from(list(SCHEMAS)),
+    name=st.sampled_from([*SCHEMAS, *GENERAL_SCHEMAS]),
     value=st.dictionaries(KEYS, VALUES, max_size=5),
     spacing=SPACING,
     pad=st.booleans(),
@@ -365,7 +365,8 @@ def test_generated_documents_are_answered_as_the_exact_path(
     name: str, value: dict[str, Any], spacing: tuple[str, str], pad: bool
 ) -> None:
     fast, exact = ENGINES
-    compiled, judge = fast.compile(SCHEMAS[name]), exact.compile(SCHEMAS[name])
+    schema = SCHEMAS[name] if name in SCHEMAS else GENERAL_SCHEMAS[name]
+    compiled, judge = fast.compile(schema), exact.compile(schema)
     data = json.dumps(value, separators=spacing, ensure_ascii=False).encode()
     if pad:
         data += b" " * 40
@@ -382,7 +383,7 @@ def test_generated_documents_are_answered_as_the_exact_path(
 ENGINES = engines(DEPTH)
 TOOLS = {
     name: engine.compile_tools([{"name": "t", "inputSchema": schema}], engine=ENGINES[0])
-    for name, schema in SCHEMAS.items()
+    for name, schema in {**SCHEMAS, **GENERAL_SCHEMAS}.items()
 }
 
 
