@@ -167,11 +167,13 @@ class ToolSet:
             except Exception:  # noqa: BLE001,S110 - judged again by the bound check, never trusted
                 pass
             return checked(arguments)  # type: ignore[no-any-return]
+        if arguments is None:  # no arguments: an empty object, read as its bytes are (a fresh dict)
+            return self.validate_arguments(name, b"{}")
         return self._arguments(name, arguments)
 
     def _arguments(self, name: str, arguments: Any) -> dict[str, Any]:
         """A tool's first call (binding its readers), and every input that is neither bytes nor a
-        dict: ``None`` (no arguments, an empty object), text, other buffers, other mappings."""
+        dict nor ``None``: text, other buffers, other mappings."""
         tool = self._tools.get(name)
         schema = (tool if tool is not None else self.tool(name)).input
         if name not in self._from_dict:  # bound once, not again on every call of another form
@@ -180,8 +182,6 @@ class ToolSet:
             self._from_bytes[name] = (*path, path)
             hot = schema.hot_path()
             self._from_dict[name] = (hot.check, max_values(hot.max_bytes), hot.max_depth, schema.checked)
-        if arguments is None:
-            arguments = {}
         if isinstance(arguments, (bytes, bytearray, memoryview, str)):
             value = schema.decode(arguments)
         else:

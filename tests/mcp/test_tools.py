@@ -144,6 +144,9 @@ def test_arguments(eng: engine.Engine) -> None:
     tools = _weather_tools(eng)
     assert tools.validate_arguments("weather", {"city": "Oslo"}) == {"city": "Oslo"}
     assert tools.validate_arguments("weather", b'{"city": "Oslo"}') == {"city": "Oslo"}
+    none = tools.validate_arguments("plain", None)
+    assert none == {}
+    none["changed"] = True  # each call's dict is its own
     assert tools.validate_arguments("plain", None) == {}
     with pytest.raises(engine.ValidationFailed) as failure:
         tools.validate_arguments("weather", {"city": 3})
