@@ -50,7 +50,7 @@ ShortPath = list[Any]
 ``[decode, limit, count, unshown, read, check, left]``, in one of two modes, for a ``bytes``
 document of at most ``limit`` bytes (``limit`` -1: none):
 
-- *typed* (``count`` is not ``None``; ``check`` and ``left`` are): ``value = decode(data)``; if
+- *typed* (``count`` is not ``None``, ``check`` and ``left`` are): ``value = decode(data)``; if
   that does not raise and ``data`` holds exactly ``members = count(value)`` colons, ``value`` is
   the answer (see :func:`counted_then_parsed`); if it does not raise, otherwise,
   ``unshown(data, value, members)`` is;
@@ -62,9 +62,9 @@ document of at most ``limit`` bytes (``limit`` -1: none):
   to the typed mode when the typed decode reads it).
 
 Any other document, and one ``decode`` raises on or ``check`` refuses, goes to ``read``, the
-schema's reader, which says why. A list the reader changes (whole, from one mode to the other): a
-caller keeping a tuple of it (unpacked faster than the list) takes it again after a call in which
-``decode`` changed."""
+schema's reader, which says why (a reader with neither read, :func:`no_short_path`, has ``limit``
+-1). A list the reader changes (whole, from one mode to the other): a caller keeping a tuple of it
+(unpacked faster than the list) takes it again after a call in which ``decode`` changed."""
 
 
 def no_short_path(read: Callable[[bytes | bytearray | memoryview | str], Any]) -> ShortPath:
