@@ -169,11 +169,17 @@ class ToolSet:
             return checked(arguments)  # type: ignore[no-any-return]
         if arguments is None:  # no arguments: an empty object, read as its bytes are (a fresh dict)
             return self.validate_arguments(name, b"{}")
+        if kind is str:  # JSON text: read as its UTF-8 is, on the bound short path
+            try:
+                encoded = arguments.encode()
+            except UnicodeEncodeError:  # a lone surrogate: no UTF-8 spells it; the reader says so
+                return self._arguments(name, arguments)
+            return self.validate_arguments(name, encoded)
         return self._arguments(name, arguments)
 
     def _arguments(self, name: str, arguments: Any) -> dict[str, Any]:
-        """A tool's first call (binding its readers), and every input that is neither bytes nor a
-        dict nor ``None``: text, other buffers, other mappings."""
+        """A tool's first call (binding its readers), and every input that is neither bytes, a dict,
+        ``None`` nor text UTF-8 spells: other buffers, other mappings."""
         tool = self._tools.get(name)
         schema = (tool if tool is not None else self.tool(name)).input
         if name not in self._from_dict:  # bound once, not again on every call of another form

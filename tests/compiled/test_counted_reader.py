@@ -173,7 +173,29 @@ def test_every_document_is_answered_as_the_exact_path(name: str, depth: int) -> 
                 assert outcome(compiled.decode, form) == expected, (name, form)
             if "t" in tools:  # an input schema: `type: object` at its root
                 for _ in range(2):  # the tool's first call binds its readers; the second reads inline
-                    assert outcome(lambda d: tools.validate_arguments("t", d), data) == expected, (name, data)
+                    for form in forms(data):
+                        assert outcome(partial(tools.validate_arguments, "t"), form) == expected, (name, form)
+
+
+@pytest.mark.parametrize("name", ["open", "closed", "untyped value"])
+def test_text_is_answered_as_its_utf8(name: str) -> None:
+    """Arguments given as text are read as their UTF-8 is: a tool set answers text as the exact
+    path does, text no UTF-8 spells (a lone surrogate) included, whichever form came first."""
+    fast, exact = engines(DEPTH)
+    judge = exact.compile(SCHEMAS[name])
+    texts = [
+        '{"a":1,"s":"\\ud800"}',  # an escape: a lone surrogate the parser refuses
+        '{"a":1,"s":"\ud800"}',  # the character itself: no UTF-8 spells the text
+        '{"a":1,"s":"日本: x"}',
+        '{"a":1,"any":"é"}',
+        '{"a":1,"s":"x:y"}',
+        '{"a":"x"}',
+        '{"a":1',
+    ]
+    for first in range(len(texts)):
+        tools = engine.compile_tools([{"name": "t", "inputSchema": SCHEMAS[name]}], engine=fast)
+        for text in texts[first:] + texts[:first]:
+            assert outcome(partial(tools.validate_arguments, "t"), text) == outcome(judge.decode, text), text
 
 
 # Schemas read on the general path alone: one holding a `pattern` (the general backend's native
