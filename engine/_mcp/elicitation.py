@@ -35,6 +35,7 @@ from msgspec import UNSET, UnsetType
 from .._compiled import CompiledSchema
 from .._config import Limits, short_repr
 from .._decode import as_bytes, decode_json, held_nesting, surely_within, too_short_to_nest
+from .._dialect import Dialect
 from .._engine import Engine, engine_or_default
 from .._errors import Issue, RejectReason, SchemaRejected, ValidationFailed
 from .._guard.budget import exceeded
@@ -358,13 +359,18 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
         resources={},
         config=engine.config.replace(formats="annotate"),  # formats are checked on `compiled`
     )
-    translation: Any
-    try:
-        translation = msgspec_translation(source)
-    except SchemaRejected:
-        # Only property names msgspec cannot rename to (quotes, backslashes, control characters)
-        # get here: such a form is read on the general path alone.
-        translation = None
+    translation: Any = None
+    if compiled.dialect is Dialect.DRAFT4 and _has_titled_options(normalised, requested_schema):
+        # Draft 4 has no `const`: there a titled option `{const, title}` is the empty schema, which
+        # the enum the shape check writes for it does not mean. Read on the general path alone.
+        pass
+    else:
+        try:
+            translation = msgspec_translation(source)
+        except SchemaRejected:
+            # Only property names msgspec cannot rename to (quotes, backslashes, control
+            # characters) get here: such a form is read on the general path alone.
+            pass
     return ElicitationForm(
         requested_schema,
         compiled,
@@ -373,6 +379,15 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
         max_bytes=limits.max_instance_bytes,
         max_depth=limits.max_instance_depth,
         formats_engine=forms_engine,
+    )
+
+
+def _has_titled_options(normalised: Mapping[str, Any], schema: Mapping[str, Any]) -> bool:
+    """Whether a checked form has a single select of titled options (``oneOf``) or a multi-select
+    of them (``items.anyOf``): ``normalised``'s property names are ``schema``'s."""
+    properties = schema["properties"]
+    return any(
+        "oneOf" in properties[name] or "anyOf" in properties[name].get("items", {}) for name in normalised["properties"]
     )
 
 

@@ -333,6 +333,48 @@ def test_answers_from_bytes_agree_with_an_independent_judge(entry: dict[str, Any
                     form.decode_result(data)
 
 
+DIALECTS = [
+    "http://json-schema.org/draft-04/schema#",
+    "http://json-schema.org/draft-06/schema#",
+    "http://json-schema.org/draft-07/schema#",
+    "https://json-schema.org/draft/2019-09/schema",
+    "https://json-schema.org/draft/2020-12/schema",
+]
+# One titled option: in draft 4 (no `const`) the option is the empty schema, so any string is valid.
+ONE_OPTION_FORM = {
+    "type": "object",
+    "properties": {
+        "only": {"type": "string", "oneOf": [{"const": "x", "title": "X"}]},
+        "many": {"type": "array", "items": {"anyOf": [{"const": "x", "title": "X"}]}},
+    },
+}
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("base", [ENUM_FORM, ONE_OPTION_FORM], ids=["enum form", "one option"])
+def test_answers_agree_with_an_independent_judge_in_every_dialect(base: dict[str, Any], dialect: str) -> None:
+    """A form declaring its dialect is read as that dialect means it: titled options (`const`)
+    where the dialect has no `const` (draft 4) included, on the typed path and the general one."""
+    schema = {"$schema": dialect, **base}
+    form = engine.compile_elicitation(schema, engine=engine.Engine())
+    oracle = jsonschema_rs.validator_for(schema, validate_formats=True)
+    answers = _answers(schema)
+    answers += [
+        msgspec.json.encode({"action": "accept", "content": {**sample_answer(schema), name: value}})
+        for name in schema["properties"]
+        for value in ("x", "zz", ["x"], ["zz"])
+    ]
+    for data in answers:
+        expected = _expected(schema, oracle, data, 256)
+        for _ in range(2):
+            if isinstance(expected, tuple):
+                got = form.decode_result(data)
+                assert (got.action, got.content) == expected, data
+            else:
+                with pytest.raises(expected):
+                    form.decode_result(data)
+
+
 # ------------------------------------------------------------------------------ hostile forms
 
 
