@@ -70,6 +70,9 @@ class ToolSet:
         # A result nests no deeper than any instance, but for the envelope and the JSON-RPC
         # response around it.
         self._max_depth = engine.config.limits.max_instance_depth + 2
+        # No arguments (`None`) are read as the bytes `{}` where the limits admit those bytes (two
+        # of them, one level); under limits that do not, as the empty dict, which they admit.
+        self._none_as_bytes = engine.config.limits.max_instance_depth >= 1 and self._max_bytes >= 2
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
@@ -167,8 +170,8 @@ class ToolSet:
             except Exception:  # noqa: BLE001,S110 - judged again by the bound check, never trusted
                 pass
             return checked(arguments)  # type: ignore[no-any-return]
-        if arguments is None:  # no arguments: an empty object, read as its bytes are (a fresh dict)
-            return self.validate_arguments(name, b"{}")
+        if arguments is None:  # no arguments: an empty object (a fresh dict each call)
+            return self.validate_arguments(name, b"{}" if self._none_as_bytes else {})
         if kind is str:  # JSON text: read as its UTF-8 is, on the bound short path
             try:
                 encoded = arguments.encode()

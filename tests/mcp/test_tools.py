@@ -625,3 +625,28 @@ def test_a_tool_itself_is_refused_at_its_place_in_the_document_given(wrap: Any, 
     assert tools.validate_arguments("once", {}) == {}
     with pytest.raises(engine.SchemaRejected):
         tools.validate_arguments("twice", {})
+
+
+NO_ARGUMENTS_LIMITS = [
+    {},
+    {"max_instance_depth": 0},
+    {"max_instance_depth": 1},
+    {"max_instance_bytes": 1},
+    {"max_instance_bytes": 2},
+]
+
+
+@pytest.mark.parametrize("limits", NO_ARGUMENTS_LIMITS)
+@pytest.mark.parametrize("required", [False, True])
+def test_no_arguments_answer_as_the_empty_object(limits: dict[str, int], required: bool) -> None:
+    """`None` (a call without arguments) is the empty object, whatever the instance limits: read
+    as its two bytes where the limits admit them, as the empty dict where they do not (a bound of
+    no level, or of one byte), with the answer the dict gets, call after call."""
+    schema: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    if required:
+        schema["required"] = ["a"]
+    eng = engine.Engine(limits=engine.Limits(**limits))
+    tools = engine.compile_tools([{"name": "t", "inputSchema": schema}], engine=eng)
+    judge = engine.compile_tools([{"name": "t", "inputSchema": schema}], engine=eng)
+    for _ in range(2):
+        assert _arguments_outcome(tools, "t", None) == _arguments_outcome(judge, "t", {})
