@@ -360,11 +360,9 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
         config=engine.config.replace(formats="annotate"),  # formats are checked on `compiled`
     )
     translation: Any = None
-    if compiled.dialect is Dialect.DRAFT4 and _has_titled_options(normalised, requested_schema):
-        # Draft 4 has no `const`: there a titled option `{const, title}` is the empty schema, which
-        # the enum the shape check writes for it does not mean. Read on the general path alone.
-        pass
-    else:
+    # Draft 4 has no `const`: there a titled option `{const, title}` is the empty schema, which the
+    # enum the shape check writes for it does not mean. Such a form is read on the general path.
+    if compiled.dialect is not Dialect.DRAFT4 or not _has_titled_options(requested_schema):
         try:
             translation = msgspec_translation(source)
         except SchemaRejected:
@@ -382,13 +380,10 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
     )
 
 
-def _has_titled_options(normalised: Mapping[str, Any], schema: Mapping[str, Any]) -> bool:
+def _has_titled_options(form: Mapping[str, Any]) -> bool:
     """Whether a checked form has a single select of titled options (``oneOf``) or a multi-select
-    of them (``items.anyOf``): ``normalised``'s property names are ``schema``'s."""
-    properties = schema["properties"]
-    return any(
-        "oneOf" in properties[name] or "anyOf" in properties[name].get("items", {}) for name in normalised["properties"]
-    )
+    of them (``items.anyOf``)."""
+    return any("oneOf" in prop or "anyOf" in prop.get("items", {}) for prop in form["properties"].values())
 
 
 def _reject(message: str, location: str, name: str | None = None) -> SchemaRejected:
