@@ -178,11 +178,18 @@ class ToolSet:
             except UnicodeEncodeError:  # a lone surrogate: no UTF-8 spells it; the reader says so
                 return self._arguments(name, arguments)
             return self.validate_arguments(name, encoded)
+        if kind is bytearray or kind is memoryview:
+            # A buffer within the size bound: its bytes, on the bound short path (a copy costs less
+            # than the reader's frames); a longer one is measured by the reader, uncopied.
+            data = as_bytes(arguments)  # a view of wider items measured in bytes
+            if len(data) <= self._within:
+                return self.validate_arguments(name, bytes(data))
         return self._arguments(name, arguments)
 
     def _arguments(self, name: str, arguments: Any) -> dict[str, Any]:
         """A tool's first call (binding its readers), and every input that is neither bytes, a dict,
-        ``None`` nor text UTF-8 spells: other buffers, other mappings."""
+        ``None``, text UTF-8 spells nor a buffer within the size bound: other mappings, subclasses,
+        longer buffers."""
         tool = self._tools.get(name)
         schema = (tool if tool is not None else self.tool(name)).input
         if name not in self._from_dict:  # bound once, not again on every call of another form
