@@ -189,8 +189,29 @@ class ElicitationForm:
             "format_checks": format_checks,
             "validate_content": validate_content,
         }
+        within = surely_within(self._max_bytes)
+        inline: list[Callable[[bytes], ElicitResult]] = []  # the read below, once made
+
+        def read_short_other(data: Any) -> ElicitResult:
+            # Text and buffers as their bytes, read inline as bytes are (text with a lone
+            # surrogate, which no UTF-8 spells, and anything longer, by `read_other`, uncopied).
+            kind = type(data)
+            if kind is str and len(data) <= within:
+                try:
+                    encoded = data.encode()
+                except UnicodeEncodeError:
+                    return read_other(data)
+                return inline[0](encoded)
+            if kind is bytearray or kind is memoryview:
+                buffer = as_bytes(data)  # a view of wider items measured in bytes
+                if len(buffer) <= short:
+                    return inline[0](bytes(buffer))
+            return read_other(data)
+
+        namespace["read_short_other"] = read_short_other
         source = _READ_CHECKING_FORMATS if format_checks else _READ
         read: Callable[[Any], ElicitResult] = self._translation.inlined("closed", source, namespace)
+        inline.append(read)
         return read
 
     def _read_other(
@@ -291,7 +312,7 @@ def read(data):
             <convert>
             return ElicitResult(action="accept", content=out)
         return ElicitResult(action=others[type(answer)])
-    return read_other(data)
+    return read_short_other(data)
 """
 _READ_CHECKING_FORMATS = """
 def read(data):
@@ -308,7 +329,7 @@ def read(data):
                     validate_content(out)  # raises, explained
             return ElicitResult(action="accept", content=out)
         return ElicitResult(action=others[type(answer)])
-    return read_other(data)
+    return read_short_other(data)
 """
 
 

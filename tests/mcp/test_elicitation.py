@@ -323,14 +323,38 @@ def test_answers_from_bytes_agree_with_an_independent_judge(entry: dict[str, Any
     oracle = jsonschema_rs.validator_for(schema, validate_formats=True)
     for data in _answers(schema):
         expected = _expected(schema, oracle, data, max_depth)
-        for _ in range(2):  # the first call binds the reader; the second uses it
-            if isinstance(expected, tuple):
-                got = form.decode_result(data)
-                assert (got.action, got.content) == expected, data
-                assert list(got.content or ()) == list(expected[1] or ()), data
-            else:
-                with pytest.raises(expected):
-                    form.decode_result(data)
+        for given in _forms(data):
+            for _ in range(2):  # the first call binds the reader; the second uses it
+                if isinstance(expected, tuple):
+                    got = form.decode_result(given)
+                    assert (got.action, got.content) == expected, given
+                    assert list(got.content or ()) == list(expected[1] or ()), given
+                else:
+                    with pytest.raises(expected):
+                        form.decode_result(given)
+
+
+def _forms(data: bytes) -> list[Any]:
+    """An answer as bytes, a bytearray, memoryviews (of bytes, of wider items, strided) and text."""
+    forms: list[Any] = [data, bytearray(data), memoryview(data)]
+    forms.append(memoryview(bytes(byte for pair in zip(data, data, strict=True) for byte in pair))[::2])
+    if len(data) % 4 == 0:
+        forms.append(memoryview(array.array("i", data)))
+    try:
+        forms.append(data.decode())
+    except UnicodeDecodeError:
+        pass
+    return forms
+
+
+def test_text_no_utf8_spells_is_refused_as_such() -> None:
+    """An answer given as text holding a lone surrogate (no UTF-8 document spells it) is refused
+    with the reason, short or long, as it was before text was read as its bytes."""
+    form = engine.compile_elicitation(ENUM_FORM, engine=engine.Engine())
+    for pad in ("", " " * 600):
+        with pytest.raises(engine.DecodeError) as refusal:
+            form.decode_result('{"action": "accept", "content": {"untitled": "red\ud800", "titled": "r"}}' + pad)
+        assert refusal.value.reason == "invalid-utf8"
 
 
 DIALECTS = [
