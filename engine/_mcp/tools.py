@@ -103,8 +103,9 @@ class ToolSet:
         raise UnknownTool(name)
 
     def validate_arguments(self, name: str, arguments: Any) -> dict[str, Any]:
-        """``arguments`` (a dict, ``None`` for none, or the JSON bytes of the arguments object)
-        checked against the tool's ``inputSchema``; the validated arguments are returned.
+        """``arguments`` (a dict, ``None`` for none, or the JSON bytes, text or buffer of the
+        arguments object) checked against the tool's ``inputSchema``; the validated arguments are
+        returned.
 
         Raises :class:`UnknownTool`, :class:`ValidationFailed` (see :func:`invalid_arguments_result`
         to answer it as MCP does) or :class:`DecodeError`."""
@@ -172,7 +173,7 @@ class ToolSet:
             return checked(arguments)  # type: ignore[no-any-return]
         if arguments is None:  # no arguments: an empty object (a fresh dict each call)
             return self.validate_arguments(name, b"{}" if self._none_as_bytes else {})
-        if kind is str:  # JSON text: read as its UTF-8 is, on the bound short path
+        if kind is str and len(arguments) <= self._within:  # JSON text: as its UTF-8, on the short path
             try:
                 encoded = arguments.encode()
             except UnicodeEncodeError:  # a lone surrogate: no UTF-8 spells it; the reader says so
@@ -188,8 +189,8 @@ class ToolSet:
 
     def _arguments(self, name: str, arguments: Any) -> dict[str, Any]:
         """A tool's first call (binding its readers), and every input that is neither bytes, a dict,
-        ``None``, text UTF-8 spells nor a buffer within the size bound: other mappings, subclasses,
-        longer buffers."""
+        ``None``, nor text UTF-8 spells or a buffer within the size bound: other mappings,
+        subclasses, longer text and buffers."""
         tool = self._tools.get(name)
         schema = (tool if tool is not None else self.tool(name)).input
         if name not in self._from_dict:  # bound once, not again on every call of another form

@@ -653,8 +653,8 @@ def test_no_arguments_answer_as_the_empty_object(limits: dict[str, int], require
 
 
 def test_buffers_answer_as_their_bytes() -> None:
-    """Arguments in a bytearray or a memoryview (of bytes, of wider items, strided) answer as the
-    bytes they hold do, a buffer over the size bound included (measured in bytes, never copied)."""
+    """Arguments in a bytearray, a memoryview (of bytes, of wider items, strided) or text answer as
+    the bytes they hold do, one over the size bound included (measured, never copied)."""
     schema = {"type": "object", "properties": {"a": {"type": "integer"}, "s": {"type": "string"}}}
     eng = engine.Engine(limits=engine.Limits(max_instance_bytes=64))
     tools = engine.compile_tools([{"name": "t", "inputSchema": schema}], engine=eng)
@@ -665,7 +665,7 @@ def test_buffers_answer_as_their_bytes() -> None:
         padded = data + b" " * (-len(data) % 4)  # a whole number of 4-byte items
         wide = memoryview(array.array("i", padded))
         strided = memoryview(bytes(byte for pair in zip(data, data, strict=True) for byte in pair))[::2]
-        for form in (bytearray(data), memoryview(data), strided):
+        for form in (bytearray(data), memoryview(data), strided, data.decode()):
             for _ in range(2):
                 assert _arguments_outcome(tools, "t", form) == expected, (data, form)
         assert _arguments_outcome(tools, "t", wide) == _arguments_outcome(judge, "t", padded)
