@@ -63,14 +63,24 @@ def surely_within(max_bytes: int) -> int:
 def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, max_depth: int | None = None) -> Any:
     """Parse one JSON document; every failure is a :class:`DecodeError` with its reason. Text is
     measured in the bytes of its UTF-8 (the limits are in bytes), not in characters."""
+    if type(data) is memoryview and data.nbytes > max_bytes:  # measured before a strided view is copied
+        raise DecodeError(DecodeReason.TOO_LARGE, f"document is {data.nbytes} bytes, over the limit of {max_bytes}")
     data = as_bytes(data)
-    if isinstance(data, str) and type(data) is not str:
-        data = str(data)  # the parser reads exact `str` only (a subclass was a TypeError)
-    size = len(data)
-    if surely_within(max_bytes) < size <= max_bytes and isinstance(data, str) and not data.isascii():
-        size = len(data.encode("utf-8", "surrogatepass"))
+    at_least = ""
+    if isinstance(data, str):
+        # Measured by `str`'s own methods (a subclass's are never called), before any copy.
+        size = str.__len__(data)
+        if size > surely_within(max_bytes) and not str.isascii(data):
+            if size <= max_bytes:
+                size = len(str.encode(data, "utf-8", "surrogatepass"))
+            else:
+                at_least = "at least "  # more characters than the limit has bytes: not encoded
+        if size <= max_bytes and type(data) is not str:
+            data = str(data)  # the parser reads exact `str` only (a subclass was a TypeError)
+    else:
+        size = len(data)
     if size > max_bytes:
-        raise DecodeError(DecodeReason.TOO_LARGE, f"document is {size} bytes, over the limit of {max_bytes}")
+        raise DecodeError(DecodeReason.TOO_LARGE, f"document is {at_least}{size} bytes, over the limit of {max_bytes}")
     try:
         value = _decode(data)
     except msgspec.ValidationError as exc:  # raised for numbers beyond the float range

@@ -203,9 +203,12 @@ class ElicitationForm:
                     return read_other(data)
                 return inline[0](encoded)
             if kind is bytearray or kind is memoryview:
-                buffer = as_bytes(data)  # a view of wider items measured in bytes
-                if len(buffer) <= short:
-                    return inline[0](bytes(buffer))
+                try:
+                    size = len(data) if kind is bytearray else data.nbytes  # in bytes, whatever its items
+                except ValueError:  # a released view: the other read says so
+                    size = -1
+                if 0 <= size <= short:
+                    return inline[0](bytes(as_bytes(data)))
             return read_other(data)
 
         namespace["read_short_other"] = read_short_other

@@ -180,11 +180,15 @@ class ToolSet:
                 return self._arguments(name, arguments)
             return self.validate_arguments(name, encoded)
         if kind is bytearray or kind is memoryview:
-            # A buffer within the size bound: its bytes, on the bound short path (a copy costs less
-            # than the reader's frames); a longer one is measured by the reader, uncopied.
-            data = as_bytes(arguments)  # a view of wider items measured in bytes
-            if len(data) <= self._within:
-                return self.validate_arguments(name, bytes(data))
+            # A buffer within the size bound (in bytes, whatever its items): its bytes, on the bound
+            # short path (a copy costs less than the reader's frames); a longer one is measured by
+            # the reader, uncopied here, as is a released view (after the tool's lookup).
+            try:
+                size = len(arguments) if kind is bytearray else arguments.nbytes
+            except ValueError:
+                size = -1
+            if 0 <= size <= self._within:
+                return self.validate_arguments(name, bytes(as_bytes(arguments)))
         return self._arguments(name, arguments)
 
     def _arguments(self, name: str, arguments: Any) -> dict[str, Any]:

@@ -669,3 +669,31 @@ def test_buffers_answer_as_their_bytes() -> None:
             for _ in range(2):
                 assert _arguments_outcome(tools, "t", form) == expected, (data, form)
         assert _arguments_outcome(tools, "t", wide) == _arguments_outcome(judge, "t", padded)
+
+
+def test_a_released_view_is_refused_after_the_tools_lookup() -> None:
+    """A released memoryview names no bytes: an unknown tool is still said first, and a known one
+    refuses the view as the reader always has (the view cannot be read)."""
+    tools = engine.compile_tools([{"name": "t", "inputSchema": {"type": "object"}}], engine=engine.Engine())
+    view = memoryview(b'{"a": 1}')
+    view.release()
+    with pytest.raises(engine.UnknownTool):
+        tools.validate_arguments("nope", view)
+    with pytest.raises(ValueError, match="released"):
+        tools.validate_arguments("t", view)
+
+
+def test_text_over_the_bound_is_refused_by_its_least_size() -> None:
+    """Text with more characters than the size bound has bytes is refused without encoding it:
+    the message says how many bytes it has at least (each character takes one or more)."""
+    tools = engine.compile_tools(
+        [{"name": "t", "inputSchema": {"type": "object"}}],
+        engine=engine.Engine(limits=engine.Limits(max_instance_bytes=8)),
+    )
+    with pytest.raises(engine.DecodeError) as refusal:
+        tools.validate_arguments("t", '{"a":"ééééé"}')
+    assert refusal.value.reason == "too-large"
+    assert "at least 13 bytes" in str(refusal.value)
+    with pytest.raises(engine.DecodeError) as exact:
+        tools.validate_arguments("t", '{"a":"aaaaa"}')  # ASCII: its length is its size
+    assert "document is 13 bytes" in str(exact.value)
