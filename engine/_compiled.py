@@ -365,6 +365,8 @@ class CompiledSchema:
 
         def read_bounded(data: bytes | bytearray | memoryview | str) -> Any:
             if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
+                if data.nbytes > within:
+                    return slow(data)  # measured there before it is copied
                 data = as_bytes(data)
             size = len(data)
             # The depth shown from the bytes needs no walk of the value.
@@ -405,9 +407,12 @@ class CompiledSchema:
         parse = _parse
 
         def general(data: bytes | bytearray | memoryview | str) -> Any:
-            if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
+            # A view is measured in bytes, not in items (see `as_bytes`); a longer one by the bounded
+            # parse, before it is copied.
+            longer = type(data) is memoryview and data.nbytes > within
+            if type(data) is memoryview and not longer:
                 data = as_bytes(data)
-            if len(data) <= within:
+            if not longer and len(data) <= within:
                 try:
                     value = parse(data)
                 except Exception:  # noqa: BLE001 - the bounded parse below names the reason

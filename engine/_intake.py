@@ -242,6 +242,8 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
         if isinstance(schema, (bytes, bytearray, memoryview, str)):
             from ._decode import as_bytes, decode_json  # the same bounded parser as payloads
 
+            if type(schema) is memoryview and schema.nbytes > limits.max_schema_bytes:
+                raise _too_large(schema.nbytes, limits)  # measured before a strided view is copied
             schema = as_bytes(schema)  # a memoryview measured in bytes, not in items
             try:
                 size = len(schema.encode() if isinstance(schema, str) else schema)

@@ -166,6 +166,8 @@ def counted_then_parsed(
 
     def read(data: bytes | bytearray | memoryview | str) -> Any:
         if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
+            if data.nbytes > within:
+                return slow(data)  # measured there before it is copied
             data = as_bytes(data)
         size = len(data)
         if size > within:
@@ -261,6 +263,8 @@ def typed_then_held(
 
         def read(data: bytes | bytearray | memoryview | str) -> Any:
             if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
+                if data.nbytes > within:
+                    return slow(data)  # measured there before it is copied
                 data = as_bytes(data)
             return held(data, len(data))
 
@@ -270,6 +274,8 @@ def typed_then_held(
 
     def read_sealed(data: bytes | bytearray | memoryview | str) -> Any:
         if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
+            if data.nbytes > within:
+                return slow(data)  # measured there before it is copied
             data = as_bytes(data)
         size = len(data)
         if size <= sealed_limit or (size <= within and within_depth(data, max_depth)):

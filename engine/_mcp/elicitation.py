@@ -233,7 +233,9 @@ class ElicitationForm:
         if not isinstance(data, (bytes, bytearray, memoryview, str)):
             return self._checked(data)
         if type(data) is memoryview:
-            # Measured in bytes: `len` of a view of wider items counts items.
+            # Measured in bytes (`len` of a view counts items); a longer one, uncopied, by the general path.
+            if data.nbytes > surely_within(self._max_bytes):
+                return self._general(data)
             data = cast("bytes | memoryview", as_bytes(data))
         size = len(data)
         if size > surely_within(self._max_bytes):  # measured by the general path

@@ -8,6 +8,8 @@ refused as too deep, never evaluated."""
 from __future__ import annotations
 
 import array
+import time
+from functools import partial
 from typing import Any
 
 import msgspec
@@ -122,3 +124,33 @@ def test_a_byte_view_is_read_as_it_is() -> None:
     data = bytearray(b'{"a":1,"s":"x"}')
     assert compiled.decode(memoryview(data)) == {"a": 1, "s": "x"}
     assert compiled.decode(memoryview(data)[0:]) == {"a": 1, "s": "x"}
+
+
+def test_a_view_over_the_bound_is_refused_before_it_is_copied() -> None:
+    """A strided, reversed or two-dimensional view far over the size bound is refused as too large
+    by its size in bytes (`nbytes`), with nothing copied: by every reader, the tool set, the result
+    and answer readers and the compile. Copying 24 MB of a strided view takes a tenth of a second
+    or more; the refusal, a few microseconds (bounded generously here: a copy would exceed it)."""
+    n = 24 * 1024 * 1024
+    backing = bytearray(2 * n)
+    backing[::2] = b"{" + b" " * (n - 2) + b"}"
+    views = [memoryview(backing)[::2], memoryview(backing)[::-1], memoryview(backing).cast("B", (n // 512, 1024))[::2]]
+    eng = engine.Engine(limits=engine.Limits(max_instance_bytes=4096, max_schema_bytes=4096), cache_size=0)
+    tools = engine.compile_tools([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {}}], engine=eng)
+    form = engine.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}}, engine=eng)
+    readers = [eng.compile(SCHEMAS[name]).decode for name in SCHEMAS]
+    readers += [eng.compile(SCHEMAS["open"]).decode_typed, form.decode_result]
+    readers += [partial(tools.validate_arguments, "t"), partial(tools.validate_result, "t")]
+    for view in views:
+        for read in readers:
+            started = time.perf_counter()
+            with pytest.raises(DecodeError) as refusal:
+                read(view)
+            assert time.perf_counter() - started < 0.05, read
+            assert refusal.value.reason == "too-large"
+            assert f"document is {view.nbytes} bytes" in str(refusal.value)
+        started = time.perf_counter()
+        with pytest.raises(engine.SchemaRejected) as rejected:
+            eng.compile(view)
+        assert time.perf_counter() - started < 0.05
+        assert rejected.value.reason == "limit-exceeded"
