@@ -229,12 +229,12 @@ class ToolSet:
         without the ``TextContent`` block holding its JSON that SEP-2106 requires."""
         kind = type(result)
         if kind is bytes or isinstance(result, (bytearray, memoryview, str)):  # the hot path: one pass
-            if kind is memoryview:  # measured in bytes, not in items; a longer one before it is copied
+            if kind is memoryview:  # measured in bytes, not in items; one over the bound before a copy
                 try:
-                    longer = result.nbytes > self._within
+                    over = result.nbytes > self._max_bytes
                 except ValueError:  # released: refused where it is read, after the tool's lookup
-                    longer = True
-                if longer:
+                    over = True
+                if over:
                     return self._judged_result(name, result, is_bytes=True, require_text_fallback=require_text_fallback)
                 result = as_bytes(result)
             try:  # a subscript costs less than `.get`, and a tool's first result is rare

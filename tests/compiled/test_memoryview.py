@@ -154,3 +154,43 @@ def test_a_view_over_the_bound_is_refused_before_it_is_copied() -> None:
             eng.compile(view)
         assert time.perf_counter() - started < 0.05
         assert rejected.value.reason == "limit-exceeded"
+
+
+@pytest.mark.parametrize("max_bytes", [64, 200])
+def test_views_between_the_short_read_and_the_bound_answer_as_their_bytes(max_bytes: int) -> None:
+    """A strided or wide view longer than what is read without a measure (a quarter of the bound)
+    but within the bound is read as its bytes by every entry: the readers, the tool set's argument
+    and result reads, and the form's answer read."""
+    eng = engine.Engine(limits=engine.Limits(max_instance_bytes=max_bytes, max_instance_depth=8), cache_size=0)
+    schema = SCHEMAS["open"]
+    compiled = eng.compile(schema)
+    tools = engine.compile_tools([{"name": "t", "inputSchema": schema, "outputSchema": schema}], engine=eng)
+    form = engine.compile_elicitation({"type": "object", "properties": {"s": {"type": "string"}}}, engine=eng)
+
+    def views(data: bytes) -> list[memoryview]:
+        forms = [memoryview(bytes(byte for pair in zip(data, data, strict=True) for byte in pair))[::2]]
+        if len(data) % 8 == 0:
+            forms.append(memoryview(array.array("Q", data)))
+        return forms
+
+    def outcome(read: Any, data: Any) -> Any:
+        try:
+            return ("value", repr(read(data)))
+        except (ValidationFailed, DecodeError) as exc:
+            return (type(exc).__name__, exc.reason if isinstance(exc, DecodeError) else None, str(exc))
+
+    for size in range(max_bytes // 4 - 2, max_bytes + 4):
+        body = b'{"a":1,"s":"' + b"y" * max(size - 14, 0) + b'"}'
+        result = b'{"content":[],"structuredContent":' + body + b"}"
+        answer = b'{"action":"accept","content":{"s":"' + b"y" * max(size - 36, 0) + b'"}}'
+        cases = [
+            (compiled.decode, body),
+            (compiled.decode_typed, body),
+            (partial(tools.validate_arguments, "t"), body),
+            (partial(tools.validate_result, "t"), result),
+            (form.decode_result, answer),
+        ]
+        for read, data in cases:
+            expected = outcome(read, data)
+            for view in views(data):
+                assert outcome(read, view) == expected, (read, data)
