@@ -407,11 +407,11 @@ class CompiledSchema:
         parse = _parse
 
         def general(data: bytes | bytearray | memoryview | str) -> Any:
-            # A view is measured in bytes, not in items (see `as_bytes`); a longer one by the bounded
-            # parse, before it is copied.
-            longer = type(data) is memoryview and data.nbytes > within
-            if type(data) is memoryview and not longer:
-                data = as_bytes(data)
+            longer = False
+            if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
+                longer = data.nbytes > within  # then measured by the bounded parse, before a copy
+                if not longer:
+                    data = as_bytes(data)
             if not longer and len(data) <= within:
                 try:
                     value = parse(data)

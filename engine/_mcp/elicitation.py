@@ -34,7 +34,7 @@ from msgspec import UNSET, UnsetType
 
 from .._compiled import CompiledSchema
 from .._config import Limits, short_repr
-from .._decode import as_bytes, decode_json, held_nesting, surely_within, too_short_to_nest
+from .._decode import as_bytes, decode_json, held_nesting, short_bytes, surely_within, too_short_to_nest
 from .._dialect import Dialect
 from .._engine import Engine, engine_or_default
 from .._errors import Issue, RejectReason, SchemaRejected, ValidationFailed
@@ -193,23 +193,9 @@ class ElicitationForm:
         inline: list[Callable[[bytes], ElicitResult]] = []  # the read below, once made
 
         def read_short_other(data: Any) -> ElicitResult:
-            # Text and buffers as their bytes, read inline as bytes are (text with a lone
-            # surrogate, which no UTF-8 spells, and anything longer, by `read_other`, uncopied).
-            kind = type(data)
-            if kind is str and len(data) <= within:
-                try:
-                    encoded = data.encode()
-                except UnicodeEncodeError:
-                    return read_other(data)
-                return inline[0](encoded)
-            if kind is bytearray or kind is memoryview:
-                try:
-                    size = len(data) if kind is bytearray else data.nbytes  # in bytes, whatever its items
-                except ValueError:  # a released view: the other read says so
-                    size = -1
-                if 0 <= size <= short:
-                    return inline[0](bytes(as_bytes(data)))
-            return read_other(data)
+            # Text and buffers as their bytes, read inline as bytes are; anything else by `read_other`.
+            encoded = short_bytes(data, within)
+            return read_other(data) if encoded is None else inline[0](encoded)
 
         namespace["read_short_other"] = read_short_other
         source = _READ_CHECKING_FORMATS if format_checks else _READ

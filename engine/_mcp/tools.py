@@ -11,7 +11,7 @@ import msgspec
 from msgspec import UNSET
 
 from .._compiled import CompiledSchema
-from .._decode import as_bytes, decode_json, surely_within
+from .._decode import as_bytes, decode_json, short_bytes, surely_within
 from .._engine import Engine, engine_or_default
 from .._errors import DecodeError, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
 from .._instance import PLAIN_SCALARS, admit, max_values, referents, walk
@@ -173,22 +173,9 @@ class ToolSet:
             return checked(arguments)  # type: ignore[no-any-return]
         if arguments is None:  # no arguments: an empty object (a fresh dict each call)
             return self.validate_arguments(name, b"{}" if self._none_as_bytes else {})
-        if kind is str and len(arguments) <= self._within:  # JSON text: as its UTF-8, on the short path
-            try:
-                encoded = arguments.encode()
-            except UnicodeEncodeError:  # a lone surrogate: no UTF-8 spells it; the reader says so
-                return self._arguments(name, arguments)
+        encoded = short_bytes(arguments, self._within)  # text or a buffer: read as its bytes are
+        if encoded is not None:
             return self.validate_arguments(name, encoded)
-        if kind is bytearray or kind is memoryview:
-            # A buffer within the size bound (in bytes, whatever its items): its bytes, on the bound
-            # short path (a copy costs less than the reader's frames); a longer one is measured by
-            # the reader, uncopied here, as is a released view (after the tool's lookup).
-            try:
-                size = len(arguments) if kind is bytearray else arguments.nbytes
-            except ValueError:
-                size = -1
-            if 0 <= size <= self._within:
-                return self.validate_arguments(name, bytes(as_bytes(arguments)))
         return self._arguments(name, arguments)
 
     def _arguments(self, name: str, arguments: Any) -> dict[str, Any]:
