@@ -262,6 +262,28 @@ class ToolSet:
             return self._judged_result(name, result, is_bytes=True, require_text_fallback=require_text_fallback)
         return self._judged_result(name, result, is_bytes=False, require_text_fallback=require_text_fallback)
 
+    def validate_structured(self, name: str, structured: Any) -> Any:
+        """A successful result's ``structuredContent``, given as a Python value (what an SDK hands
+        over), checked against the tool's ``outputSchema``, or held to JSON where the tool has
+        none; returned. What :meth:`validate_result` does with a dict result of no content that
+        carries it, without building and reading that envelope (a third of the time).
+
+        Raises :class:`UnknownTool`, the tool's :class:`SchemaRejected`, :class:`ValidationFailed`
+        (issues under ``/structuredContent``) or :class:`DecodeError`."""
+        tool = self._tools.get(name)
+        if tool is None:
+            tool = self.tool(name)  # raises the right error
+        return self._structured(tool.output, structured)
+
+    def _structured(self, output: CompiledSchema | None, structured: Any) -> Any:
+        if output is None:
+            admit(structured, self._max_depth, max_values(self._max_bytes))
+            return structured
+        try:
+            return output.checked(structured)
+        except ValidationFailed as failure:
+            raise failure.under("/structuredContent") from None
+
     def _result_entry(self, bound: list[Any]) -> tuple[Any, ...]:
         """A tool's result readers as ``validate_result`` unpacks them: the longest result read
         inline (``short``, or up to the readers' size limit where its values show its depth),
@@ -301,13 +323,8 @@ class ToolSet:
             if envelope.meta is not UNSET:
                 admit(envelope.meta, self._max_depth, limit)
             structured = envelope.structured_content
-            if output is not None and not envelope.is_error and structured is not UNSET:
-                try:
-                    output.validate(structured)
-                except ValidationFailed as failure:
-                    raise failure.under("/structuredContent") from None
-            elif structured is not UNSET:
-                admit(structured, self._max_depth, limit)
+            if structured is not UNSET:
+                self._structured(None if envelope.is_error else output, structured)
         if output is not None and not envelope.is_error and envelope.structured_content is UNSET:
             raise envelope_failure(
                 f"tool {name!r} declares an outputSchema, so its result must carry structuredContent",

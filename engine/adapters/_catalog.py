@@ -280,10 +280,10 @@ class ToolCatalog:
         entry = self._entries.get(name)
         if entry is None:
             raise UnknownTool(name)
-        envelope: dict[str, Any] = {"content": [], "isError": False}
-        if structured is not ABSENT:
-            envelope["structuredContent"] = structured
-        entry.toolset.validate_result(name, envelope)
+        if structured is ABSENT:  # refused where the tool declares an outputSchema, with the reason
+            entry.toolset.validate_result(name, {"content": [], "isError": False})
+        else:
+            entry.toolset.validate_structured(name, structured)
 
 
 def observe(tool: str | None, direction: Direction, side: Side, start: float, valid: bool, enforced: bool) -> None:

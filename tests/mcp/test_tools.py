@@ -522,6 +522,63 @@ def test_results_as_dicts_agree_with_the_same_results_in_bytes(backend: str) -> 
     assert compared > 1000
 
 
+def _structured_values(structured: Any) -> list[Any]:
+    """structuredContent values around a recorded one: as recorded, wrong, with a property the
+    schema does not name, nested past a depth bound of 8, and values no JSON document decodes to
+    (a NaN, a set, a tuple, a str subclass, a key that is not a string, a lone surrogate, a
+    cycle, a shared-object bomb)."""
+
+    class Text(str):
+        __slots__ = ()
+
+    cycle: list[Any] = []
+    cycle.append(cycle)
+    bomb: Any = [0]
+    for _ in range(40):
+        bomb = [bomb, bomb]
+    values: list[Any] = [structured, None, "x", [1, "two"], {"zz": {"not": ["a", 2]}}, _nested(12, 1)]
+    values += [float("nan"), {1, 2}, (1, 2), Text("a"), {1: "a"}, "\ud800", cycle, bomb]
+    if isinstance(structured, dict):
+        first = next(iter(structured), "zz")
+        values += [
+            {**structured, "zz_extra": [1, {"a": None}]},
+            {**structured, first: {"deep": [1.5]}},
+            {**structured, first: float("inf")},
+            {**structured, first: "\udfff"},
+            {**structured, first: (1,)},
+            {**structured, "zz": _nested(12, "x")},
+            dict(reversed(structured.items())),
+        ]
+    return values
+
+
+@pytest.mark.parametrize(("backend", "max_depth"), [("auto", 256), ("jsonschema-rs", 8)])
+def test_structured_content_alone_answers_as_the_result_dict_carrying_it(backend: str, max_depth: int) -> None:
+    """``validate_structured`` (what the adapters call with an SDK's structuredContent) answers as
+    ``validate_result`` answers the dict result carrying it: the same value, or the same error
+    with the same issues, on every corpus result and the values around it, for tools with an
+    outputSchema and without one; an unknown and a refused tool are refused as there."""
+    eng = engine.Engine(engine.EngineConfig(backend=backend, limits=engine.Limits(max_instance_depth=max_depth)))
+    compared = 0
+    for entry, name, tools in _with_output_schemas(eng):
+        bare = engine.compile_tools([{"name": name, "inputSchema": {"type": "object"}}], engine=eng)
+        for value in _structured_values(entry["result"].get("structuredContent")):
+            for toolset in (tools, bare):
+                whole = _outcome(partial(toolset.validate_result, name, {"content": [], "structuredContent": value}))
+                alone = _outcome(lambda: _as_result(toolset.validate_structured(name, value)))  # noqa: B023
+                assert alone == whole, (name, value)
+                compared += 1
+    assert compared > 1000
+    rejected = engine.compile_tools([{"name": "r", "inputSchema": {"type": "string"}}], engine=eng)
+    for toolset, name, error in ((rejected, "r", engine.SchemaRejected), (rejected, "none", engine.UnknownTool)):
+        with pytest.raises(error):
+            toolset.validate_structured(name, {})
+
+
+def _as_result(structured: Any) -> engine.CallToolResult:
+    return engine.CallToolResult(content=[], structured_content=structured, is_error=False)
+
+
 def _nested(depth: int, bottom: Any) -> Any:
     """``bottom`` inside ``depth`` arrays and objects, alternating."""
     value = bottom
