@@ -365,18 +365,27 @@ def results_workload(ctx: Context) -> Workload:
     # The same results as a host reads them off the transport: the whole JSON-RPC response.
     responses = {id(r): encode({"jsonrpc": "2.0", "id": 1, "result": r.result}) for r in results}
 
-    def prepare(contender: Contender, result: Any, *, response: bool = False) -> Prepared:
+    def prepare(contender: Contender, result: Any, *, response: bool = False, values: bool = False) -> Prepared:
+        """``response``: the result inside its JSON-RPC response; ``values``: its structuredContent
+        as a Python value, what an SDK's result object hands over."""
         data = responses[id(result)] if response else result.data
+        if values:
+            data = result.result["structuredContent"]
         if isinstance(contender, EngineContender):
             if why:
                 raise Refused("skipped", why)
             tools = _tool_set(ctx, contender, "results:" + result.source, list(definitions[result.source].values()))
             _refused_tool(tools, result.tool)
-            return functools.partial(tools.validate_result, result.tool), data, False
+            call = tools.validate_structured if values else tools.validate_result
+            return functools.partial(call, result.tool), data, False
         if result.output_schema is None:
             raise Refused("n/a", "no outputSchema: nothing to validate")
         checker = _checker(ctx, contender, result.output_schema)
         check = checker.from_object
+        if values:
+            if check is None:
+                raise Refused("n/a", "decodes bytes only")
+            return check, data, contender.kind == "raw"
 
         def decode_and_check(data: bytes) -> Any:
             return check(decode(data)["structuredContent"])
@@ -400,6 +409,11 @@ def results_workload(ctx: Context) -> Workload:
         work.rows.append(
             time_row(ctx, row, items, lambda r: responses[id(r)], functools.partial(prepare, response=True))
         )
+    # structuredContent as the SDKs hand it over (a Python value), as the adapters check it.
+    items = [r for r in items if "structuredContent" in r.result]
+    if items:
+        row = Row(case="structuredContent as values", detail=f"{len(items)} values")
+        work.rows.append(time_row(ctx, row, items, lambda r: r.data, functools.partial(prepare, values=True)))
     return work
 
 
