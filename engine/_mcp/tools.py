@@ -266,7 +266,7 @@ class ToolSet:
         """A successful result's ``structuredContent``, given as a Python value (what an SDK hands
         over), checked against the tool's ``outputSchema``, or held to JSON where the tool has
         none; returned. What :meth:`validate_result` does with a dict result of no content that
-        carries it, without building and reading that envelope (a third of the time).
+        carries it, without building and reading that envelope (0.4 of its time).
 
         Raises :class:`UnknownTool`, the tool's :class:`SchemaRejected`, :class:`ValidationFailed`
         (issues under ``/structuredContent``) or :class:`DecodeError`."""
