@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 
 from ._config import Limits
-from ._decode import LEVELS_READ, as_bytes, check_depth, decode_json, surely_within, too_short_to_nest, within_depth
+from ._decode import (
+    LEVELS_READ,
+    as_bytes,
+    check_depth,
+    decode_json,
+    parse_two_levels,
+    surely_within,
+    too_short_to_nest,
+    within_depth,
+)
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
@@ -405,6 +414,9 @@ class CompiledSchema:
         check = self._check
         failure = self._failure
         parse = _parse
+        # Long documents parsed by the decoder that shows they nest two levels at most, until one
+        # nests deeper (the documents of one schema are alike; see `counted_then_parsed`).
+        shallow = [two_levels_within and not sealed]
 
         def general(data: bytes | bytearray | memoryview | str) -> Any:
             longer = False
@@ -413,14 +425,23 @@ class CompiledSchema:
                 if not longer:
                     data = as_bytes(data)
             if not longer and len(data) <= within:
+                long = not sealed and len(data) > short  # not within the depth bound by its length
                 try:
-                    value = parse(data)
+                    if long and shallow[0]:
+                        try:
+                            value = parse_two_levels(data)
+                            long = False  # its depth shown as it parsed
+                        except msgspec.ValidationError:
+                            shallow[0] = False  # nests deeper (or a number out of range): not tried again
+                            value = parse(data)
+                    else:
+                        value = parse(data)
                 except Exception:  # noqa: BLE001 - the bounded parse below names the reason
                     value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
                 else:
                     # The depth shown by the parsed values, a level at a time (nor, sealed, for
                     # a valid one: see below); the exact walk only where that bound is over.
-                    if not sealed and len(data) > short and (not two_levels_within or referents(*referents(value))):
+                    if long and (not two_levels_within or referents(*referents(value))):
                         check_depth(value, max_depth)
             else:
                 value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)

@@ -21,6 +21,7 @@ from ._decode import (
     decode_json,
     held_nesting,
     member_colons,
+    parse_two_levels,
     surely_within,
     too_short_to_nest,
     within_depth,
@@ -136,6 +137,9 @@ def counted_then_parsed(
     two_levels_within = LEVELS_READ and max_depth >= 2
     # How many more documents go to the general read first, and the short path in each mode.
     to_general = [0]
+    # Whether the general mode's long documents are parsed by `parse_two_levels`, which shows
+    # their depth as it parses: until one nests deeper (the documents of one tool are alike).
+    shallow = [two_levels_within and not sealed]
     typed_mode: ShortPath = [decode, inline, count, None, None, None, None]
     general_mode: ShortPath = [parse, within if sealed else short, None, None, None, check, to_general]
     short_path: ShortPath = typed_mode.copy()
@@ -178,6 +182,15 @@ def counted_then_parsed(
             # cost): one parse and the backend's check; the depth shown by the values, or by
             # validity where the schema is sealed. Anything else is read by `slow`, which explains.
             try:
+                if size > short and shallow[0]:
+                    try:
+                        value = parse_two_levels(data)
+                    except msgspec.ValidationError:
+                        shallow[0] = False  # nests deeper (or a number out of range): not tried again
+                        return slow(data)
+                    if check(value):
+                        return value
+                    return slow(data)
                 value = parse(data)
                 if (
                     sealed

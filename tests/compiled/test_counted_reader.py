@@ -417,3 +417,63 @@ def test_the_count_is_of_members_not_of_bytes() -> None:
         with pytest.raises(ValidationFailed):
             closed.decode(data)
     assert msgspec.json.decode(b'{"a":1,"s":"\\" :"}') == closed.decode(b'{"a":1,"s":"\\" :"}')
+
+
+def _shallow(compiled: Any) -> bool:
+    """Whether a compiled schema's reader still parses long documents of the general mode by the
+    decoder that shows their depth (see `counted_then_parsed`)."""
+    read = compiled.decode
+    return bool(read.__closure__[read.__code__.co_freevars.index("shallow")].cell_contents[0])
+
+
+@pytest.mark.parametrize("depth", [2, 3, 256])
+@pytest.mark.parametrize("schema", [SCHEMAS["untyped value"], GENERAL_SCHEMAS["one of"]], ids=["typed", "general"])
+def test_long_documents_of_the_general_read_show_their_depth_as_they_parse(schema: Any, depth: int) -> None:
+    """On the general read (a typed schema's general mode, or a schema with no typed read), a
+    document too long to be within the depth bound by its length is parsed by a decoder that
+    shows it nests at most two levels; the first one that nests deeper, or holds a number out of
+    range, goes to the general path, and the next ones are parsed plain and shown within the
+    bound by their values. Every answer is the exact path's, in that order."""
+    fast, exact = engines(depth)
+    judge = exact.compile(schema)
+    pad = b" " * (2 * depth + 2)
+    shallow = [
+        b'{"a":1,"s":"x:y"}',
+        b'{"a":1,"any":[1,"x:y",null,1.5,18446744073709551616]}',
+        b'{"a":1,"any":{"k":"x:y","k":-0}}',
+        b'{"a":"x","s":"x:y"}',
+        b'{"a":1,"any":[]}',
+        b'{"a":1',
+    ]
+    deep = [b'{"a":1,"any":{"k":[1]}}', b'{"a":1,"any":[[[1]]]}', b'{"a":1,"any":1e400}', b'{"a":1,"any":[{}]}']
+    for first in deep:
+        compiled = fast.compile(schema)  # no cache: a reader of its own
+        if schema is SCHEMAS["untyped value"]:
+            primed(compiled)
+        flags = []
+        for document in [*shallow, first, *shallow, *deep]:
+            data = document + pad
+            assert outcome(compiled.decode, data) == outcome(judge.decode, data), data
+            flags.append(_shallow(compiled))
+        assert flags == [True] * len(shallow) + [False] * (len(shallow) + len(deep) + 1)
+
+
+def test_the_two_level_parse_is_the_plain_parse_of_shallow_documents() -> None:
+    """`parse_two_levels` gives what `msgspec.json.decode` gives for every document nesting at most
+    two levels, and refuses every deeper one (and what the plain parse refuses)."""
+    from engine._decode import nesting, parse_two_levels
+
+    documents = [*DOCUMENTS, b"[[1]]", b"[[[1]]]", b'{"k":[{}]}', b'{"k":{"k":[]}}', b"1.0", b"-0", b"[1e2, 1E-2]"]
+    for data in documents:
+        try:
+            plain: Any = ("value", msgspec.json.decode(data))
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            plain = ("error", type(exc))
+        try:
+            shallow: Any = ("value", parse_two_levels(data))
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            shallow = ("error", type(exc))
+        if plain[0] == "value" and nesting(plain[1], 3) <= 2:
+            assert shallow == plain and json.dumps(shallow[1]) == json.dumps(plain[1]), data
+        else:
+            assert shallow[0] == "error", data
