@@ -8,8 +8,9 @@ the input until the tool's compiled validator decodes it, so no byte is parsed t
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from itertools import repeat
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -20,10 +21,12 @@ from .._errors import Issue, ValidationFailed
 __all__ = [
     "CallToolResult",
     "decode_envelope",
+    "SHALLOW_NESTING",
     "decode_lenient",
     "decode_whole",
     "decode_wire",
     "envelope_from_dict",
+    "shallow_decoder",
 ]
 
 
@@ -45,12 +48,14 @@ class CallToolResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename="c
         return self.structured_content is not UNSET
 
 
-def _envelope(structured: Any, *, forbid_unknown: bool) -> Any:
+def _envelope(structured: Any, *, forbid_unknown: bool, value: Any = Any) -> Any:
     """The msgspec type of a CallToolResult, or of a whole JSON-RPC response carrying one (one
     decode covers both), with ``structuredContent`` typed ``structured`` (``msgspec.Raw`` for the
-    slice, ``Any`` for a plain value). ``forbid_unknown``: the readers of the hot path refuse fields
-    they do not name, since msgspec skips an unknown field's value without checking it (invalid
-    UTF-8, a number out of range, any depth); a JSON-RPC response's ``id`` is named for that."""
+    slice, ``Any`` for a plain value) and every other untyped value (a content block's members,
+    ``_meta``'s, ``resultType``, a response's ``id`` and ``error``) typed ``value``.
+    ``forbid_unknown``: the readers of the hot path refuse fields they do not name, since msgspec
+    skips an unknown field's value without checking it (invalid UTF-8, a number out of range, any
+    depth); a JSON-RPC response's ``id`` is named for that."""
     options: dict[str, Any] = {
         "kw_only": True,
         "rename": "camel",
@@ -60,13 +65,13 @@ def _envelope(structured: Any, *, forbid_unknown: bool) -> Any:
     result = msgspec.defstruct(
         "CallToolResultWire",
         [
-            ("content", list[dict[str, Any]], msgspec.field(default_factory=list)),
+            ("content", list[dict[str, value]], msgspec.field(default_factory=list)),
             ("structured_content", structured | UnsetType, UNSET),
             ("is_error", bool, False),
-            ("meta", dict[str, Any] | UnsetType, msgspec.field(default=UNSET, name="_meta")),
+            ("meta", dict[str, value] | UnsetType, msgspec.field(default=UNSET, name="_meta")),
             # Every result of a 2026-07-28 session carries `resultType`: named, so that the hot
             # path reads such a result in one pass (read as the exact path reads it: any value).
-            ("result_type", Any | UnsetType, UNSET),
+            ("result_type", value | UnsetType, UNSET),
         ],
         **options,
     )
@@ -74,9 +79,9 @@ def _envelope(structured: Any, *, forbid_unknown: bool) -> Any:
         "CallToolResponseWire",
         [
             ("jsonrpc", str | UnsetType, UNSET),
-            ("id", Any | UnsetType, UNSET),
+            ("id", value | UnsetType, UNSET),
             ("result", result | UnsetType, UNSET),
-            ("error", Any | UnsetType, UNSET),
+            ("error", value | UnsetType, UNSET),
         ],
         bases=(result,),
         **options,
@@ -97,6 +102,37 @@ decode_whole: Callable[[bytes | bytearray | memoryview | str], Any] = msgspec.js
 slice), unchecked and unbounded: raises msgspec's errors as they are; a JSON-RPC response is
 returned whole (its ``result`` is the result). Every document :func:`decode_wire` refuses, it
 refuses too (it decodes, where that one skips)."""
+
+
+def _shallow(levels: int) -> Any:
+    """JSON values nesting at most ``levels`` arrays and objects: unions of the JSON types, which
+    msgspec reads at the plain parse's speed (each number by its token, as the plain parse)."""
+    kind: Any = Union[None, bool, int, float, str]  # noqa: UP007 - a union built of types
+    for _ in range(levels):
+        kind = Union[None, bool, int, float, str, list[kind], dict[str, kind]]  # noqa: UP007
+    return kind
+
+
+_SHALLOW_LEVELS = 4
+SHALLOW_NESTING = 4 + _SHALLOW_LEVELS
+"""The most levels a document :func:`shallow_decoder`'s decoder reads nests: a response, its
+result, the content array, a block, and the levels of a value in it (``structuredContent``,
+``_meta``, ``resultType``, ``id`` and ``error`` sit higher)."""
+
+
+@cache
+def shallow_decoder() -> Callable[[bytes | bytearray | memoryview | str], Any]:
+    """:func:`decode_whole` for a result whose every untyped value nests at most four levels, which
+    it shows as it decodes: the same fields and values, and a ``msgspec.ValidationError`` for one
+    nesting deeper (as for what :func:`decode_whole` refuses). A long result so read nests at most
+    :data:`SHALLOW_NESTING` levels, with no look at its values after the decode. Built on first
+    use (a few milliseconds: msgspec reads the unions' every branch), once."""
+    value = _shallow(_SHALLOW_LEVELS)
+    decode: Callable[[bytes | bytearray | memoryview | str], Any] = msgspec.json.Decoder(
+        _envelope(value, forbid_unknown=True, value=value)
+    ).decode
+    return decode
+
 
 # The exact path's envelope: any other field is allowed (the document is parsed whole first).
 _decode_any = msgspec.json.Decoder(_envelope(msgspec.Raw, forbid_unknown=False)).decode

@@ -16,7 +16,7 @@ from msgspec import UNSET
 from .._compiled import CompiledSchema
 from .._decode import check_depth, held_nesting, surely_within, too_short_to_nest, within_depth
 from .._instance import referents
-from .envelope import CallToolResult, decode_lenient, decode_whole, decode_wire
+from .envelope import SHALLOW_NESTING, CallToolResult, decode_lenient, decode_whole, decode_wire, shallow_decoder
 
 __all__ = ["BoundResultReader", "bind_results", "nests_within"]
 
@@ -27,16 +27,20 @@ _referents = gc.get_referents
 
 
 def bind_results(output: CompiledSchema | None, max_bytes: int, max_depth: int) -> list[Any]:
-    """One tool's result readers, bound once: ``[short, depth, check, read]``. A result of at most
-    ``short`` bytes, or of at most ``max_bytes`` whose decoded values nest within ``depth`` (see
-    :func:`nests_within`), is within the bounds, so it may be decoded whole and its
+    """One tool's result readers, bound once: ``[short, depth, check, read, shallow]``. A result of
+    at most ``short`` bytes, or of at most ``max_bytes`` whose decoded values nest within
+    ``depth`` (see :func:`nests_within`), is within the bounds, so it may be decoded whole and its
     ``structuredContent`` judged by ``check``, the backend's check of a decoded value;
-    ``read(data)`` reads any result, which nests at most ``max_depth`` levels.
+    ``read(data)`` reads any result, which nests at most ``max_depth`` levels. ``shallow``: the
+    decoder (:func:`~engine._mcp.envelope.shallow_decoder`) a longer result is decoded by first,
+    which shows it within ``depth`` as it decodes, until one of the tool's results nests deeper
+    (the results of one tool are alike): then the caller sets it to ``None``, as it is where the
+    bound is too small for it.
     ``short`` and ``depth`` are -1 for a tool without an output schema (nothing to check: every
     result goes to ``read``), and become -1 once the tool's results carry fields of their own:
     ``read`` is then the plain reader (see `_plain_result_reader`)."""
     if output is None:
-        bound: list[Any] = [-1, -1, bool, None]
+        bound: list[Any] = [-1, -1, bool, None, None]
         bound[3] = _unchecked_result_reader(max_bytes, max_depth, bound)
         return bound
     path = output.hot_path()
@@ -44,7 +48,7 @@ def bind_results(output: CompiledSchema | None, max_bytes: int, max_depth: int) 
     # bound without a look.
     depth = min(path.max_depth, max_depth)
     short = min(too_short_to_nest(depth), surely_within(max_bytes))
-    bound = [short, depth, path.check, None]
+    bound = [short, depth, path.check, None, shallow_decoder() if depth >= SHALLOW_NESTING else None]
     bound[3] = _checked_result_reader(output, short, max_bytes, max_depth, bound)
     return bound
 

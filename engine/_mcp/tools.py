@@ -233,13 +233,24 @@ class ToolSet:
             if size <= inline:
                 # The commonest read inline (a reader's frame is a tenth of the floor): a result
                 # decoded once (msgspec bounds its own recursion), within the depth bound by its
-                # length or by its values (see `nests_within`), its structuredContent checked by
-                # the backend. Anything else is read below.
+                # length, by its decode (`shallow_decoder`, while the tool's results are shallow:
+                # see `bind_results`) or by its values (see `nests_within`), its structuredContent
+                # checked by the backend. Anything else is read below.
                 try:
-                    wire = top = decode_whole(result)
+                    within = size <= short
+                    shallow = bound[4]
+                    if within or shallow is None:
+                        wire = top = decode_whole(result)
+                    else:
+                        try:
+                            wire = top = shallow(result)
+                            within = True
+                        except msgspec.ValidationError:
+                            bound[4] = None  # nests deeper (or refused): not tried again
+                            raise
                     if wire.jsonrpc is not UNSET:  # a JSON-RPC response: its result, if it has one
                         wire = wire.result if wire.error is UNSET else UNSET
-                    if wire is not UNSET and (size <= short or nests_within(top, wire, depth)):
+                    if wire is not UNSET and (within or nests_within(top, wire, depth)):
                         structured = wire.structured_content
                         if wire.is_error:
                             # Not checked against the output schema, with or without
@@ -288,7 +299,7 @@ class ToolSet:
         """A tool's result readers as ``validate_result`` unpacks them: the longest result read
         inline (``short``, or up to the readers' size limit where its values show its depth),
         ``bind_results``'s ``[short, depth, check, read]``, and that list, which the readers change."""
-        short, depth, check, read = bound
+        short, depth, check, read, _ = bound
         return (self._within if depth >= 0 else short), short, depth, check, read, bound
 
     def _judged_result(self, name: str, result: Any, *, is_bytes: bool, require_text_fallback: bool) -> CallToolResult:

@@ -473,6 +473,41 @@ def test_results_from_bytes_agree_with_the_exact_path(backend: str, max_depth: i
     assert checked == 35
 
 
+@pytest.mark.parametrize("max_depth", [5, 256])
+def test_long_results_show_their_depth_as_they_decode_until_one_nests_deeper(max_depth: int) -> None:
+    """A result too long to be within the depth bound by its length is decoded, inline, by a
+    decoder that shows it nests at most `SHALLOW_NESTING` levels (where the bound admits as many),
+    until one of the tool's results nests deeper; then its results' values show their depth, as
+    before. Every answer is the exact path's, in that order."""
+    from engine._mcp.envelope import SHALLOW_NESTING
+
+    eng = engine.Engine(engine.EngineConfig(limits=engine.Limits(max_instance_depth=max_depth)))
+    tool = {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}
+    text = [{"type": "text", "text": "x: y " * 200}]
+    shallow = [
+        {"content": text, "structuredContent": {"a": [{"b": [1, "x"]}]}},
+        {"jsonrpc": "2.0", "id": [[1]], "result": {"content": text, "structuredContent": {}, "_meta": {"k": [[{}]]}}},
+        {"content": text, "structuredContent": {"a": 1e300}, "resultType": {"k": [[[1]]]}},
+        {"content": text, "structuredContent": [1]},
+        {"content": text, "isError": True},
+    ]
+    deep = [
+        {"content": text, "structuredContent": {"a": [{"b": [[1]]}]}},
+        {"content": [{"type": "text", "text": "x", "k": [[[[[1]]]]]}], "structuredContent": {"a": "x" * 600}},
+        {"content": text, "structuredContent": {"a": [[[[[[[[1]]]]]]]]}},
+    ]
+    for first in deep:
+        tools = engine.compile_tools([tool], engine=eng)
+        decoders = []
+        for result in [*shallow, first, *shallow, *deep]:
+            data = msgspec.json.encode(result)
+            exact = _outcome(partial(tools._judged_result, "t", data, is_bytes=True, require_text_fallback=False))
+            assert _outcome(partial(tools.validate_result, "t", data)) == exact, result
+            decoders.append(tools._results["t"][5][4] is not None)  # noqa: SLF001 - the decoder, or none
+        used = max_depth >= SHALLOW_NESTING  # the output schema's bound, that of the whole result
+        assert decoders == [used] * len(shallow) + [False] * (len(shallow) + len(deep) + 1)
+
+
 @pytest.mark.parametrize("output", [True, False])
 def test_the_result_table_follows_the_switch_to_the_plain_reader(output: bool) -> None:
     """Once a tool's result carries a field the envelope does not name, its results are read plain
