@@ -34,13 +34,13 @@ def bind_results(output: CompiledSchema | None, max_bytes: int, max_depth: int) 
     ``read(data)`` reads any result, which nests at most ``max_depth`` levels. ``shallow``: the
     decoder (:func:`~engine._mcp.envelope.shallow_decoder`) a longer result is decoded by first,
     which shows it within ``depth`` as it decodes, until one of the tool's results nests deeper
-    (the results of one tool are alike): then the caller sets it to ``None``, as it is where the
-    bound is too small for it.
+    (the results of one tool are alike): then the caller (or the reader of a tool without an
+    output schema) sets it to ``None``, as it is where the bound is too small for it.
     ``short`` and ``depth`` are -1 for a tool without an output schema (nothing to check: every
     result goes to ``read``), and become -1 once the tool's results carry fields of their own:
     ``read`` is then the plain reader (see `_plain_result_reader`)."""
     if output is None:
-        bound: list[Any] = [-1, -1, bool, None, None]
+        bound: list[Any] = [-1, -1, bool, None, shallow_decoder() if max_depth >= SHALLOW_NESTING else None]
         bound[3] = _unchecked_result_reader(max_bytes, max_depth, bound)
         return bound
     path = output.hot_path()
@@ -157,8 +157,18 @@ def _unchecked_result_reader(max_bytes: int, max_depth: int, bound: list[Any]) -
         size = len(data)
         if size > within:
             return None
+        shown = size <= short  # within the depth bound by its length
+        shallow = bound[4]
         try:
-            wire: Any = decode(data)
+            if shown or shallow is None:
+                wire: Any = decode(data)
+            else:
+                try:
+                    wire = shallow(data)
+                    shown = True  # within the bound as it decoded (see `bind_results`)
+                except msgspec.ValidationError:
+                    bound[4] = None  # nests deeper, or refused below: not tried again
+                    wire = decode(data)
         except Exception:  # noqa: BLE001 - a field the envelope does not name, or judged on the exact path
             return _read_plain(data, plain, bound)
         top = wire
@@ -167,8 +177,8 @@ def _unchecked_result_reader(max_bytes: int, max_depth: int, bound: list[Any]) -
                 return None
             wire = wire.result
         # Content blocks and `_meta` are read untyped: the whole result's depth is shown by its
-        # values, or the exact path measures it.
-        if size > short and not nests_within(top, wire, max_depth):
+        # decode or its values, or the exact path measures it.
+        if not shown and not nests_within(top, wire, max_depth):
             return None
         return CallToolResult(
             content=wire.content, structured_content=wire.structured_content, is_error=wire.is_error, meta=wire.meta

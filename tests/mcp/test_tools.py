@@ -473,16 +473,20 @@ def test_results_from_bytes_agree_with_the_exact_path(backend: str, max_depth: i
     assert checked == 35
 
 
+@pytest.mark.parametrize("output", [True, False])
 @pytest.mark.parametrize("max_depth", [5, 256])
-def test_long_results_show_their_depth_as_they_decode_until_one_nests_deeper(max_depth: int) -> None:
-    """A result too long to be within the depth bound by its length is decoded, inline, by a
-    decoder that shows it nests at most `SHALLOW_NESTING` levels (where the bound admits as many),
-    until one of the tool's results nests deeper; then its results' values show their depth, as
-    before. Every answer is the exact path's, in that order."""
+def test_long_results_show_their_depth_as_they_decode_until_one_nests_deeper(max_depth: int, output: bool) -> None:
+    """A result too long to be within the depth bound by its length is decoded (inline, or by the
+    reader of a tool without an output schema) by a decoder that shows it nests at most
+    `SHALLOW_NESTING` levels (where the bound admits as many), until one of the tool's results
+    nests deeper; then its results' values show their depth, as before. Every answer is the exact
+    path's, in that order."""
     from engine._mcp.envelope import SHALLOW_NESTING
 
     eng = engine.Engine(engine.EngineConfig(limits=engine.Limits(max_instance_depth=max_depth)))
-    tool = {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}
+    tool: dict[str, Any] = {"name": "t", "inputSchema": {"type": "object"}}
+    if output:
+        tool["outputSchema"] = {"type": "object"}
     text = [{"type": "text", "text": "x: y " * 200}]
     shallow = [
         {"content": text, "structuredContent": {"a": [{"b": [1, "x"]}]}},
@@ -504,7 +508,8 @@ def test_long_results_show_their_depth_as_they_decode_until_one_nests_deeper(max
             exact = _outcome(partial(tools._judged_result, "t", data, is_bytes=True, require_text_fallback=False))
             assert _outcome(partial(tools.validate_result, "t", data)) == exact, result
             decoders.append(tools._results["t"][5][4] is not None)  # noqa: SLF001 - the decoder, or none
-        used = max_depth >= SHALLOW_NESTING  # the output schema's bound, that of the whole result
+        # The output schema's bound, or without one, the whole result's (two levels more).
+        used = (max_depth if output else max_depth + 2) >= SHALLOW_NESTING
         assert decoders == [used] * len(shallow) + [False] * (len(shallow) + len(deep) + 1)
 
 
