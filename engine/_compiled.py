@@ -416,7 +416,7 @@ class CompiledSchema:
         parse = _parse
         # Long documents parsed by the decoder that shows they nest two levels at most, until one
         # nests deeper (the documents of one schema are alike; see `counted_then_parsed`).
-        shallow = [two_levels_within and not sealed]
+        shallow = [max_depth >= 2 and not sealed]
 
         def general(data: bytes | bytearray | memoryview | str) -> Any:
             longer = False

@@ -139,7 +139,7 @@ def counted_then_parsed(
     to_general = [0]
     # Whether the general mode's long documents are parsed by `parse_two_levels`, which shows
     # their depth as it parses: until one nests deeper (the documents of one tool are alike).
-    shallow = [two_levels_within and not sealed]
+    shallow = [max_depth >= 2 and not sealed]
     typed_mode: ShortPath = [decode, inline, count, None, None, None, None]
     general_mode: ShortPath = [parse, within if sealed else short, None, None, None, check, to_general]
     short_path: ShortPath = typed_mode.copy()

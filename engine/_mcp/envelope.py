@@ -19,9 +19,9 @@ from .._decode import decode_json, syntax_error
 from .._errors import Issue, ValidationFailed
 
 __all__ = [
+    "SHALLOW_NESTING",
     "CallToolResult",
     "decode_envelope",
-    "SHALLOW_NESTING",
     "decode_lenient",
     "decode_whole",
     "decode_wire",

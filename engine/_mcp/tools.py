@@ -298,7 +298,8 @@ class ToolSet:
     def _result_entry(self, bound: list[Any]) -> tuple[Any, ...]:
         """A tool's result readers as ``validate_result`` unpacks them: the longest result read
         inline (``short``, or up to the readers' size limit where its values show its depth),
-        ``bind_results``'s ``[short, depth, check, read]``, and that list, which the readers change."""
+        ``short``, ``depth``, ``check`` and ``read`` of ``bind_results``'s list, and that list,
+        which the readers change (its ``shallow`` decoder is read from it on each call)."""
         short, depth, check, read, _ = bound
         return (self._within if depth >= 0 else short), short, depth, check, read, bound
 
