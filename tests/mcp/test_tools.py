@@ -431,11 +431,16 @@ def _duplicated_members(result: dict[str, Any]) -> list[bytes]:
     firsts = [b'"content":false,', b'"isError":{"a":1},', b'"_meta":7,', b'"structuredContent":"\xff",']
     firsts += [b'"content":[{"a":' + deep + b"}],", b'"_meta":{"a":1e999},', b'"structuredContent":' + deep + b","]
     firsts += [b'"resultType":"\xff",', b'"resultType":' + deep + b","]
+    # values a raw slice would skip unread: bytes no parser accepts inside an object or an array
+    firsts += [b'"structuredContent":{"s":"\xff"},', b'"structuredContent":[1e400],']
+    firsts += [b'"structuredContent":{"s":"\\ud800"},']
     documents = [b"{" + first + envelope[1:] for first in firsts]
     documents += [
         b'{"jsonrpc":false,"jsonrpc":"2.0","id":1,"result":' + envelope + b"}",
         b'{"jsonrpc":"2.0","id":1,"result":"x","result":' + envelope + b"}",
         b'{"jsonrpc":"2.0","id":1,"result":' + b"{" + b'"isError":3,' + envelope[1:] + b"}",
+        b'{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"s":"\xff"}},"result":' + envelope + b"}",
+        b'{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":[1e999]},"result":' + envelope + b"}",
     ]
     return documents + [document + b" " * 600 for document in documents]
 
@@ -511,6 +516,25 @@ def test_long_results_show_their_depth_as_they_decode_until_one_nests_deeper(max
         # The output schema's bound, or without one, the whole result's (two levels more).
         used = (max_depth if output else max_depth + 2) >= SHALLOW_NESTING
         assert decoders == [used] * len(shallow) + [False] * (len(shallow) + len(deep) + 1)
+
+
+@pytest.mark.parametrize("max_depth", [8, 256])
+def test_a_member_named_twice_is_read_whole_by_a_fresh_tool_set(max_depth: int) -> None:
+    """A result naming a member twice, its first value one no parser accepts (or nesting past the
+    bound), is answered as on the exact path by a tool set's first reads too, before anything has
+    switched the tool to the plain reader: the reader that keeps ``structuredContent`` raw would
+    skip the first value unread (msgspec keeps the last)."""
+    eng = engine.Engine(engine.EngineConfig(limits=engine.Limits(max_instance_depth=max_depth)))
+    checked = 0
+    for entry, name, _ in _with_output_schemas(eng):
+        tool = {"name": name, "inputSchema": {"type": "object"}, "outputSchema": entry["outputSchema"]}
+        for data in _duplicated_members(entry["result"]):
+            tools = engine.compile_tools([tool], engine=eng)  # a reader of its own, fresh
+            exact = _outcome(partial(tools._judged_result, name, data, is_bytes=True, require_text_fallback=False))
+            for _ in range(2):
+                assert _outcome(partial(tools.validate_result, name, data)) == exact, data
+            checked += 1
+    assert checked > 500
 
 
 @pytest.mark.parametrize("output", [True, False])
