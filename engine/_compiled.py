@@ -373,8 +373,8 @@ class CompiledSchema:
         short = too_short_to_nest(max_depth)
 
         def read_bounded(data: bytes | bytearray | memoryview | str) -> Any:
-            if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
-                if data.nbytes > within:
+            if type(data) is not bytes:  # a view in bytes, not items; a subclass by what it holds (see `as_bytes`)
+                if type(data) is memoryview and data.nbytes > within:
                     return slow(data)  # measured there before it is copied
                 data = as_bytes(data)
             size = len(data)
@@ -420,8 +420,8 @@ class CompiledSchema:
 
         def general(data: bytes | bytearray | memoryview | str) -> Any:
             longer = False
-            if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
-                longer = data.nbytes > within  # then measured by the bounded parse, before a copy
+            if type(data) is not bytes:  # a view in bytes, not items; a subclass by what it holds (see `as_bytes`)
+                longer = type(data) is memoryview and data.nbytes > within  # measured by the bounded parse, uncopied
                 if not longer:
                     data = as_bytes(data)
             if not longer and len(data) <= within:

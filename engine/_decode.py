@@ -62,12 +62,27 @@ _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity", b"+Infinity", b"-NaN")
 
 
 def as_bytes(data: Any) -> Any:
-    """``data`` as a buffer whose ``len`` counts bytes: a ``memoryview`` of wider items (``len``
-    counts items, while a JSON parser reads every byte), of several dimensions or strided, as
-    its bytes; anything else as it is. Every limit on a document is in bytes, read from ``len``,
-    so every entry point taking a ``memoryview`` passes it through this first."""
-    if type(data) is memoryview and (data.itemsize != 1 or data.ndim != 1 or not data.c_contiguous):
-        return data.cast("B") if data.c_contiguous else data.tobytes()
+    """``data`` as a document whose ``len`` counts what a parser reads: a ``memoryview`` of wider
+    items (``len`` counts items, while a JSON parser reads every byte), of several dimensions or
+    strided, as its bytes; a subclass of ``bytes``, ``str`` or ``bytearray`` as an exact copy of
+    what it holds (its own methods, ``__len__`` or ``__str__`` among them, may say anything and
+    are never called); anything else as it is. Every limit on a document is read from ``len``, so
+    every entry point taking anything but exact ``bytes`` passes it through this first (a view
+    measured by ``nbytes`` before, where it may be over the bound: a copy of a strided one costs)."""
+    kind = type(data)
+    if kind is bytes or kind is str or kind is bytearray:
+        return data
+    if kind is memoryview:
+        if data.itemsize != 1 or data.ndim != 1 or not data.c_contiguous:
+            return data.cast("B") if data.c_contiguous else data.tobytes()
+        return data
+    # Kinds read from `type()`: an object can claim any class through `__class__`.
+    if issubclass(kind, bytes):
+        return bytes.__getitem__(data, slice(None))
+    if issubclass(kind, str):
+        return str.__str__(data)
+    if issubclass(kind, bytearray):
+        return bytes(memoryview(data))
     return data
 
 
@@ -118,7 +133,7 @@ def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, m
             else:
                 at_least = "at least "  # more characters than the limit has bytes: not encoded
         if size <= max_bytes and type(data) is not str:
-            data = str(data)  # the parser reads exact `str` only (a subclass was a TypeError)
+            data = str.__str__(data)  # the parser reads exact `str` only; a subclass's `__str__` is not called
     else:
         size = len(data)
     if size > max_bytes:

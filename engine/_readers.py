@@ -169,8 +169,8 @@ def counted_then_parsed(
         return slow(data)
 
     def read(data: bytes | bytearray | memoryview | str) -> Any:
-        if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
-            if data.nbytes > within:
+        if type(data) is not bytes:  # a view in bytes, not items; a subclass by what it holds (see `as_bytes`)
+            if type(data) is memoryview and data.nbytes > within:
                 return slow(data)  # measured there before it is copied
             data = as_bytes(data)
         size = len(data)
@@ -275,8 +275,8 @@ def typed_then_held(
     if sealed is None:
 
         def read(data: bytes | bytearray | memoryview | str) -> Any:
-            if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
-                if data.nbytes > within:
+            if type(data) is not bytes:  # a view in bytes, not items; a subclass by what it holds (see `as_bytes`)
+                if type(data) is memoryview and data.nbytes > within:
                     return slow(data)  # measured there before it is copied
                 data = as_bytes(data)
             return held(data, len(data))
@@ -286,8 +286,8 @@ def typed_then_held(
     sealed_limit = within if sealed_bounded else short
 
     def read_sealed(data: bytes | bytearray | memoryview | str) -> Any:
-        if type(data) is memoryview:  # measured in bytes, not in items (see `as_bytes`)
-            if data.nbytes > within:
+        if type(data) is not bytes:  # a view in bytes, not items; a subclass by what it holds (see `as_bytes`)
+            if type(data) is memoryview and data.nbytes > within:
                 return slow(data)  # measured there before it is copied
             data = as_bytes(data)
         size = len(data)

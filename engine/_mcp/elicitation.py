@@ -218,9 +218,10 @@ class ElicitationForm:
         decoded values (a long text answer costs no scan of its bytes)."""
         if not isinstance(data, (bytes, bytearray, memoryview, str)):
             return self._checked(data)
-        if type(data) is memoryview:
-            # Measured in bytes (`len` of a view counts items); a longer one, uncopied, by the general path.
-            if data.nbytes > surely_within(self._max_bytes):
+        if type(data) is not bytes:
+            # A view measured in bytes (`len` counts items), a longer one uncopied by the general
+            # path; a subclass by what it holds (see `as_bytes`).
+            if type(data) is memoryview and data.nbytes > surely_within(self._max_bytes):
                 return self._general(data)
             data = cast("bytes | memoryview", as_bytes(data))
         size = len(data)

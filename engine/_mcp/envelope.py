@@ -15,7 +15,7 @@ from typing import Any, Union
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from .._decode import decode_json, syntax_error
+from .._decode import as_bytes, decode_json, syntax_error
 from .._errors import Issue, ValidationFailed
 
 __all__ = [
@@ -151,6 +151,9 @@ def decode_envelope(data: bytes | bytearray | memoryview | str, *, max_bytes: in
     ``max_depth`` anywhere is a :class:`DecodeError`; then a wrong envelope shape is a
     :class:`ValidationFailed` naming the field."""
     decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
+    data = as_bytes(data)  # a view of wider items, or strided, as its bytes
+    if isinstance(data, str) and type(data) is not str:
+        data = str.__str__(data)  # the parser reads exact `str` only; a subclass's methods are not called
     try:
         wire = _decode_any(data)
     except msgspec.ValidationError as exc:

@@ -215,7 +215,8 @@ class ToolSet:
         ``require_text_fallback=True`` also refuses an array or primitive ``structuredContent``
         without the ``TextContent`` block holding its JSON that SEP-2106 requires."""
         kind = type(result)
-        if kind is bytes or isinstance(result, (bytearray, memoryview, str)):  # the hot path: one pass
+        # Kinds read from `type()`, not `isinstance`: an object can claim any class through `__class__`.
+        if kind is bytes or issubclass(kind, (bytes, bytearray, memoryview, str)):  # the hot path: one pass
             if kind is memoryview:  # measured in bytes, not in items; one over the bound before a copy
                 try:
                     over = result.nbytes > self._max_bytes
@@ -223,7 +224,8 @@ class ToolSet:
                     over = True
                 if over:
                     return self._judged_result(name, result, is_bytes=True, require_text_fallback=require_text_fallback)
-                result = as_bytes(result)
+            if type(result) is not bytes:
+                result = as_bytes(result)  # a view in bytes; a subclass by what it holds
             try:  # a subscript costs less than `.get`, and a tool's first result is rare
                 inline, short, depth, check, read, bound = self._results[name]
             except KeyError:

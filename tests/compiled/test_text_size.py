@@ -76,3 +76,87 @@ def test_ascii_text_at_the_limit_is_read() -> None:
         assert reason(read, text) is None and reason(read, text.encode()) is None, label
         over = document.replace("FILL", "a" * (LIMIT - base + 1))
         assert reason(read, over) == "too-large" and reason(read, over.encode()) == "too-large", label
+
+
+class _LyingBytes(bytes):
+    """Bytes whose own methods say they are two bytes, `{}`: only what they hold may be read."""
+
+    def __len__(self) -> int:
+        return 2
+
+    def __bytes__(self) -> bytes:
+        return b"{}"
+
+    def __str__(self) -> str:
+        return "{}"
+
+    def count(self, *_: Any) -> int:  # type: ignore[override]
+        return 0
+
+    def decode(self, *_: Any, **__: Any) -> str:  # type: ignore[override]
+        return "{}"
+
+
+class _LyingText(str):
+    """Text whose own methods say it is `{}`."""
+
+    __slots__ = ()
+
+    def __len__(self) -> int:
+        return 2
+
+    def __str__(self) -> str:
+        return "{}"
+
+    def count(self, *_: Any) -> int:  # type: ignore[override]
+        return 0
+
+    def encode(self, *_: Any, **__: Any) -> bytes:  # type: ignore[override]
+        return b"{}"
+
+    def isascii(self) -> bool:
+        return True
+
+
+def _outcome(read: Callable[[Any], Any], data: Any) -> Any:
+    try:
+        value = read(data)
+    except (DecodeError, engine.ValidationFailed) as exc:
+        return type(exc).__name__, str(getattr(exc, "reason", ""))
+    return "value", repr(value)
+
+
+@pytest.mark.parametrize("fill", ["x", "x" * 30, "x" * 200], ids=["short", "near the limit", "over the limit"])
+def test_subclasses_of_bytes_and_str_are_read_as_what_they_hold(fill: str) -> None:
+    """A document given as a subclass of bytes or str is measured and read by what it holds, at
+    every entry: its own methods (a length of two, a text of `{}`) are never asked, so it is
+    answered as the same document in exact bytes is."""
+    for label, read, document in readers():
+        data = document.replace("FILL", fill)
+        expected = _outcome(read, data.encode())
+        for lying in (_LyingBytes(data.encode()), _LyingText(data)):
+            assert _outcome(read, lying) == expected, (label, type(lying).__name__)
+
+
+def test_a_subclass_cannot_claim_to_be_too_short_to_nest() -> None:
+    """A deep document claiming a length of two is refused as too deep, as its bytes are, at every
+    entry (a length under the bound's brackets would skip the depth proof)."""
+    eng = engine.Engine(cache_size=0, limits=engine.Limits(max_instance_depth=8))
+    schema = {"type": "object", "properties": {"s": {"type": "string"}}}
+    compiled = eng.compile(schema)
+    tools = engine.compile_tools([{"name": "t", "inputSchema": schema, "outputSchema": schema}], engine=eng)
+    form = engine.compile_elicitation(schema, engine=eng)
+    deep = "[" * 40 + "]" * 40
+    cases = [
+        (compiled.decode, '{"s":"x","zz":' + deep + "}"),
+        (compiled.decode_typed, '{"s":"x","zz":' + deep + "}"),
+        (partial(tools.validate_arguments, "t"), '{"s":"x","zz":' + deep + "}"),
+        (partial(tools.validate_result, "t"), '{"content":[],"structuredContent":{"s":"x","zz":' + deep + "}}"),
+        (form.decode_result, '{"action":"accept","content":{"s":"x"},"_meta":{"k":' + deep + "}}"),
+    ]
+    for read, data in cases:
+        expected = _outcome(read, data.encode())
+        assert expected == ("DecodeError", "too-deep"), data
+        for _ in range(2):  # the first call binds the readers; the second reads inline
+            for lying in (_LyingBytes(data.encode()), _LyingText(data)):
+                assert _outcome(read, lying) == expected, (read, type(lying).__name__)
