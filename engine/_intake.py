@@ -239,7 +239,8 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
     the size and depth limits."""
     known: int | None = None
     if type(schema) is not dict:  # a dict, the common case, has no text to parse and is an object
-        if isinstance(schema, (bytes, bytearray, memoryview, str)):
+        # Kinds read from `type()`: an object can claim any class through `__class__`.
+        if issubclass(type(schema), (bytes, bytearray, memoryview, str)):
             from ._decode import as_bytes, decode_json  # the same bounded parser as payloads
 
             if type(schema) is memoryview and schema.nbytes > limits.max_schema_bytes:

@@ -216,7 +216,7 @@ class ElicitationForm:
         """Every answer the inline read does not take: a dict, text, a buffer, and longer bytes,
         decoded (msgspec bounds its own recursion) and then shown within the depth bound by their
         decoded values (a long text answer costs no scan of its bytes)."""
-        if not isinstance(data, (bytes, bytearray, memoryview, str)):
+        if not issubclass(type(data), (bytes, bytearray, memoryview, str)):  # not `isinstance`: see `_checked`
             return self._checked(data)
         if type(data) is not bytes:
             # A view measured in bytes (`len` counts items), a longer one uncopied by the general
@@ -258,9 +258,9 @@ class ElicitationForm:
 
     def _read_untyped(self, data: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> ElicitResult:
         """Every answer of a form without a typed path: parsed within the bounds, then judged."""
-        if not isinstance(data, (bytes, bytearray, memoryview, str)):
+        if not issubclass(type(data), (bytes, bytearray, memoryview, str)):  # not `isinstance`: see `_checked`
             return self._checked(data)
-        return self._general(data)
+        return self._general(cast("bytes | bytearray | memoryview | str", data))
 
     def _general(self, data: bytes | bytearray | memoryview | str) -> ElicitResult:
         return self._checked(decode_json(data, max_bytes=self._max_bytes, max_depth=self._max_depth))

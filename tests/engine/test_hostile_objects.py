@@ -26,6 +26,10 @@ class _ClaimsStr:
     __class__ = property(lambda self: str)  # type: ignore[assignment]
 
 
+class _ClaimsBytes:
+    __class__ = property(lambda self: bytes)  # type: ignore[assignment]
+
+
 def test_an_object_claiming_a_json_class_is_refused_with_a_typed_error() -> None:
     eng = engine.Engine(cache_size=0)
     for schema in ({"properties": {"a": _ClaimsDict()}}, {"title": _ClaimsStr()}, _ClaimsDict()):
@@ -44,6 +48,18 @@ def test_an_object_claiming_a_json_class_is_refused_with_a_typed_error() -> None
     form = engine.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}}, engine=eng)
     with pytest.raises(engine.ValidationFailed):
         form.decode_result(_ClaimsDict())  # type: ignore[arg-type]
+    # Objects claiming to be text or bytes: a schema refused as no schema, an answer or a result as
+    # no object (the kinds are read from `type()`, never from `__class__`).
+    for claims in (_ClaimsStr(), _ClaimsBytes()):
+        with pytest.raises(engine.SchemaRejected) as refused:
+            eng.compile(claims)
+        assert refused.value.reason == "invalid-schema"
+        with pytest.raises(engine.SchemaRejected):
+            engine.compile_elicitation(claims, engine=eng)
+        with pytest.raises(engine.ValidationFailed):
+            form.decode_result(claims)  # type: ignore[arg-type]
+        with pytest.raises(engine.ValidationFailed):
+            tools.validate_result("t", claims)
 
 
 @pytest.mark.parametrize("container", [tuple, type("L", (list,), {})], ids=["tuple", "list subclass"])
