@@ -190,7 +190,7 @@ class ToolSet:
             self._from_bytes[name] = (*path, path)
             hot = schema.hot_path()
             self._from_dict[name] = (hot.check, max_values(hot.max_bytes), hot.max_depth, schema.checked)
-        if isinstance(arguments, (bytes, bytearray, memoryview, str)):
+        if issubclass(type(arguments), (bytes, bytearray, memoryview, str)):  # not `isinstance`: `__class__` may lie
             value = schema.decode(arguments)
         else:
             value = schema.checked(arguments)
@@ -358,7 +358,7 @@ def compile_tools(tools: Any, *, engine: Engine | None = None) -> ToolSet:
     schema's: the tool list is what the schemas come in."""
     engine = engine_or_default(engine)
     limits = engine.config.limits
-    if isinstance(tools, (bytes, bytearray, memoryview, str)):
+    if issubclass(type(tools), (bytes, bytearray, memoryview, str)):  # not `isinstance`: `__class__` may lie
         try:
             tools = decode_json(tools, max_bytes=limits.max_schema_bytes * 16)
         except DecodeError as exc:

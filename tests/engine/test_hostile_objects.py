@@ -60,6 +60,10 @@ def test_an_object_claiming_a_json_class_is_refused_with_a_typed_error() -> None
             form.decode_result(claims)  # type: ignore[arg-type]
         with pytest.raises(engine.ValidationFailed):
             tools.validate_result("t", claims)
+        with pytest.raises(engine.DecodeError):
+            tools.validate_arguments("t", claims)
+        with pytest.raises(engine.SchemaRejected):
+            engine.compile_tools(claims, engine=eng)
 
 
 @pytest.mark.parametrize("container", [tuple, type("L", (list,), {})], ids=["tuple", "list subclass"])
