@@ -62,13 +62,14 @@ _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity", b"+Infinity", b"-NaN")
 
 
 def as_bytes(data: Any) -> Any:
-    """``data`` as a document whose ``len`` counts what a parser reads: a ``memoryview`` of wider
-    items (``len`` counts items, while a JSON parser reads every byte), of several dimensions or
+    """``data`` as a document whose ``len`` counts what a parser reads: a ``memoryview`` of wider items
+    (``len`` counts items, while a JSON parser reads every byte), of several dimensions or
     strided, as its bytes; a subclass of ``bytes``, ``str`` or ``bytearray`` as an exact copy of
     what it holds (its own methods, ``__len__`` or ``__str__`` among them, may say anything and
-    are never called); anything else as it is. Every limit on a document is read from ``len``, so
-    every entry point taking anything but exact ``bytes`` passes it through this first (a view
-    measured by ``nbytes`` before, where it may be over the bound: a copy of a strided one costs)."""
+    are never called); any other buffer as a view of its bytes; anything else as it is. Every
+    limit on a document is read from ``len``, so every entry point taking anything but exact
+    ``bytes`` passes it through this first (a view measured by ``nbytes`` before, where it may
+    be over the bound: a copy of a strided one costs)."""
     kind = type(data)
     if kind is bytes or kind is str or kind is bytearray:
         return data
@@ -83,7 +84,11 @@ def as_bytes(data: Any) -> Any:
         return str.__str__(data)
     if issubclass(kind, bytearray):
         return bytes(memoryview(data))
-    return data
+    try:  # any other buffer (`array.array`, `msgspec.Raw`, a ctypes array): `len` may count its items
+        view = memoryview(data)
+    except TypeError:
+        return data  # no document: the caller says what is wrong
+    return as_bytes(view)
 
 
 def short_bytes(data: Any, within: int) -> bytes | None:

@@ -4,10 +4,12 @@ a quarter of the limit, where no text can be over it)."""
 
 from __future__ import annotations
 
+import array
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import msgspec
 import pytest
 
 import engine
@@ -160,3 +162,33 @@ def test_a_subclass_cannot_claim_to_be_too_short_to_nest() -> None:
         for _ in range(2):  # the first call binds the readers; the second reads inline
             for lying in (_LyingBytes(data.encode()), _LyingText(data)):
                 assert _outcome(read, lying) == expected, (read, type(lying).__name__)
+
+
+def _buffers(data: bytes) -> list[Any]:
+    """``data`` in buffers whose ``len`` counts items of 1, 2 and 4 bytes (padded with spaces to a
+    whole number of items), and in a `msgspec.Raw`."""
+    out: list[Any] = [msgspec.Raw(data)]
+    for code in ("B", "H", "I"):
+        items = array.array(code)
+        items.frombytes(data + b" " * (-len(data) % items.itemsize))
+        out.append(items)
+    return out
+
+
+@pytest.mark.parametrize("fill", ["x", "x" * 30, "x" * 200], ids=["short", "near the limit", "over the limit"])
+def test_other_buffers_are_measured_in_bytes(fill: str) -> None:
+    """`decode` and `decode_typed` read any buffer as its bytes: an `array.array` of wider items
+    (whose `len` counts items) is measured in bytes, within the size and the depth bounds, and
+    answered as the same bytes are."""
+    for label, read, document in readers():
+        if not label.startswith(("decode ", "decode_typed ")):
+            continue
+        data = document.replace("FILL", fill).encode()
+        for buffer in _buffers(data):
+            expected = _outcome(read, data + b" " * (-len(data) % getattr(buffer, "itemsize", 1)))
+            assert _outcome(read, buffer) == expected, (label, buffer)
+    eng = engine.Engine(cache_size=0, limits=engine.Limits(max_instance_depth=8))
+    deep = b'{"s":"x","zz":' + b"[" * 40 + b"]" * 40 + b"}"
+    for read in (eng.compile({}).decode, eng.compile({"type": "object"}).decode_typed):
+        for buffer in _buffers(deep):
+            assert _outcome(read, buffer) == ("DecodeError", "too-deep"), buffer
