@@ -66,10 +66,10 @@ def as_bytes(data: Any) -> Any:
     (``len`` counts items, while a JSON parser reads every byte), of several dimensions or
     strided, as its bytes; a subclass of ``bytes``, ``str`` or ``bytearray`` as an exact copy of
     what it holds (its own methods, ``__len__`` or ``__str__`` among them, may say anything and
-    are never called); any other buffer as a view of its bytes; anything else as it is. Every
-    limit on a document is read from ``len``, so every entry point taking anything but exact
-    ``bytes`` passes it through this first (a view measured by ``nbytes`` before, where it may
-    be over the bound: a copy of a strided one costs)."""
+    are never called); any other buffer as a view of its bytes; anything else is a
+    ``TypeError``. Every limit on a document is read from ``len``, so every entry point taking
+    anything but exact ``bytes`` passes it through this first (a view measured by ``nbytes``
+    before, where it may be over the bound: a copy of a strided one costs)."""
     kind = type(data)
     if kind is bytes or kind is str or kind is bytearray:
         return data
@@ -87,7 +87,10 @@ def as_bytes(data: Any) -> Any:
     try:  # any other buffer (`array.array`, `msgspec.Raw`, a ctypes array): `len` may count its items
         view = memoryview(data)
     except TypeError:
-        return data  # no document: the caller says what is wrong
+        raise TypeError(
+            f"a JSON document is bytes, text or a buffer, not {kind.__name__}"
+            " (a Python value is checked by is_valid, validate or checked)"
+        ) from None
     return as_bytes(view)
 
 

@@ -192,3 +192,13 @@ def test_other_buffers_are_measured_in_bytes(fill: str) -> None:
     for read in (eng.compile({}).decode, eng.compile({"type": "object"}).decode_typed):
         for buffer in _buffers(deep):
             assert _outcome(read, buffer) == ("DecodeError", "too-deep"), buffer
+
+
+@pytest.mark.parametrize("value", [123, None, {"a": 1}, [1], object()], ids=["int", "None", "dict", "list", "object"])
+def test_a_python_value_given_to_decode_is_a_type_error_that_says_so(value: Any) -> None:
+    """`decode` and `decode_typed` read documents: a Python value given to them is a `TypeError`
+    naming its kind and the methods that check Python values."""
+    compiled = engine.Engine(cache_size=0).compile({"type": "object"})
+    for read in (compiled.decode, compiled.decode_typed):
+        with pytest.raises(TypeError, match=f"not {type(value).__name__} .*is_valid, validate or checked"):
+            read(value)
