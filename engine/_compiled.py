@@ -373,7 +373,7 @@ class CompiledSchema:
         short = too_short_to_nest(max_depth)
 
         def read_bounded(data: bytes | bytearray | memoryview | str) -> Any:
-            if type(data) is not bytes:  # a view in bytes, not items; a subclass by what it holds (see `as_bytes`)
+            if type(data) is not bytes and type(data) is not str:  # a view in bytes; a subclass by what it holds
                 if type(data) is memoryview and data.nbytes > within:
                     return slow(data)  # measured there before it is copied
                 data = as_bytes(data)
@@ -420,7 +420,7 @@ class CompiledSchema:
 
         def general(data: bytes | bytearray | memoryview | str) -> Any:
             longer = False
-            if type(data) is not bytes:  # a view in bytes, not items; a subclass by what it holds (see `as_bytes`)
+            if type(data) is not bytes and type(data) is not str:  # a view in bytes; a subclass by what it holds
                 longer = type(data) is memoryview and data.nbytes > within  # measured by the bounded parse, uncopied
                 if not longer:
                     data = as_bytes(data)

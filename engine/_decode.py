@@ -130,20 +130,14 @@ def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, m
     measured in the bytes of its UTF-8 (the limits are in bytes), not in characters."""
     if type(data) is memoryview and data.nbytes > max_bytes:  # measured before a strided view is copied
         raise DecodeError(DecodeReason.TOO_LARGE, f"document is {data.nbytes} bytes, over the limit of {max_bytes}")
-    data = as_bytes(data)
+    data = as_bytes(data)  # exact `str` or a buffer from here: a subclass's methods are never called
     at_least = ""
-    if isinstance(data, str):
-        # Measured by `str`'s own methods (a subclass's are never called), before any copy.
-        size = str.__len__(data)
-        if size > surely_within(max_bytes) and not str.isascii(data):
-            if size <= max_bytes:
-                size = len(str.encode(data, "utf-8", "surrogatepass"))
-            else:
-                at_least = "at least "  # more characters than the limit has bytes: not encoded
-        if size <= max_bytes and type(data) is not str:
-            data = str.__str__(data)  # the parser reads exact `str` only; a subclass's `__str__` is not called
-    else:
-        size = len(data)
+    size = len(data)
+    if type(data) is str and size > surely_within(max_bytes) and not data.isascii():
+        if size <= max_bytes:
+            size = len(data.encode("utf-8", "surrogatepass"))
+        else:
+            at_least = "at least "  # more characters than the limit has bytes: not encoded
     if size > max_bytes:
         raise DecodeError(DecodeReason.TOO_LARGE, f"document is {at_least}{size} bytes, over the limit of {max_bytes}")
     try:

@@ -169,7 +169,7 @@ def counted_then_parsed(
         return slow(data)
 
     def read(data: bytes | bytearray | memoryview | str) -> Any:
-        if type(data) is not bytes:  # a view in bytes, not items; a subclass by what it holds (see `as_bytes`)
+        if type(data) is not bytes and type(data) is not str:  # a view in bytes; a subclass by what it holds
             if type(data) is memoryview and data.nbytes > within:
                 return slow(data)  # measured there before it is copied
             data = as_bytes(data)
@@ -275,7 +275,7 @@ def typed_then_held(
     if sealed is None:
 
         def read(data: bytes | bytearray | memoryview | str) -> Any:
-            if type(data) is not bytes:  # a view in bytes, not items; a subclass by what it holds (see `as_bytes`)
+            if type(data) is not bytes and type(data) is not str:  # a view in bytes; a subclass by what it holds
                 if type(data) is memoryview and data.nbytes > within:
                     return slow(data)  # measured there before it is copied
                 data = as_bytes(data)
@@ -286,7 +286,7 @@ def typed_then_held(
     sealed_limit = within if sealed_bounded else short
 
     def read_sealed(data: bytes | bytearray | memoryview | str) -> Any:
-        if type(data) is not bytes:  # a view in bytes, not items; a subclass by what it holds (see `as_bytes`)
+        if type(data) is not bytes and type(data) is not str:  # a view in bytes; a subclass by what it holds
             if type(data) is memoryview and data.nbytes > within:
                 return slow(data)  # measured there before it is copied
             data = as_bytes(data)

@@ -151,9 +151,7 @@ def decode_envelope(data: bytes | bytearray | memoryview | str, *, max_bytes: in
     ``max_depth`` anywhere is a :class:`DecodeError`; then a wrong envelope shape is a
     :class:`ValidationFailed` naming the field."""
     decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
-    data = as_bytes(data)  # a view of wider items, or strided, as its bytes
-    if isinstance(data, str) and type(data) is not str:
-        data = str.__str__(data)  # the parser reads exact `str` only; a subclass's methods are not called
+    data = as_bytes(data)  # a view of wider items or strided as its bytes, a subclass by what it holds
     try:
         wire = _decode_any(data)
     except msgspec.ValidationError as exc:

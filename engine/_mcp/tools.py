@@ -224,7 +224,7 @@ class ToolSet:
                     over = True
                 if over:
                     return self._judged_result(name, result, is_bytes=True, require_text_fallback=require_text_fallback)
-            if type(result) is not bytes:
+            if type(result) is not bytes and type(result) is not str:
                 result = as_bytes(result)  # a view in bytes; a subclass by what it holds
             try:  # a subscript costs less than `.get`, and a tool's first result is rare
                 inline, short, depth, check, read, bound = self._results[name]
