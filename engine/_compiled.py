@@ -53,6 +53,9 @@ class HotPath(NamedTuple):
     check: Callable[[Any], bool]
     max_bytes: int
     max_depth: int
+    failure: Callable[..., ValidationFailed]
+    """The explanation of a value ``check`` refused: ``failure(value, width=None)`` (``width``: at
+    least how many values it holds, where known without a walk)."""
 
 
 def depth_bound(guard: GuardReport | None, limits: Limits) -> int | None:
@@ -216,7 +219,7 @@ class CompiledSchema:
         (or :class:`~engine.DecodeError` for an object that is not a JSON value within bounds)."""
         self.checked(instance)
 
-    _failure: Callable[[Any], ValidationFailed]  # made on first use (see `__getattr__`)
+    _failure: Callable[..., ValidationFailed]  # made on first use (see `__getattr__`)
 
     checked: Callable[[Any], Any]
     """``instance`` itself if it conforms; raises like ``validate`` otherwise (one bound call, for
@@ -229,7 +232,7 @@ class CompiledSchema:
         """What a caller reading this schema's instances inside a larger document binds once: the
         backend check of a *decoded* value (no bounds: a decoded value is JSON within them) and the
         bounds. No msgspec type is built for it."""
-        return HotPath(self._check, self._max_bytes, self._max_depth)
+        return HotPath(self._check, self._max_bytes, self._max_depth, self._failure)
 
     # -- bytes -------------------------------------------------------------------------------------
 
@@ -454,7 +457,8 @@ class CompiledSchema:
             if not valid:
                 if sealed:
                     check_depth(value, max_depth)
-                raise failure(value)
+                # The document's length bounds the values the explanation's estimate counts.
+                raise failure(value, width=len(data) if type(data) is bytes or type(data) is str else None)
             return value
 
         return general

@@ -134,19 +134,18 @@ class ValidationFailed(EngineError):
         self.truncated = truncated
         if issues:
             first = issues[0]
-            where = first.instance_path or "the root"
+            message = f"invalid at {first.instance_path or 'the root'}: {first.message}"
             more = len(issues) - 1
-            tail = (
-                f" (and {more} more issue{'s' if more != 1 else ''}{', list truncated' if truncated else ''})"
-                if more
-                else " (list truncated)"
-                if truncated
-                else ""
-            )
-            message = f"invalid at {where}: {first.message}{tail}"
+            if more:
+                plural = "s" if more != 1 else ""
+                message += f" (and {more} more issue{plural}{', list truncated' if truncated else ''})"
+            elif truncated:
+                message += " (list truncated)"
         else:
             message = "instance is invalid"
-        super().__init__(message)
+        # `EngineError.__init__` inline: the error path of every invalid instance builds one.
+        Exception.__init__(self, message)
+        self.message = message
 
     def under(self, location: str) -> ValidationFailed:
         """The same failure seen from a document that holds the instance at ``location`` (a JSON

@@ -48,8 +48,8 @@ def _as_many_colons(data: bytes | bytearray | memoryview | str, members: int, si
 
 ShortPath = list[Any]
 """The commonest read of a schema's documents, for callers that inline it (``ToolSet``):
-``[decode, limit, count, unshown, read, check, left]``, in one of two modes, for a ``bytes``
-document of at most ``limit`` bytes (``limit`` -1: none):
+``[decode, limit, count, unshown, read, check, left, slow]``, in one of two modes, for a
+``bytes`` document of at most ``limit`` bytes (``limit`` -1: none):
 
 - *typed* (``count`` is not ``None``, ``check`` and ``left`` are): ``value = decode(data)``; if
   that does not raise and ``data`` holds exactly ``members = count(value)`` colons, ``value`` is
@@ -62,15 +62,16 @@ document of at most ``limit`` bytes (``limit`` -1: none):
   one before each such read, and gives a document to ``read`` when none is left (which goes back
   to the typed mode when the typed decode reads it).
 
-Any other document, and one ``decode`` raises on or ``check`` refuses, goes to ``read``, the
-schema's reader, which says why (a reader with neither read, :func:`no_short_path`, has ``limit``
--1). A list the reader changes (whole, from one mode to the other): a caller keeping a tuple of it
-(unpacked faster than the list) takes it again after a call in which ``decode`` changed."""
+Any other document goes to ``read``, the schema's reader; one ``decode`` raises on or ``check``
+refuses, to ``slow``, the general path, which is exact and explains (``read`` would try the same
+read again first). A reader with neither read (:func:`no_short_path`) has ``limit`` -1. A list
+the reader changes (whole, from one mode to the other): a caller keeping a tuple of it (unpacked
+faster than the list) takes it again after a call in which ``decode`` changed."""
 
 
 def no_short_path(read: Callable[[bytes | bytearray | memoryview | str], Any]) -> ShortPath:
     """The :data:`ShortPath` of a reader that reads every document itself."""
-    return [None, -1, len, None, read, None, None]
+    return [None, -1, len, None, read, None, None, read]
 
 
 def general_short_path(
@@ -79,7 +80,7 @@ def general_short_path(
     """The :data:`ShortPath` of a schema read on the general path alone (the parse, the backend's
     check): in the general mode for good, for documents of at most ``limit`` bytes (too short to
     nest past the depth bound, and within the size bound)."""
-    return [_parse, limit, None, None, read, check, None]
+    return [_parse, limit, None, None, read, check, None, read]
 
 
 # How many documents after one the typed decode had to read again go straight to the general
@@ -140,8 +141,8 @@ def counted_then_parsed(
     # Whether the general mode's long documents are parsed by `parse_two_levels`, which shows
     # their depth as it parses: until one nests deeper (the documents of one tool are alike).
     shallow = [max_depth >= 2 and not sealed]
-    typed_mode: ShortPath = [decode, inline, count, None, None, None, None]
-    general_mode: ShortPath = [parse, within if sealed else short, None, None, None, check, to_general]
+    typed_mode: ShortPath = [decode, inline, count, None, None, None, None, slow]
+    general_mode: ShortPath = [parse, within if sealed else short, None, None, None, check, to_general, slow]
     short_path: ShortPath = typed_mode.copy()
 
     def unshown(data: bytes | bytearray | memoryview | str, value: Any, members: int) -> Any:

@@ -50,19 +50,23 @@ def explain(
     guard: GuardReport | Callable[[], GuardReport] | None,
     limits: Limits,
     depth_bound: int | None,
+    width: int | None = None,
 ) -> ValidationFailed:
     """The issues that make ``instance`` (known to be invalid) invalid, within ``limits``.
 
     ``guard``: the schema's report, or what makes it when a compile put it off (see
     ``engine._guard.DeferredReport``). ``depth_bound`` is the schema's instance depth bound when
-    it recurses (the instance's depth then matters to the cost), ``None`` otherwise."""
+    it recurses (the instance's depth then matters to the cost), ``None`` otherwise. ``width``:
+    at least how many values ``instance`` holds, as :func:`~.budget.size` counts them, where a
+    caller knows it without a walk (the length of the document it was parsed from: every value
+    takes a character or more, a key and its value four, a string two more than its length)."""
     if callable(guard):
         guard = guard()
     depth = 0 if depth_bound is None else nesting(instance, depth_bound)
     budget = Budget(limits)
     out = Issues(limits.max_issues)
-    allowance = budget.allowance()
-    whole = _whole_cost(guard, instance, depth, allowance)
+    allowance = budget.opening
+    whole = _whole_cost(guard, instance, depth, allowance, width)
     if whole <= allowance:
         budget.spend(whole)
         out.run(explainer.iter_issues(instance), budget, "", ())
@@ -75,10 +79,11 @@ def explain(
     return out.failure()
 
 
-def _whole_cost(guard: GuardReport | None, instance: Any, depth: int, allowance: int) -> int:
+def _whole_cost(guard: GuardReport | None, instance: Any, depth: int, allowance: int, width: int | None) -> int:
     """Evaluations the whole explanation may take, counted only as far as needed to pass
     ``allowance``. ``depth`` is the instance's depth where the schema's depth bound applies (0
-    elsewhere)."""
+    elsewhere); ``width``, where known, bounds the values counted (an estimate from it that fits
+    ``allowance`` is taken without counting them)."""
     if guard is None:
         return 0
     if depth * guard.eval_depth > EXPLAIN_FRAMES:
@@ -89,8 +94,12 @@ def _whole_cost(guard: GuardReport | None, instance: Any, depth: int, allowance:
             per_value *= max(guard.fan_out, 1)
             if per_value > allowance:
                 return INFINITE
+        if width is not None and per_value * width <= allowance:
+            return per_value * width
         return per_value * size(instance, allowance // per_value + 1)
     # Without recursion, each inlined subschema descends a fixed number of levels, so it meets the
     # values of one level of the instance only: the widest level bounds the values each meets.
     per_value = max(guard.measured.get("max_ref_expansion", 1), 1)
+    if width is not None and per_value * width <= allowance:
+        return per_value * width  # no level holds more values than the whole
     return per_value * shape(instance, allowance // per_value + 1)[0]

@@ -37,17 +37,21 @@ SECONDS_PER_EVALUATION = 50e-6
 evaluations); a piece is started only if its estimate, at this rate, fits the time left."""
 
 INFINITE = 1 << 62
-INFINITE = 1 << 62
 
 Pointer = tuple[str | int, ...]
 
+_SCALARS = frozenset({int, float, bool, type(None)})
+
 
 class Budget:
-    __slots__ = ("deadline", "work")
+    __slots__ = ("deadline", "opening", "work")
 
     def __init__(self, limits: Limits) -> None:
         self.work = limits.max_explain_work
         self.deadline = time.monotonic() + limits.max_explain_seconds
+        opening = int(limits.max_explain_seconds / SECONDS_PER_EVALUATION)
+        self.opening = max(0, self.work if self.work < opening else opening)
+        """:meth:`allowance` as the budget starts (read without the clock)."""
 
     def allowance(self) -> int:
         """The most evaluations a step may start now: what is left of the work, and of the time
@@ -136,10 +140,20 @@ def shape(instance: Any, limit: int) -> tuple[int, int]:
     level, widest, depth = [instance], 0, -1
     while level:
         depth += 1
-        width, below = 0, list[Any]()
+        width = len(level)
+        below: list[Any] = []  # (`list[Any]()` builds a generic alias first: ten times the cost)
         for value in level:
-            width += 1
-            if isinstance(value, str):
+            kind = type(value)  # JSON values, read by their exact types first (an ABC check is slow)
+            if kind is str:
+                width += len(value) >> 6
+            elif kind is dict:
+                width += len(value)
+                below.extend(value.values())
+            elif kind is list:
+                below.extend(value)
+            elif kind in _SCALARS:
+                pass
+            elif isinstance(value, str):
                 width += len(value) >> 6
             elif isinstance(value, Mapping):
                 width += len(value)
@@ -161,7 +175,17 @@ def size(instance: Any, limit: int) -> int:
     while stack:
         value = stack.pop()
         total += 1
-        if isinstance(value, str):
+        kind = type(value)
+        if kind is str:
+            total += len(value) >> 6
+        elif kind is dict:
+            total += len(value)
+            stack.extend(value.values())
+        elif kind is list:
+            stack.extend(value)
+        elif kind in _SCALARS:
+            pass
+        elif isinstance(value, str):
             total += len(value) >> 6
         elif isinstance(value, Mapping):
             total += len(value)

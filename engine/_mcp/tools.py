@@ -45,9 +45,9 @@ _parse = msgspec.json.decode
 _pack = msgspec.msgpack.encode  # the surrogate pass of an object of plain scalars (see `engine._instance`)
 # A tool's backend check of a JSON value, the most values and levels an instance may hold, and
 # its bound check.
-_FromDict = tuple[Callable[[Any], bool], int, int, Callable[[Any], Any]]
-# A tool's `CompiledSchema.short_path()` (decode, limit, count, unshown, read, check, left), as
-# a tuple, and the list itself, whose mode the reader changes.
+_FromDict = tuple[Callable[[Any], bool], int, int, Callable[[Any], Any], Callable[..., ValidationFailed]]
+# A tool's `CompiledSchema.short_path()` (decode, limit, count, unshown, read, check, left, slow),
+# as a tuple, and the list itself, whose mode the reader changes.
 _FromBytes = tuple[Any, ...]
 
 
@@ -112,7 +112,7 @@ class ToolSet:
         kind = type(arguments)
         if kind is bytes:
             try:  # a subscript costs less than `.get`, and a tool's first call is rare
-                decode, limit, count, unshown, read, check, left, path = self._from_bytes[name]
+                decode, limit, count, unshown, read, check, left, slow, path = self._from_bytes[name]
             except KeyError:
                 return self._arguments(name, arguments)
             # The commonest read inline (a frame is a quarter of decoding a typical arguments
@@ -124,8 +124,8 @@ class ToolSet:
                 if count is not None:
                     try:
                         value = decode(arguments)
-                    except Exception:  # noqa: BLE001 - judged again by the reader, never trusted
-                        return read(arguments)  # type: ignore[no-any-return]
+                    except Exception:  # noqa: BLE001 - judged again by the general path, never trusted
+                        return slow(arguments)  # type: ignore[no-any-return]
                     members = count(value)
                     if arguments.count(b":") == members:
                         return value  # type: ignore[no-any-return]
@@ -137,9 +137,9 @@ class ToolSet:
                         value = decode(arguments)
                         if check(value):
                             return value  # type: ignore[no-any-return]
-                    except Exception:  # noqa: BLE001,S110 - judged again by the reader, never trusted
+                    except Exception:  # noqa: BLE001,S110 - judged again by the general path, never trusted
                         pass
-                    return read(arguments)  # type: ignore[no-any-return]
+                    return slow(arguments)  # type: ignore[no-any-return]
                 else:
                     value = read(arguments)  # none left: the reader tries the typed decode again
             else:
@@ -149,18 +149,21 @@ class ToolSet:
             return value  # type: ignore[no-any-return]
         if kind is dict:
             try:
-                check, limit, depth, checked = self._from_dict[name]
+                check, limit, depth, checked, failure = self._from_dict[name]
             except KeyError:
                 return self._arguments(name, arguments)
             # The screen of `engine._instance` inline. The commonest object: its keys all exactly
             # `str` (then the referents are its values alone), its values strings, integers,
             # booleans or nulls, no string with a lone surrogate (the msgpack pass encodes each).
-            # Any other is walked, and refused with the reason. Every "no" of the backend, and
-            # whatever it raises, goes through the bound check, which says why.
+            # Any other is walked, and refused with the reason. Whatever the backend raises goes
+            # through the bound check, which says why; its "no" is explained.
             values = referents(arguments)
+            width = None
             if len(values) == len(arguments) < limit and PLAIN_SCALARS.issuperset(map(type, values)):
                 try:
-                    _pack(arguments)
+                    # Every value takes a byte or more of it, a string one more than its length:
+                    # the bound of the values an explanation's estimate counts.
+                    width = len(_pack(arguments))
                 except Exception:  # noqa: BLE001 - refused by the bound check, with the reason
                     return checked(arguments)  # type: ignore[no-any-return]
             else:
@@ -168,9 +171,9 @@ class ToolSet:
             try:
                 if check(arguments):
                     return arguments  # type: ignore[no-any-return]
-            except Exception:  # noqa: BLE001,S110 - judged again by the bound check, never trusted
-                pass
-            return checked(arguments)  # type: ignore[no-any-return]
+            except Exception:  # noqa: BLE001 - judged again by the bound check, never trusted
+                return checked(arguments)  # type: ignore[no-any-return]
+            raise failure(arguments, width=width)
         if arguments is None:  # no arguments: an empty object (a fresh dict each call)
             return self.validate_arguments(name, b"{}" if self._none_as_bytes else {})
         encoded = short_bytes(arguments, self._within)  # text or a buffer: read as its bytes are
@@ -189,7 +192,7 @@ class ToolSet:
             path = schema.short_path()
             self._from_bytes[name] = (*path, path)
             hot = schema.hot_path()
-            self._from_dict[name] = (hot.check, max_values(hot.max_bytes), hot.max_depth, schema.checked)
+            self._from_dict[name] = (hot.check, max_values(hot.max_bytes), hot.max_depth, schema.checked, hot.failure)
         if issubclass(type(arguments), (bytes, bytearray, memoryview, str)):  # not `isinstance`: `__class__` may lie
             value = schema.decode(arguments)
         else:

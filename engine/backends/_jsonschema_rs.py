@@ -50,8 +50,9 @@ class JsonschemaRsValidator(BackendValidator):
         return self._validator.is_valid(instance)
 
     def iter_issues(self, instance: Any) -> Iterator[Issue]:
-        for error in self._validator.iter_errors(instance):
-            yield issue_from_rs(error)
+        # A generator: the errors are built on the first `next`, where the caller catches what
+        # jsonschema-rs raises.
+        yield from map(issue_from_rs, self._validator.iter_errors(instance))
 
 
 def rs_options(source: SchemaSource) -> dict[str, Any]:

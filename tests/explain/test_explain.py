@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from functools import partial
 from typing import Any
 
 import pytest
@@ -357,3 +358,69 @@ def test_a_huge_value_is_quoted_a_bounded_number_of_times() -> None:
     report = json.loads(result.stdout)
     assert report["truncated"] and report["issues"] >= 1, report
     assert report["quoted"] < 100_000_000, report
+
+
+_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=200)
+)
+_json_values = st.recursive(
+    _scalars, lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=3), c, max_size=4), max_leaves=20
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_json_values)
+def test_a_document_is_longer_than_the_values_an_estimate_counts(value: Any) -> None:
+    """The readers hand the explanation the length of the document an instance was parsed from
+    (or of its msgpack encoding) as a bound of the values its estimate counts: every value takes
+    a byte or more, a key and its value more, a string more than its length."""
+    import msgspec
+
+    counted = explain_budget.size(value, 1 << 40)
+    assert explain_budget.shape(value, 1 << 40)[0] <= counted
+    assert counted <= len(msgspec.json.encode(value))
+    assert counted <= len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))  # text: characters
+    if not any(type(v) is int and not -(1 << 63) <= v < 1 << 64 for v in _leaves(value)):
+        assert counted <= len(msgspec.msgpack.encode(value))
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value]
+
+
+@pytest.mark.parametrize("work", [40, 80, 300])
+def test_an_explanation_from_bytes_is_the_explanation_of_the_value(work: int) -> None:
+    """An instance read from bytes or text is explained with its document's length as the bound
+    of its values, an object of scalars with its msgpack encoding's; a Python value is counted.
+    Under a budget the whole explanation fits (300), and budgets it does not (40, 80: explained
+    piece by piece, and cut), every form says the same."""
+    config = engine.EngineConfig(limits={"max_explain_work": work})
+    schema = {"type": "array", "items": {"type": "string", "maxLength": 1}}
+    instance = ["ab"] * 50
+    compiled = engine.Engine(config).compile(schema)
+    flat = {"type": "object", "additionalProperties": {"type": "string", "maxLength": 1}}
+    arguments = {f"k{i}": "ab" for i in range(50)}
+    tools = engine.compile_tools([{"name": "t", "inputSchema": flat}], engine=engine.Engine(config))
+
+    def failure(call: Any, argument: Any) -> Any:
+        with pytest.raises(engine.ValidationFailed) as caught:
+            call(argument)
+        return [(i.instance_path, i.keyword_location, i.message) for i in caught.value.issues], caught.value.truncated
+
+    failure(compiled.validate, instance)  # the first explanation builds what the next ones reuse
+    expected = failure(compiled.validate, instance)
+    assert expected[1] is (work < 100), expected  # 50 strings, each met by two subschemas
+    assert failure(compiled.decode, json.dumps(instance).encode()) == expected
+    assert failure(compiled.decode, json.dumps(instance)) == expected
+    assert failure(compiled.decode, json.dumps(instance, indent=4).encode()) == expected
+
+    failure(tools.tool("t").input.validate, arguments)
+    expected = failure(tools.tool("t").input.validate, arguments)
+    assert expected[1] is (work < 100), expected
+    for _ in range(2):  # the first call binds the tool's readers, the second uses them
+        assert failure(partial(tools.validate_arguments, "t"), arguments) == expected
+        assert failure(partial(tools.validate_arguments, "t"), json.dumps(arguments).encode()) == expected
