@@ -15,6 +15,7 @@ from msgspec import UNSET
 
 from .._compiled import CompiledSchema
 from .._decode import check_depth, held_nesting, surely_within, too_short_to_nest, within_depth
+from .._errors import ValidationFailed
 from .._instance import referents
 from .envelope import SHALLOW_NESTING, CallToolResult, decode_lenient, decode_whole, decode_wire, shallow_decoder
 
@@ -91,14 +92,20 @@ if referents is not gc.get_referents:  # pragma: no cover - CPython reads levels
         return held_nesting(values, depth) < depth
 
 
-def _plain_result_reader(check: Callable[[Any], Any] | None, max_bytes: int, max_depth: int) -> BoundResultReader:
+def _plain_result_reader(
+    check: Callable[[Any], Any] | None,
+    max_bytes: int,
+    max_depth: int,
+    failure: Callable[..., ValidationFailed] | None = None,
+) -> BoundResultReader:
     """The reader of a result the typed envelope refuses, which is mostly one with a field it does
     not name (servers add their own; the Python SDK's serialisation writes `meta` for `_meta`): the
     whole document parsed, so that every byte is held to what JSON is, and decoded by the lenient
     envelope, which types every occurrence of the members it names, as the exact path does (a
     duplicate key's first value included); ``structuredContent`` judged by ``check`` (``None``: no
-    output schema). The whole result nests at most ``max_depth`` levels (the output schema's
-    bound, where it checks), shown by its parsed value. ``None`` hands it to the exact path."""
+    output schema), and one it refuses explained by ``failure``, as the exact path explains the
+    same value. The whole result nests at most ``max_depth`` levels (the output schema's bound,
+    where it checks), shown by its parsed value. ``None`` hands it to the exact path."""
     parse, decode = _parse, decode_lenient
     short = too_short_to_nest(max_depth)
     within = surely_within(max_bytes)  # longer: measured in bytes on the exact path
@@ -118,9 +125,16 @@ def _plain_result_reader(check: Callable[[Any], Any] | None, max_bytes: int, max
                 wire = wire.result
             structured = wire.structured_content
             if check is not None and not wire.is_error and (structured is UNSET or not check(structured)):
-                return None
+                if structured is UNSET or failure is None:
+                    return None
+                refused = structured
+            else:
+                refused = UNSET
         except Exception:  # noqa: BLE001 - judged again, and explained, on the exact path
             return None
+        if refused is not UNSET and failure is not None:
+            # Read whole, within the bounds: the result's length bounds the values explained.
+            raise failure(refused, width=len(data)).under("/structuredContent")
         return CallToolResult(
             content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta
         )
@@ -210,7 +224,7 @@ def _checked_result_reader(
     read_slice = output.reader()
     decode = decode_wire
     parse = _parse
-    plain = _plain_result_reader(check, max_bytes, min(path.max_depth, max_depth))
+    plain = _plain_result_reader(check, max_bytes, min(path.max_depth, max_depth), path.failure)
     inner = max_depth - 2  # the bound of a value inside the result (see `ToolSet`)
     too_short = too_short_to_nest(max_depth)
     within = surely_within(max_bytes)  # longer: measured in bytes on the exact path

@@ -230,11 +230,14 @@ class ToolSet:
             if type(result) is not bytes and type(result) is not str:
                 result = as_bytes(result)  # a view in bytes; a subclass by what it holds
             try:  # a subscript costs less than `.get`, and a tool's first result is rare
-                inline, short, depth, check, read, bound = self._results[name]
+                inline, short, depth, check, read, failure, bound = self._results[name]
             except KeyError:
-                bound = bind_results(self.tool(name).output, self._max_bytes, self._max_depth)
-                inline, short, depth, check, read, bound = self._results[name] = self._result_entry(bound)
+                output = self.tool(name).output
+                bound = bind_results(output, self._max_bytes, self._max_depth)
+                entry = self._results[name] = self._result_entry(bound, output)
+                inline, short, depth, check, read, failure, bound = entry
             size = len(result)
+            refused: Any = UNSET  # a structuredContent read whole here that the output schema refused
             if size <= inline:
                 # The commonest read inline (a reader's frame is a tenth of the floor): a result
                 # decoded once (msgspec bounds its own recursion), within the depth bound by its
@@ -263,16 +266,22 @@ class ToolSet:
                             return CallToolResult(
                                 content=wire.content, structured_content=structured, is_error=True, meta=wire.meta
                             )
-                        if structured is not UNSET and check(structured):
-                            checked = CallToolResult(
-                                content=wire.content, structured_content=structured, is_error=False, meta=wire.meta
-                            )
-                            return with_text_fallback(checked) if require_text_fallback else checked
+                        if structured is not UNSET:
+                            if check(structured):
+                                checked = CallToolResult(
+                                    content=wire.content, structured_content=structured, is_error=False, meta=wire.meta
+                                )
+                                return with_text_fallback(checked) if require_text_fallback else checked
+                            refused = structured
                 except Exception:  # noqa: BLE001,S110 - judged again by the reader, never trusted
                     pass
+                if refused is not UNSET:
+                    # Decoded whole, within the bounds, and refused: explained here, as the exact
+                    # path would explain the same value (the result's length bounds its values).
+                    raise failure(refused, width=size).under("/structuredContent") from None
             envelope = read(result)
             if bound[3] is not read:  # the tool's results are now read plain (see `bind_results`)
-                self._results[name] = self._result_entry(bound)
+                self._results[name] = self._result_entry(bound, self.tool(name).output)
             if envelope is not None:
                 return with_text_fallback(envelope) if require_text_fallback else envelope
             return self._judged_result(name, result, is_bytes=True, require_text_fallback=require_text_fallback)
@@ -300,13 +309,15 @@ class ToolSet:
         except ValidationFailed as failure:
             raise failure.under("/structuredContent") from None
 
-    def _result_entry(self, bound: list[Any]) -> tuple[Any, ...]:
+    def _result_entry(self, bound: list[Any], output: CompiledSchema | None) -> tuple[Any, ...]:
         """A tool's result readers as ``validate_result`` unpacks them: the longest result read
         inline (``short``, or up to the readers' size limit where its values show its depth),
-        ``short``, ``depth``, ``check`` and ``read`` of ``bind_results``'s list, and that list,
-        which the readers change (its ``shallow`` decoder is read from it on each call)."""
+        ``short``, ``depth``, ``check`` and ``read`` of ``bind_results``'s list, the explanation of
+        a value ``check`` refused, and that list, which the readers change (its ``shallow``
+        decoder is read from it on each call)."""
         short, depth, check, read, _ = bound
-        return (self._within if depth >= 0 else short), short, depth, check, read, bound
+        failure = output.hot_path().failure if output is not None else None
+        return (self._within if depth >= 0 else short), short, depth, check, read, failure, bound
 
     def _judged_result(self, name: str, result: Any, *, is_bytes: bool, require_text_fallback: bool) -> CallToolResult:
         """The exact path of ``validate_result``: every result the bound readers did not accept,

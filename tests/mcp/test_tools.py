@@ -512,7 +512,7 @@ def test_long_results_show_their_depth_as_they_decode_until_one_nests_deeper(max
             data = msgspec.json.encode(result)
             exact = _outcome(partial(tools._judged_result, "t", data, is_bytes=True, require_text_fallback=False))
             assert _outcome(partial(tools.validate_result, "t", data)) == exact, result
-            decoders.append(tools._results["t"][5][4] is not None)  # noqa: SLF001 - the decoder, or none
+            decoders.append(tools._results["t"][-1][4] is not None)  # noqa: SLF001 - the decoder, or none
         # The output schema's bound, or without one, the whole result's (two levels more).
         used = (max_depth if output else max_depth + 2) >= SHALLOW_NESTING
         assert decoders == [used] * len(shallow) + [False] * (len(shallow) + len(deep) + 1)
@@ -549,10 +549,10 @@ def test_the_result_table_follows_the_switch_to_the_plain_reader(output: bool) -
     typed = b'{"content": [], "structuredContent": {"n": 1}}'
     own = b'{"content": [], "structuredContent": {"n": 1}, "meta": {"k": "v"}}'
     assert tools.validate_result("t", typed).structured_content == {"n": 1}
-    inline, *_, first, bound = tools._results["t"]  # noqa: SLF001 - the inline limit, the reader
+    inline, *_, first, _, bound = tools._results["t"]  # noqa: SLF001 - the inline limit, the reader
     assert inline == (tools._within if output else -1)  # noqa: SLF001
     assert tools.validate_result("t", own).structured_content == {"n": 1}
-    inline, *_, read, bound = tools._results["t"]  # noqa: SLF001
+    inline, *_, read, _, bound = tools._results["t"]  # noqa: SLF001
     assert inline == -1 and read is bound[3] and read is not first
     for data in (typed, own):
         assert tools.validate_result("t", data).structured_content == {"n": 1}
