@@ -54,8 +54,9 @@ class HotPath(NamedTuple):
     max_bytes: int
     max_depth: int
     failure: Callable[..., ValidationFailed]
-    """The explanation of a value ``check`` refused: ``failure(value, width=None)`` (``width``: at
-    least how many values it holds, where known without a walk)."""
+    """The explanation of a value ``check`` refused: ``failure(value, width=None, under="")``
+    (``width``: at least how many values it holds, where known without a walk; ``under``: where
+    the value is in the document holding it)."""
 
 
 def depth_bound(guard: GuardReport | None, limits: Limits) -> int | None:

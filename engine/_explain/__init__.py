@@ -51,6 +51,7 @@ def explain(
     limits: Limits,
     depth_bound: int | None,
     width: int | None = None,
+    under: str = "",
 ) -> ValidationFailed:
     """The issues that make ``instance`` (known to be invalid) invalid, within ``limits``.
 
@@ -59,7 +60,9 @@ def explain(
     it recurses (the instance's depth then matters to the cost), ``None`` otherwise. ``width``:
     at least how many values ``instance`` holds, as :func:`~.budget.size` counts them, where a
     caller knows it without a walk (the length of the document it was parsed from: every value
-    takes a character or more, a key and its value four, a string two more than its length)."""
+    takes a character or more, a key and its value four, a string two more than its length).
+    ``under``: the location of ``instance`` in a document holding it, where the issues are put
+    (see :meth:`ValidationFailed.under`), each built once."""
     if callable(guard):
         guard = guard()
     depth = 0 if depth_bound is None else nesting(instance, depth_bound)
@@ -69,14 +72,14 @@ def explain(
     whole = _whole_cost(guard, instance, depth, allowance, width)
     if whole <= allowance:
         budget.spend(whole)
-        out.run(explainer.iter_issues(instance), budget, "", ())
+        out.run(explainer.iter_issues(instance), budget, under, ())
         return out.failure()
     found = locations(explainer)
     if found is None:
         out.cut(Issue(instance_path="", keyword_location="", keyword="", message=too_costly("", "", whole)))
     else:
         Pieces.of(found).explain(instance, budget, out, guard.eval_depth if guard is not None else 1)
-    return out.failure()
+    return out.failure().under(under) if under else out.failure()
 
 
 def _whole_cost(guard: GuardReport | None, instance: Any, depth: int, allowance: int, width: int | None) -> int:

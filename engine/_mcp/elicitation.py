@@ -100,6 +100,7 @@ class ElicitationForm:
         self._formats_engine = formats_engine
         self._max_bytes = max_bytes
         self._max_depth = max_depth
+        self._content_path = compiled.hot_path()  # the content's check and explanation
         self._translation = translation  # `engine.backends.msgspec_translation` of the form, or None
         # `decode_result` is built when first asked for (see `__getattr__`): a form compiled and
         # never answered builds no msgspec type.
@@ -263,9 +264,10 @@ class ElicitationForm:
         return self._general(cast("bytes | bytearray | memoryview | str", data))
 
     def _general(self, data: bytes | bytearray | memoryview | str) -> ElicitResult:
-        return self._checked(decode_json(data, max_bytes=self._max_bytes, max_depth=self._max_depth))
+        answer = decode_json(data, max_bytes=self._max_bytes, max_depth=self._max_depth)
+        return self._checked(answer, len(data) if type(data) is bytes or type(data) is str else None)
 
-    def _checked(self, result: Any) -> ElicitResult:
+    def _checked(self, result: Any, width: int | None = None) -> ElicitResult:
         if not issubclass(type(result), Mapping):  # not `isinstance`: `__class__` can claim any class
             raise _failure("", "an ElicitResult is a JSON object")
         action = result.get("action")
@@ -280,10 +282,22 @@ class ElicitationForm:
             content = {}
         if not issubclass(type(content), Mapping):
             raise _failure("/content", "content must be an object")
-        self._validate_content(content)
+        self._validate_content(content, width)
         return ElicitResult(action="accept", content={name: content[name] for name in self.fields if name in content})
 
-    def _validate_content(self, content: Any) -> None:
+    def _validate_content(self, content: Any, width: int | None = None) -> None:
+        """``width``: the length of the document ``content`` was decoded from, within the form's
+        bounds (so the schema's, where as wide): checked and explained without the screen."""
+        hot = self._content_path
+        if width is not None and hot.max_depth >= self._max_depth and hot.max_bytes >= self._max_bytes:
+            try:
+                valid = hot.check(content)
+            except Exception:  # noqa: BLE001 - the bound check below says why
+                valid = None
+            if valid:
+                return
+            if valid is False:
+                raise hot.failure(content, width=width, under="/content")
         try:
             self.compiled.validate(content)
         except ValidationFailed as failure:
@@ -379,8 +393,7 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
         try:
             translation = msgspec_translation(source)
         except SchemaRejected:
-            # Only property names msgspec cannot rename to (quotes, backslashes, control
-            # characters) get here: such a form is read on the general path alone.
+            # Only names msgspec cannot rename to (quotes, backslashes, controls): the general path alone.
             pass
     return ElicitationForm(
         requested_schema,

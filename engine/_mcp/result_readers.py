@@ -134,7 +134,7 @@ def _plain_result_reader(
             return None
         if refused is not UNSET and failure is not None:
             # Read whole, within the bounds: the result's length bounds the values explained.
-            raise failure(refused, width=len(data)).under("/structuredContent")
+            raise failure(refused, width=len(data), under="/structuredContent")
         return CallToolResult(
             content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta
         )

@@ -278,7 +278,7 @@ class ToolSet:
                 if refused is not UNSET:
                     # Decoded whole, within the bounds, and refused: explained here, as the exact
                     # path would explain the same value (the result's length bounds its values).
-                    raise failure(refused, width=size).under("/structuredContent") from None
+                    raise failure(refused, width=size, under="/structuredContent") from None
             envelope = read(result)
             if bound[3] is not read:  # the tool's results are now read plain (see `bind_results`)
                 self._results[name] = self._result_entry(bound, self.tool(name).output)

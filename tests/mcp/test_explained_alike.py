@@ -1,7 +1,7 @@
-"""Invalid arguments are explained alike whatever their form: bytes read inline by the typed
-decode or by the general mode, text, a dict screened inline, and the compiled schema's own
-`validate` and `decode`. Every issue (location, keyword, message), the truncation and the
-message are the same; only what reads the document differs."""
+"""Invalid arguments, and invalid elicitation answers, are explained alike whatever their form:
+bytes read inline by the typed decode or by the general mode, text, a dict screened inline, and
+the compiled schema's own `validate` and `decode`. Every issue (location, keyword, message), the
+truncation and the message are the same; only what reads the document differs."""
 
 from __future__ import annotations
 
@@ -83,3 +83,40 @@ def test_invalid_arguments_are_explained_alike_in_every_form(path: Path) -> None
                 assert _failure(compiled.decode, data) == expected, (name, data)
                 checked += 1
     assert checked >= 10, checked  # invalid variants explained, in both modes
+
+
+FORMS = json.loads((Path(__file__).parents[2] / "bench_data" / "elicitation" / "requested-schemas.json").read_text())
+_WRONG_FORMAT = {"email": "not-an-email", "uri": "no uri", "date": "2026-13-45", "date-time": "yesterday"}
+
+
+@pytest.mark.parametrize("work", [*range(1, 13), 20_000])
+def test_invalid_answers_are_explained_alike_in_every_form(work: int) -> None:
+    """Every corpus form's answer made invalid (a field of the wrong type, two, a format broken, a
+    required field missing): from bytes, text and a dict, the same failure, under the default
+    budget and ones too small for the whole explanation."""
+    eng = engine.Engine(engine.EngineConfig(limits={"max_explain_work": work}))
+    checked = 0
+    for entry in FORMS:
+        schema = entry["requestedSchema"]
+        form = engine.compile_elicitation(schema, engine=eng)
+        seed = valid_instance(schema)
+        if not isinstance(seed, dict):
+            continue
+        variants = _invalid_variants(schema, seed)
+        for name, prop in schema.get("properties", {}).items():
+            if prop.get("format") in _WRONG_FORMAT:
+                variants.append({**seed, name: _WRONG_FORMAT[prop["format"]]})
+        for content in variants:
+            answer = {"action": "accept", "content": content}
+            # An explanation piece by piece compiles the validators of its pieces, charged to its
+            # budget: under a small one, the first explanations compile a few each.
+            for _ in range(12):
+                _failure(form.decode_result, answer)
+            expected = _failure(form.decode_result, answer)
+            data = msgspec.json.encode(answer)
+            for _ in range(2):
+                assert _failure(form.decode_result, data) == expected, (entry["source"], data)
+                assert _failure(form.decode_result, data.decode()) == expected, (entry["source"], data)
+                assert _failure(form.decode_result, json.dumps(answer, indent=2).encode()) == expected
+            checked += 1
+    assert checked >= 30, checked
