@@ -43,10 +43,28 @@ class Refused(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Checker:
-    """One schema compiled by one contender: the two hot-path calls."""
+    """One schema compiled by one contender: the two hot-path calls, and the call that reports
+    why a document is invalid."""
 
     from_bytes: Callable[[bytes], Any]
     from_object: Callable[[Any], Any] | None
+    refuses: Callable[[bytes], bool] | None = None
+    """``True`` where the library refuses the document with its own report (the error its docs
+    raise for an invalid instance), ``False`` where it accepts it."""
+
+
+def refusing(check: Callable[[Any], Any], invalid: type[BaseException]) -> Callable[[bytes], bool]:
+    """``check`` of the decoded document (raising ``invalid`` when it is invalid) as a
+    :attr:`Checker.refuses`."""
+
+    def refuses(data: bytes) -> bool:
+        try:
+            check(decode(data))
+        except invalid:
+            return True
+        return False
+
+    return refuses
 
 
 class Contender:
@@ -88,7 +106,16 @@ class EngineContender(Contender):
             cs = self.engine.compile(schema)
         except engine.SchemaRejected as exc:
             raise Refused("refused", f"{exc.reason}: {exc.message}") from None
-        return Checker(from_bytes=cs.decode, from_object=cs.validate)
+        decode_checked = cs.decode
+
+        def refuses(data: bytes) -> bool:
+            try:
+                decode_checked(data)
+            except engine.ValidationFailed:
+                return True
+            return False
+
+        return Checker(from_bytes=cs.decode, from_object=cs.validate, refuses=refuses)
 
     def cold_compiler(self) -> Callable[[Any], Any]:
         cold = engine.Engine(engine.EngineConfig(backend=self.backend, cache_size=0))  # type: ignore[arg-type]
@@ -120,7 +147,11 @@ class RawJsonschemaRs(Contender):
         except Exception as exc:  # noqa: BLE001 - whatever the library raises is the answer shown
             raise Refused("error", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
         is_valid = validator.is_valid
-        return Checker(from_bytes=lambda data: is_valid(decode(data)), from_object=is_valid)
+        return Checker(
+            from_bytes=lambda data: is_valid(decode(data)),
+            from_object=is_valid,
+            refuses=refusing(validator.validate, self._rs.ValidationError),
+        )
 
     def cold_compiler(self) -> Callable[[Any], Any]:
         return self._build
@@ -155,7 +186,11 @@ class RawFastjsonschema(Contender):
             validate = self._build(schema)
         except Exception as exc:  # noqa: BLE001
             raise Refused("error", f"{type(exc).__name__}: {str(exc)[:120]}") from None
-        return Checker(from_bytes=lambda data: validate(decode(data)), from_object=validate)
+        return Checker(
+            from_bytes=lambda data: validate(decode(data)),
+            from_object=validate,
+            refuses=refusing(validate, self._fjs.JsonSchemaValueException),
+        )
 
     def cold_compiler(self) -> Callable[[Any], Any]:
         return self._build
@@ -185,7 +220,11 @@ class RawJsonschema(Contender):
         except Exception as exc:  # noqa: BLE001
             raise Refused("error", f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}") from None
         is_valid = validator.is_valid
-        return Checker(from_bytes=lambda data: is_valid(decode(data)), from_object=is_valid)
+        return Checker(
+            from_bytes=lambda data: is_valid(decode(data)),
+            from_object=is_valid,
+            refuses=refusing(validator.validate, self._js.ValidationError),
+        )
 
     def cold_compiler(self) -> Callable[[Any], Any]:
         return self._build

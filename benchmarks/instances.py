@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 import referencing
 
-__all__ = ["is_valid_reference", "valid_instance"]
+__all__ = ["is_valid_reference", "one_wrong_type", "valid_instance"]
 
 _FORMAT_SAMPLES = {
     "date-time": "2025-06-18T12:30:00Z",
@@ -49,6 +49,23 @@ def is_valid_reference(schema: Any, instance: Any) -> bool:
     """python-jsonschema's answer, with a registry that can retrieve nothing."""
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     return cls(schema, registry=referencing.Registry()).is_valid(instance)
+
+
+# A value of another type for each JSON type a property may declare.
+_WRONG_TYPE = {"string": 12, "integer": "12", "number": "1.5", "boolean": "true", "array": "[]", "object": 1, "null": 0}
+
+
+def one_wrong_type(schema: Any, instance: Any) -> Any:
+    """``instance`` (an object) with its schema's first property that declares one type given a
+    value of another (what a model most often gets wrong), or ``None`` where no property declares
+    a type or python-jsonschema still accepts the result."""
+    if not isinstance(schema, dict) or not isinstance(instance, dict):
+        return None
+    for name, sub in (schema.get("properties") or {}).items():
+        if isinstance(sub, dict) and sub.get("type") in _WRONG_TYPE:
+            wrong = {**instance, name: _WRONG_TYPE[sub["type"]]}
+            return None if is_valid_reference(schema, wrong) else wrong
+    return None
 
 
 def valid_instance(schema: Any) -> Any:

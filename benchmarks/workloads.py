@@ -19,7 +19,7 @@ import engine
 
 from .contenders import Contender, EngineContender, Refused, decode, mcp_available
 from .corpus import Corpus
-from .instances import is_valid_reference
+from .instances import is_valid_reference, one_wrong_type
 from .report import column_label
 from .results import Cell, Row, Workload
 from .timing import Budget, measure
@@ -92,8 +92,10 @@ def time_row(
     prepare: Callable[[Contender, Any], Prepared],
     *,
     budget: Budget | None = None,
+    refusing: bool = False,
 ) -> Row:
-    """Fill ``row.cells``: every contender over ``items``, side by side, as ratios to the floor."""
+    """Fill ``row.cells``: every contender over ``items``, side by side, as ratios to the floor.
+    ``refusing``: the items are invalid, and each call answers whether it refused one."""
     ctx.progress(f"{row.case} {row.detail}".strip())
     n = len(items)
     calls: dict[str, Callable[[], None]] = {}
@@ -128,7 +130,7 @@ def time_row(
             taken.append(i)
         notes = []
         if wrong:
-            notes.append(f"{wrong} valid rejected")
+            notes.append(f"{wrong} invalid accepted" if refusing else f"{wrong} valid rejected")
         for status, reasons in refusals.items():
             notes.append(reasons[0] if len(reasons) == n else f"{len(reasons)} {status}: {reasons[0][:100]}")
         if not pairs:
@@ -294,11 +296,21 @@ def arguments_workload(ctx: Context) -> Workload:
         and is_valid_reference(t.input_schema, {**t.arguments, "zz_extra": ["x", 1]})
     }
 
+    # The same arguments with one property of the wrong type, for the tools whose schema refuses
+    # it: what an invalid call costs, each library reporting it as its docs say.
+    invalid = {
+        id(t): encode(wrong)
+        for t in ctx.corpus.tools
+        if (wrong := one_wrong_type(t.input_schema, t.arguments)) is not None
+    }
+
     def prepare(form: str) -> Callable[[Contender, Any], Prepared]:
-        """``form``: "bytes", "dicts", "typed" (bytes to the typed value) or "extra" (bytes with
-        an extra property)."""
+        """``form``: "bytes", "dicts", "typed" (bytes to the typed value), "extra" (bytes with
+        an extra property) or "invalid" (bytes with a property of the wrong type, refused)."""
 
         def run(contender: Contender, tool: Any) -> Prepared:
+            if form == "invalid":
+                return _refusal(ctx, contender, tool, definitions[tool.source], invalid[id(tool)], mcp)
             if form == "extra":
                 arg = extra[id(tool)]
             else:
@@ -324,20 +336,53 @@ def arguments_workload(ctx: Context) -> Workload:
         detail = f"{len(tools)} tools, {recorded} recorded"
         # Every tool from bytes, from dicts, to typed values and with an extra property; per
         # source, from bytes (the hot path) only.
-        for form in ("bytes", "dicts", "typed", "extra") if source == "all" else ("bytes",):
+        for form in ("bytes", "dicts", "typed", "extra", "invalid") if source == "all" else ("bytes",):
             case = f"{source} {form}"
-            if form == "extra":
-                with_extra = [t for t in tools if id(t) in extra]
-                row = Row(case=case, detail=f"{len(with_extra)} tools whose schema admits it")
-                work.rows.append(time_row(ctx, row, with_extra, lambda t: extra[id(t)], prepare(form)))
+            if form in ("extra", "invalid"):
+                variant = extra if form == "extra" else invalid
+                chosen = [t for t in tools if id(t) in variant]
+                what = "admits it" if form == "extra" else "refuses it"
+                row = Row(case=case, detail=f"{len(chosen)} tools whose schema {what}")
+                data_of = functools.partial(_by_id, variant)
+                work.rows.append(time_row(ctx, row, chosen, data_of, prepare(form), refusing=form == "invalid"))
                 continue
             row = Row(case=case, detail=detail)
             work.rows.append(time_row(ctx, row, tools, lambda t: payload[id(t)], prepare(form)))
     work.unit += (
         f"; engine via {api}; 'typed': CompiledSchema.decode_typed (Structs); 'extra': the arguments"
-        " with one property the schema does not name"
+        " with one property the schema does not name; 'invalid': with one property of the wrong type,"
+        " refused with each library's report (the engine's ValidationFailed lists every issue;"
+        " jsonschema-rs `validate`, fastjsonschema and python-jsonschema `validate` raise their first error)"
     )
     return work
+
+
+def _by_id(documents: dict[int, bytes], item: Any) -> bytes:
+    return documents[id(item)]
+
+
+def _refusal(
+    ctx: Context, contender: Contender, tool: Any, definitions: list[dict[str, Any]], data: bytes, mcp: bool
+) -> Prepared:
+    """The call refusing ``data``, an invalid arguments document of ``tool``, with the contender's
+    report: ``True`` once refused as invalid (``False``, accepted, is counted as wrong)."""
+    if mcp and isinstance(contender, EngineContender):
+        tools = _tool_set(ctx, contender, tool.source, definitions)
+        _refused_tool(tools, tool.name)
+        validate, name = tools.validate_arguments, tool.name
+
+        def refuses(document: bytes) -> bool:
+            try:
+                validate(name, document)
+            except engine.ValidationFailed:
+                return True
+            return False
+
+        return refuses, data, True
+    refuses_with = _checker(ctx, contender, tool.input_schema).refuses
+    if refuses_with is None:
+        raise Refused("n/a", "reports no errors")
+    return refuses_with, data, True
 
 
 # --------------------------------------------------------------------------------------- results

@@ -30,6 +30,7 @@ The validity answer never changes: only the detail of the list is bounded.
 from __future__ import annotations
 
 from collections.abc import Callable
+from time import monotonic
 from typing import Any
 
 from .._config import Limits
@@ -37,7 +38,19 @@ from .._decode import nesting
 from .._errors import Issue, ValidationFailed
 from .._guard import GuardReport
 from ..backends import BackendValidator, locations
-from .budget import EXPLAIN_FRAMES, INFINITE, SECONDS_PER_EVALUATION, Budget, Issues, shape, size, too_costly
+from .budget import (
+    EXPLAIN_FRAMES,
+    INFINITE,
+    SECONDS_PER_EVALUATION,
+    Budget,
+    Issues,
+    collect,
+    failed,
+    opening,
+    shape,
+    size,
+    too_costly,
+)
 from .pieces import Pieces
 
 __all__ = ["EXPLAIN_FRAMES", "SECONDS_PER_EVALUATION", "explain"]
@@ -66,14 +79,16 @@ def explain(
     if callable(guard):
         guard = guard()
     depth = 0 if depth_bound is None else nesting(instance, depth_bound)
-    budget = Budget(limits)
-    out = Issues(limits.max_issues)
-    allowance = budget.opening
+    allowance = opening(limits)
     whole = _whole_cost(guard, instance, depth, allowance, width)
     if whole <= allowance:
-        budget.spend(whole)
-        out.run(explainer.iter_issues(instance), budget, under, ())
-        return out.failure()
+        # The commonest explanation, and the whole of it: read at once (no budget to share).
+        issues: list[Issue] = []
+        deadline = monotonic() + limits.max_explain_seconds
+        cut = collect(explainer.iter_issues(instance), issues, limits.max_issues, deadline, under, "")
+        return failed(issues, truncated=cut)
+    budget = Budget(limits)
+    out = Issues(limits.max_issues)
     found = locations(explainer)
     if found is None:
         out.cut(Issue(instance_path="", keyword_location="", keyword="", message=too_costly("", "", whole)))

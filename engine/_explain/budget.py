@@ -22,6 +22,9 @@ __all__ = [
     "Budget",
     "Issues",
     "Pointer",
+    "collect",
+    "failed",
+    "opening",
     "shape",
     "short",
     "size",
@@ -43,15 +46,19 @@ Pointer = tuple[str | int, ...]
 _SCALARS = frozenset({int, float, bool, type(None)})
 
 
+def opening(limits: Limits) -> int:
+    """What :meth:`Budget.allowance` is as an explanation starts, read without the clock."""
+    work = limits.max_explain_work
+    by_time = int(limits.max_explain_seconds / SECONDS_PER_EVALUATION)
+    return max(0, work if work < by_time else by_time)
+
+
 class Budget:
-    __slots__ = ("deadline", "opening", "work")
+    __slots__ = ("deadline", "work")
 
     def __init__(self, limits: Limits) -> None:
         self.work = limits.max_explain_work
         self.deadline = time.monotonic() + limits.max_explain_seconds
-        opening = int(limits.max_explain_seconds / SECONDS_PER_EVALUATION)
-        self.opening = max(0, self.work if self.work < opening else opening)
-        """:meth:`allowance` as the budget starts (read without the clock)."""
 
     def allowance(self) -> int:
         """The most evaluations a step may start now: what is left of the work, and of the time
@@ -90,35 +97,46 @@ class Issues(msgspec.Struct):
 
     def run(self, issues: Iterator[Issue], budget: Budget, path: str, location: Pointer) -> None:
         """Read the issues of one piece, each re-rooted at ``path`` / ``location``."""
-        prefix = pointer(location)
-        try:
-            for issue in issues:
-                if path or prefix:
-                    issue = Issue(
-                        instance_path=path + issue.instance_path,
-                        keyword_location=prefix + issue.keyword_location,
-                        keyword=issue.keyword,
-                        message=issue.message,
-                    )
-                if not self.add(issue) or time.monotonic() > budget.deadline:
-                    self.truncated = True
-                    break
-        except (ValueError, RecursionError) as exc:
-            # jsonschema-rs refuses to describe a failing value that nests 256 levels or more.
-            self.cut(
-                Issue(
-                    instance_path=path,
-                    keyword_location=prefix,
-                    keyword="",
-                    message=f"instance is invalid; the explanation stopped: {exc}",
-                )
-            )
+        if collect(issues, self.issues, self.cap, budget.deadline, path, pointer(location)):
+            self.truncated = True
 
     def failure(self) -> ValidationFailed:
-        if not self.issues:
-            # The fast path said no but nothing was said: never report valid.
-            self.issues.append(Issue(instance_path="", keyword_location="", keyword="", message="instance is invalid"))
-        return ValidationFailed(self.issues, truncated=self.truncated)
+        return failed(self.issues, truncated=self.truncated)
+
+
+def collect(issues: Iterator[Issue], into: list[Issue], cap: int, deadline: float, path: str, prefix: str) -> bool:
+    """Read ``issues`` into ``into`` (``cap`` at most in all), each re-rooted at ``path`` (in the
+    instance) and ``prefix`` (in the schema), until ``deadline`` (``time.monotonic``); whether the
+    list was cut there (an issue over the cap, the time up, the backend refusing to go on)."""
+    monotonic = time.monotonic
+    try:
+        for issue in issues:
+            if len(into) >= cap:
+                return True
+            if path or prefix:
+                issue = Issue(
+                    instance_path=path + issue.instance_path,
+                    keyword_location=prefix + issue.keyword_location,
+                    keyword=issue.keyword,
+                    message=issue.message,
+                )
+            into.append(issue)
+            if monotonic() > deadline:
+                return True
+    except (ValueError, RecursionError) as exc:
+        # jsonschema-rs refuses to describe a failing value that nests 256 levels or more.
+        if len(into) < cap:
+            message = f"instance is invalid; the explanation stopped: {exc}"
+            into.append(Issue(instance_path=path, keyword_location=prefix, keyword="", message=message))
+        return True
+    return False
+
+
+def failed(issues: list[Issue], *, truncated: bool) -> ValidationFailed:
+    """The failure listing ``issues``, never none: the fast path said no, so it says so at least."""
+    if not issues:
+        issues.append(Issue(instance_path="", keyword_location="", keyword="", message="instance is invalid"))
+    return ValidationFailed(issues, truncated=truncated)
 
 
 def too_costly(path: str, location: str, cost: int) -> str:
