@@ -50,9 +50,16 @@ class JsonschemaRsValidator(BackendValidator):
         return self._validator.is_valid(instance)
 
     def iter_issues(self, instance: Any) -> Iterator[Issue]:
-        # A generator: the errors are built on the first `next`, where the caller catches what
-        # jsonschema-rs raises.
-        yield from map(issue_from_rs, self._validator.iter_errors(instance))
+        try:
+            errors = self._validator.iter_errors(instance)  # builds every error now
+        except (ValueError, RecursionError) as exc:
+            return _raising(exc)  # raised where the issues are read, as for any other backend
+        return map(issue_from_rs, errors)
+
+
+def _raising(exc: BaseException) -> Iterator[Issue]:
+    raise exc
+    yield  # pragma: no cover - a generator: raises on the first `next`
 
 
 def rs_options(source: SchemaSource) -> dict[str, Any]:

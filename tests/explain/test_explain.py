@@ -424,3 +424,23 @@ def test_an_explanation_from_bytes_is_the_explanation_of_the_value(work: int) ->
     for _ in range(2):  # the first call binds the tool's readers, the second uses them
         assert failure(partial(tools.validate_arguments, "t"), arguments) == expected
         assert failure(partial(tools.validate_arguments, "t"), json.dumps(arguments).encode()) == expected
+
+
+@pytest.mark.parametrize("entry", ["validate", "decode"])
+def test_a_value_too_deep_to_describe_is_explained_as_cut(entry: str) -> None:
+    """jsonschema-rs refuses to describe a failing value nesting some 300 levels (it raises as its
+    errors are built): within a depth bound that admits it, the explanation says it stopped there,
+    marked truncated, and nothing escapes."""
+    deep: list[Any] = []
+    level = deep
+    for _ in range(400):
+        child: list[Any] = [1]
+        level.append(child)
+        level = child
+    compiled = engine.Engine(engine.EngineConfig(limits={"max_instance_depth": 1000})).compile({"maxItems": 0})
+    with pytest.raises(engine.ValidationFailed) as caught:
+        compiled.validate(deep) if entry == "validate" else compiled.decode(json.dumps(deep))
+    assert caught.value.truncated
+    assert [issue.message for issue in caught.value.issues] == [
+        "instance is invalid; the explanation stopped: Recursion limit reached"
+    ]
