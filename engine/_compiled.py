@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
@@ -57,6 +56,26 @@ class HotPath(NamedTuple):
     """The explanation of a value ``check`` refused: ``failure(value, width=None, under="")``
     (``width``: at least how many values it holds, where known without a walk; ``under``: where
     the value is in the document holding it)."""
+
+
+def _explaining(
+    explainer: BackendValidator, guard: Any, limits: Limits, depth_bound: int | None
+) -> Callable[..., ValidationFailed]:
+    """:func:`~engine._explain.explain` of one schema: ``failure(instance, width=None, under="")``
+    (a closure: a partial merges its keywords with the call's into a new dict on every call)."""
+
+    def failure(instance: Any, width: int | None = None, under: str = "") -> ValidationFailed:
+        return explain(
+            instance,
+            explainer=explainer,
+            guard=guard,
+            limits=limits,
+            depth_bound=depth_bound,
+            width=width,
+            under=under,
+        )
+
+    return failure
 
 
 def depth_bound(guard: GuardReport | None, limits: Limits) -> int | None:
@@ -267,12 +286,8 @@ class CompiledSchema:
                 # cycle (see `decode`). The report given at compile time (a deferred one is made
                 # when the explanation first asks).
                 deferred = self._deferred_guard
-                failure = self._failure = partial(
-                    explain,
-                    explainer=self._explainer,
-                    guard=self.guard if deferred is None else deferred,
-                    limits=self._limits,
-                    depth_bound=self._depth_bound,
+                failure = self._failure = _explaining(
+                    self._explainer, self.guard if deferred is None else deferred, self._limits, self._depth_bound
                 )
                 return failure
             if name == "guard" and self._deferred_guard is not None:
