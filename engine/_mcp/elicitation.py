@@ -268,7 +268,7 @@ class ElicitationForm:
         return self._checked(answer, len(data) if type(data) is bytes or type(data) is str else None)
 
     def _checked(self, result: Any, width: int | None = None) -> ElicitResult:
-        if not issubclass(type(result), Mapping):  # not `isinstance`: `__class__` can claim any class
+        if type(result) is not dict and not issubclass(type(result), Mapping):  # `__class__` can claim any class
             raise _failure("", "an ElicitResult is a JSON object")
         action = result.get("action")
         if action not in ACTIONS:
@@ -280,7 +280,7 @@ class ElicitationForm:
             return ElicitResult(action=action)
         if content is None:
             content = {}
-        if not issubclass(type(content), Mapping):
+        if type(content) is not dict and not issubclass(type(content), Mapping):
             raise _failure("/content", "content must be an object")
         self._validate_content(content, width)
         return ElicitResult(action="accept", content={name: content[name] for name in self.fields if name in content})
