@@ -314,11 +314,33 @@ def _non_finite_at(data: bytes | bytearray | memoryview | str, message: str) -> 
 
 def check_depth(value: Any, max_depth: int) -> None:
     """Raise ``DecodeError(too-deep)`` if the decoded JSON ``value`` nests arrays and objects
-    deeper than ``max_depth``. Its referents first, a level at a time (:func:`held_nesting`, whose
-    cost follows the values, not the bytes); walked exactly (:func:`nesting`) only where that
-    bound, one level cautious, is over."""
-    if held_nesting([value], max_depth + 2) > max_depth + 1 and nesting(value, max_depth + 1) > max_depth:
+    deeper than ``max_depth``, counted by :func:`decoded_nesting` (a hostile document nesting a
+    few hundred levels was walked twice, the second time at 2 us a level: 0.4 ms for 600 bytes)."""
+    if decoded_nesting(value, max_depth + 1) > max_depth:
         raise DecodeError(DecodeReason.TOO_DEEP, f"instance nests more than {max_depth} levels deep")
+
+
+_DECODED_CONTAINERS = frozenset({dict, list})
+
+
+def decoded_nesting(value: Any, stop: int) -> int:
+    """:func:`nesting` of a *decoded* JSON value (its containers exactly dicts with string keys,
+    and lists), counted up to ``stop``: one ``gc.get_referents`` call a level (a level with
+    values below it holds a container), and the types of the deepest level read once (an empty
+    array or object there is one level more)."""
+    if referents is not gc.get_referents:  # pragma: no cover - CPython reads levels in one call
+        return nesting(value, stop)
+    if type(value) not in _DECODED_CONTAINERS or stop < 1:
+        return 0
+    depth = 1
+    level = referents(value)
+    while level and depth < stop:
+        below = referents(*level)
+        if not below:  # nothing deeper: a container here is empty, and one level more
+            return depth + 1 if any(map(_DECODED_CONTAINERS.__contains__, map(type, level))) else depth
+        depth += 1
+        level = below
+    return depth
 
 
 def nesting(value: Any, stop: int) -> int:

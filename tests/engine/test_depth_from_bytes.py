@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine._decode import held_nesting, nesting, within_depth
+from engine._decode import check_depth, decoded_nesting, held_nesting, nesting, within_depth
+from engine._errors import DecodeError
 
 # Strings full of what the byte reading must see through: brackets, quotes, escapes.
 TRICKY = st.text(alphabet=st.sampled_from(list('[]{}"\\/ab \n\u00e9\u2028\U0001f600')), max_size=6)
@@ -127,3 +128,31 @@ def test_the_bound_from_decoded_values_at_the_bottom(items: list[Any], exact: in
     assert nesting(items, 100) == exact
     assert held_nesting(items, 100) in (exact, exact + 1)
     assert held_nesting(items, exact - 1) > exact - 1  # past `stop`: returned as soon as passed
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(values, st.integers(0, 8))
+def test_the_depth_of_a_decoded_value_is_counted_exactly(value: Any, below: int) -> None:
+    """``decoded_nesting``: the exact depth of a decoded value, up to ``stop``, from one referents
+    call a level (empty arrays and objects at the bottom included); ``check_depth`` refuses a
+    value exactly when it nests past the bound."""
+    decoded = msgspec.json.decode(msgspec.json.encode(value))
+    exact = nesting(decoded, 10_000)
+    for stop in {0, 1, max(exact - below, 0), exact, exact + 1, exact + 5}:
+        assert decoded_nesting(decoded, stop) == min(exact, stop), (decoded, stop)
+    for bound in {0, max(exact - 1, 0), exact, exact + 1}:
+        if exact > bound:
+            with pytest.raises(DecodeError):
+                check_depth(decoded, bound)
+        else:
+            check_depth(decoded, bound)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 255, 256, 257, 258, 600])
+def test_a_deep_chain_is_counted_exactly(depth: int) -> None:
+    for bottom in (b"", b"1", b"{}", b'{"a":[]}'):
+        data = b"[" * depth + bottom + b"]" * depth
+        decoded = msgspec.json.decode(data)
+        exact = nesting(decoded, 10_000)
+        assert decoded_nesting(decoded, 10_000) == exact
+        assert decoded_nesting(decoded, 256) == min(exact, 256)
