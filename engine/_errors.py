@@ -174,8 +174,11 @@ class DecodeError(EngineError):
     """Bytes that are not an acceptable JSON document; ``reason`` is a :class:`DecodeReason`."""
 
     def __init__(self, reason: DecodeReason, message: str) -> None:
-        super().__init__(message)
-        self.reason = DecodeReason(reason)
+        # `EngineError.__init__` inline, and the reason taken as it is where it is one already
+        # (every refused document builds one: a hostile stream of them is the hot path).
+        Exception.__init__(self, message)
+        self.message = message
+        self.reason = reason if type(reason) is DecodeReason else DecodeReason(reason)
 
 
 JSONRPC_INVALID_PARAMS = -32602
