@@ -44,7 +44,16 @@ import msgspec
 
 from ._errors import DecodeError, DecodeReason
 
-__all__ = ["PLAIN_SCALARS", "admit", "bind_checked", "bind_is_valid", "max_values", "referents", "walk"]
+__all__ = [
+    "PLAIN_SCALARS",
+    "admit",
+    "bind_checked",
+    "bind_is_valid",
+    "flat_limit",
+    "max_values",
+    "referents",
+    "walk",
+]
 
 _encode = msgspec.msgpack.encode  # binary: no float or escape formatting, UTF-8 of every str
 _encode_json = msgspec.json.encode  # for ints msgpack cannot hold (beyond 64 bits)
@@ -99,6 +108,12 @@ def max_values(max_bytes: int) -> int:
     return max(1, max_bytes // 2)
 
 
+def flat_limit(max_depth: int, max_values: int) -> int:
+    """The members a dict checked inline as an object of scalars may hold (fewer than this): the
+    values bound, and none where the depth bound admits no level (the walk then refuses it)."""
+    return max_values if max_depth >= 1 else 0
+
+
 def admit(value: Any, max_depth: int, max_values: int) -> None:
     """Return if ``value`` is a JSON value within the bounds; raise :class:`DecodeError` otherwise."""
     kind = type(value)
@@ -126,10 +141,12 @@ def bind_is_valid(
     (``ValueError``, ``TypeError``, ``RecursionError``) becomes ``refusal(exc)``. An object of
     scalars is checked without a call."""
 
+    flat = flat_limit(max_depth, max_values)
+
     def is_valid(instance: Any) -> bool:
         if type(instance) is dict:
             children = _referents(instance)
-            if len(children) == len(instance) < max_values and PLAIN_SCALARS.issuperset(map(type, children)):
+            if len(children) == len(instance) < flat and PLAIN_SCALARS.issuperset(map(type, children)):
                 try:
                     _encode(instance)
                 except UnicodeEncodeError as exc:
@@ -158,10 +175,12 @@ def bind_checked(
     """Like :func:`bind_is_valid`, returning ``instance`` when valid and raising ``failure(instance)``
     otherwise."""
 
+    flat = flat_limit(max_depth, max_values)
+
     def checked(instance: Any) -> Any:
         if type(instance) is dict:
             children = _referents(instance)
-            if len(children) == len(instance) < max_values and PLAIN_SCALARS.issuperset(map(type, children)):
+            if len(children) == len(instance) < flat and PLAIN_SCALARS.issuperset(map(type, children)):
                 try:
                     _encode(instance)
                 except UnicodeEncodeError as exc:
@@ -185,6 +204,8 @@ def bind_checked(
 
 def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, max_values: int) -> None:
     """:func:`admit` for a dict or list, ``children`` being what :data:`referents` read of it."""
+    if max_depth < 1:  # the root is a level
+        raise _too_deep(max_depth)
     level: list[Any] = [root]
     depth = 1
     size = len(root)  # how many values the level holds

@@ -86,7 +86,7 @@ def explain(
         issues: list[Issue] = []
         deadline = monotonic() + limits.max_explain_seconds
         cut = collect(explainer.iter_issues(instance), issues, limits.max_issues, deadline, under, "")
-        return failed(issues, truncated=cut)
+        return failed(issues, truncated=cut, at=under)
     budget = Budget(limits)
     out = Issues(limits.max_issues)
     found = locations(explainer)

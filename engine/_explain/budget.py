@@ -132,10 +132,11 @@ def collect(issues: Iterator[Issue], into: list[Issue], cap: int, deadline: floa
     return False
 
 
-def failed(issues: list[Issue], *, truncated: bool) -> ValidationFailed:
-    """The failure listing ``issues``, never none: the fast path said no, so it says so at least."""
+def failed(issues: list[Issue], *, truncated: bool, at: str = "") -> ValidationFailed:
+    """The failure listing ``issues``, never none: the fast path said no, so it says so at least
+    (of the instance at ``at``, where it is in a document holding it)."""
     if not issues:
-        issues.append(Issue(instance_path="", keyword_location="", keyword="", message="instance is invalid"))
+        issues.append(Issue(instance_path=at, keyword_location="", keyword="", message="instance is invalid"))
     return ValidationFailed(issues, truncated=truncated)
 
 

@@ -14,7 +14,7 @@ from .._compiled import CompiledSchema
 from .._decode import as_bytes, decode_json, short_bytes, surely_within
 from .._engine import Engine, engine_or_default
 from .._errors import DecodeError, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
-from .._instance import PLAIN_SCALARS, admit, max_values, referents, walk
+from .._instance import PLAIN_SCALARS, admit, flat_limit, max_values, referents, walk
 from .envelope import (
     CallToolResult,
     decode_envelope,
@@ -192,7 +192,8 @@ class ToolSet:
             path = schema.short_path()
             self._from_bytes[name] = (*path, path)
             hot = schema.hot_path()
-            self._from_dict[name] = (hot.check, max_values(hot.max_bytes), hot.max_depth, schema.checked, hot.failure)
+            flat = flat_limit(hot.max_depth, max_values(hot.max_bytes))
+            self._from_dict[name] = (hot.check, flat, hot.max_depth, schema.checked, hot.failure)
         if issubclass(type(arguments), (bytes, bytearray, memoryview, str)):  # not `isinstance`: `__class__` may lie
             value = schema.decode(arguments)
         else:
@@ -342,14 +343,13 @@ class ToolSet:
                 content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta
             )
         else:
+            # Held to JSON first, whole, as a result given as bytes is parsed whole first: every
+            # member (a NaN, a set, a cycle, a subclass or a value nesting past the result's bound
+            # in a content block, `_meta`, `resultType`, a response's `id` or a field of a
+            # server's own passed in before), the result or the response around it within the
+            # bounds the bytes are held to.
+            admit(result, self._max_depth, max_values(self._max_bytes))
             envelope = envelope_from_dict(result)
-            # Held to JSON, as every byte of a result given as bytes is: the parts the output
-            # schema's check does not read (a NaN, a set, a cycle or a subclass in a content block
-            # or `_meta` passed into the result before; arguments and structuredContent refused).
-            limit = max_values(self._max_bytes)
-            admit(envelope.content, self._max_depth, limit)
-            if envelope.meta is not UNSET:
-                admit(envelope.meta, self._max_depth, limit)
             structured = envelope.structured_content
             if structured is not UNSET:
                 self._structured(None if envelope.is_error else output, structured)

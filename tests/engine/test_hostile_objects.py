@@ -42,23 +42,28 @@ def test_an_object_claiming_a_json_class_is_refused_with_a_typed_error() -> None
         engine.compile_elicitation({"type": "object", "properties": {"a": _ClaimsDict()}}, engine=eng)
     assert "<tools[0]>" in engine.compile_tools([_ClaimsDict()], engine=eng).rejected
     tools = engine.compile_tools([{"name": "t", "inputSchema": {"type": "object"}}], engine=eng)
+    # A result or an answer given as a Python value is held to JSON whole first, as bytes are
+    # parsed whole first: an object no JSON document holds, wherever it is, is `not-json`.
     for result in (_ClaimsDict(), {"jsonrpc": "2.0", "id": 1, "result": _ClaimsDict()}, {"content": [_ClaimsDict()]}):
-        with pytest.raises(engine.ValidationFailed):
+        with pytest.raises(engine.DecodeError) as caught:
             tools.validate_result("t", result)
+        assert caught.value.reason == "not-json"
     form = engine.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}}, engine=eng)
-    with pytest.raises(engine.ValidationFailed):
-        form.decode_result(_ClaimsDict())  # type: ignore[arg-type]
+    for answer in (_ClaimsDict(), {"action": "accept", "content": {}, "_meta": _ClaimsDict()}):
+        with pytest.raises(engine.DecodeError) as caught:
+            form.decode_result(answer)  # type: ignore[arg-type]
+        assert caught.value.reason == "not-json"
     # Objects claiming to be text or bytes: a schema refused as no schema, an answer or a result as
-    # no object (the kinds are read from `type()`, never from `__class__`).
+    # no JSON value (the kinds are read from `type()`, never from `__class__`).
     for claims in (_ClaimsStr(), _ClaimsBytes()):
         with pytest.raises(engine.SchemaRejected) as refused:
             eng.compile(claims)
         assert refused.value.reason == "invalid-schema"
         with pytest.raises(engine.SchemaRejected):
             engine.compile_elicitation(claims, engine=eng)
-        with pytest.raises(engine.ValidationFailed):
+        with pytest.raises(engine.DecodeError):
             form.decode_result(claims)  # type: ignore[arg-type]
-        with pytest.raises(engine.ValidationFailed):
+        with pytest.raises(engine.DecodeError):
             tools.validate_result("t", claims)
         with pytest.raises(engine.DecodeError):
             tools.validate_arguments("t", claims)

@@ -250,7 +250,7 @@ def _expected(schema: dict[str, Any], oracle: Any, data: bytes, max_depth: int) 
         doc = msgspec.json.decode(data)
     except msgspec.DecodeError:
         return engine.DecodeError
-    if _nesting(doc) > max_depth:
+    if _nesting(doc) > max_depth + 1:  # the answer around its content, as a result's envelope
         return engine.DecodeError
     if not isinstance(doc, dict) or doc.get("action") not in ("accept", "decline", "cancel"):
         return engine.ValidationFailed
@@ -298,9 +298,9 @@ def _answers(schema: dict[str, Any]) -> list[bytes]:
         b'{"action": "accept", "action": "decline"}',
     ]
     holes = [b'"\\u00e9"', b'"\xff"', b"1e999", b"[" * 300 + b"]" * 300]
-    # Around a depth bound of 8 (the answer and `_meta` hold two levels): under, at and over it,
-    # an empty array at the bottom or a number.
-    holes += [b"[" * depth + bottom + b"]" * depth for depth in (5, 6, 7) for bottom in (b"", b"1")]
+    # Around a depth bound of 8 (the answer and `_meta` hold two levels, the answer one beyond
+    # the bound): under, at and over it, an empty array at the bottom or a number.
+    holes += [b"[" * depth + bottom + b"]" * depth for depth in (5, 6, 7, 8) for bottom in (b"", b"1")]
     answers: list[bytes] = []
     for document in documents:
         for filled in [document.replace(b'"HOLE"', hole) for hole in holes] if b'"HOLE"' in document else [document]:

@@ -1,0 +1,157 @@
+"""A result or an elicitation answer given as a Python value answers as its JSON document does:
+held to JSON whole first (every member, those the reader skips included, within the bounds the
+bytes are held to), as the bytes are parsed whole first; and an instance bound admitting no level
+refuses every object, given as bytes or as a value."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import engine
+
+
+def _outcome(call: Any, *args: Any) -> Any:
+    try:
+        value = call(*args)
+    except engine.ValidationFailed as failure:
+        return "invalid", failure.message, [(i.instance_path, i.keyword_location) for i in failure.issues]
+    except engine.DecodeError as error:
+        return "refused", str(error.reason)
+    return "valid", repr(value)
+
+
+def _deep(levels: int) -> Any:
+    value: Any = "x"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+_OBJECT = {"type": "object", "properties": {"a": {"type": "integer"}}}
+
+
+@pytest.mark.parametrize("max_depth", [3, 8, 256])
+def test_a_result_given_as_a_dict_answers_as_its_bytes(max_depth: int) -> None:
+    eng = engine.Engine(engine.EngineConfig(limits={"max_instance_depth": max_depth}))
+    tools = engine.compile_tools(
+        [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": _OBJECT}], engine=eng
+    )
+    bare = engine.compile_tools([{"name": "t", "inputSchema": {"type": "object"}}], engine=eng)
+    checked = 0
+    for levels in (max_depth - 1, max_depth, max_depth + 1, max_depth + 2, 300):
+        deep = _deep(levels)
+        for structured in ({"a": 1}, {"a": "x"}):
+            results = [
+                {"content": [], "structuredContent": structured, "extra": deep},
+                {"content": [], "structuredContent": structured, "resultType": deep},
+                {"content": [], "structuredContent": structured, "_meta": {"d": deep}},
+                {"content": [{"type": "text", "text": "x", "d": deep}], "structuredContent": structured},
+                {"jsonrpc": "2.0", "id": deep, "result": {"content": [], "structuredContent": structured}},
+                {"jsonrpc": "2.0", "id": 1, "result": {"content": [], "structuredContent": structured, "x": deep}},
+            ]
+            for result in results:
+                for toolset in (tools, bare):
+                    expected = _outcome(toolset.validate_result, "t", json.dumps(result).encode())
+                    assert _outcome(toolset.validate_result, "t", result) == expected, (levels, result)
+                    checked += 1
+    assert checked == 5 * 2 * 6 * 2
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), {1, 2}, (1, 2), b"x", "\ud800", {1: "a"}])
+def test_a_value_no_json_document_holds_anywhere_in_a_result_or_an_answer_is_refused(value: Any) -> None:
+    tools = engine.compile_tools([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": _OBJECT}])
+    form = engine.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}})
+    ok = {"content": [], "structuredContent": {"a": 1}}
+    for result in (
+        {**ok, "extra": value},
+        {**ok, "resultType": value},
+        {**ok, "_meta": {"k": value}},
+        {"jsonrpc": "2.0", "id": value, "result": ok},
+        {"jsonrpc": "2.0", "id": 1, "result": {**ok, "x": [value]}},
+    ):
+        with pytest.raises(engine.DecodeError):
+            tools.validate_result("t", result)
+    for answer in (
+        {"action": "accept", "content": {"a": "x"}, "_meta": {"k": value}},
+        {"action": "accept", "content": {"a": "x"}, "other": value},
+        {"action": "decline", "_meta": value},
+    ):
+        with pytest.raises(engine.DecodeError):
+            form.decode_result(answer)
+
+
+@pytest.mark.parametrize("max_depth", [1, 2, 3, 8, 256])
+def test_an_answer_given_as_a_dict_answers_as_its_bytes(max_depth: int) -> None:
+    """The answer around the content is one level beyond the bound, as a result's envelope is:
+    the content nests up to ``max_instance_depth`` levels, given as bytes or as a dict."""
+    eng = engine.Engine(engine.EngineConfig(limits={"max_instance_depth": max_depth}))
+    schema = {"type": "object", "properties": {"c": {"type": "array", "items": {"type": "string", "enum": ["a"]}}}}
+    form = engine.compile_elicitation(schema, engine=eng)
+    checked = 0
+    for levels in sorted({0, max(max_depth - 2, 0), max_depth - 1, max_depth, max_depth + 1, 300}):
+        deep = _deep(levels)
+        for answer in (
+            {"action": "accept", "content": {"c": ["a"]}},
+            {"action": "accept", "content": {"c": {}}},
+            {"action": "accept", "content": {"c": ["a"], "other": deep}},
+            {"action": "accept", "content": {"c": ["a"]}, "_meta": {"d": deep}},
+            {"action": "accept", "content": {"c": ["a"]}, "other": deep},
+            {"action": "cancel", "_meta": deep},
+        ):
+            expected = _outcome(form.decode_result, json.dumps(answer).encode())
+            for _ in range(2):
+                assert _outcome(form.decode_result, answer) == expected, (levels, answer)
+                assert _outcome(form.decode_result, json.dumps(answer)) == expected, (levels, answer)
+            checked += 1
+    # a flat answer is within any bound that admits its content
+    assert _outcome(form.decode_result, b'{"action":"accept","content":{"c":["a"]}}')[0] == (
+        "valid" if max_depth >= 2 else "refused"
+    )
+    assert checked >= 24
+
+
+def test_an_instance_bound_of_no_level_refuses_every_object() -> None:
+    eng = engine.Engine(engine.EngineConfig(limits={"max_instance_depth": 0}))
+    compiled = eng.compile(_OBJECT)
+    tools = engine.compile_tools([{"name": "t", "inputSchema": _OBJECT, "outputSchema": _OBJECT}], engine=eng)
+    for value in ({}, {"a": "x"}, {"a": 1}):
+        data = json.dumps(value).encode()
+        for call, argument in (
+            (compiled.validate, value),
+            (compiled.is_valid, value),
+            (compiled.decode, data),
+            (lambda v: tools.validate_arguments("t", v), value),
+            (lambda v: tools.validate_arguments("t", v), data),
+            (lambda v: tools.validate_structured("t", v), value),
+        ):
+            for _ in range(2):
+                assert _outcome(call, argument) == ("refused", "too-deep"), (call, argument)
+    assert compiled.is_valid(1) is False  # a scalar has no level: judged by the schema
+
+
+@pytest.mark.parametrize("where", ["result", "answer"])
+def test_with_no_issue_kept_the_failure_says_where_the_instance_is(where: str) -> None:
+    eng = engine.Engine(engine.EngineConfig(limits={"max_issues": 0}))
+    if where == "result":
+        tools = engine.compile_tools(
+            [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": _OBJECT}], engine=eng
+        )
+        document: Any = {"content": [], "structuredContent": {"a": "x"}}
+        call, at = (lambda d: tools.validate_result("t", d)), "/structuredContent"
+    else:
+        form = engine.compile_elicitation({"type": "object", "properties": {"a": {"type": "integer"}}}, engine=eng)
+        document, call, at = {"action": "accept", "content": {"a": "x"}}, form.decode_result, "/content"
+    for given in (
+        document,
+        json.dumps(document).encode(),
+        json.dumps(document),
+        json.dumps({**document, "meta": None}),
+    ):
+        for _ in range(2):
+            with pytest.raises(engine.ValidationFailed) as caught:
+                call(given)
+            assert [(i.instance_path, i.message) for i in caught.value.issues] == [(at, "instance is invalid")], given
+            assert caught.value.truncated
