@@ -158,12 +158,10 @@ class ToolSet:
             # Any other is walked, and refused with the reason. Whatever the backend raises goes
             # through the bound check, which says why; its "no" is explained.
             values = referents(arguments)
-            width = None
+            packed = None
             if len(values) == len(arguments) < limit and PLAIN_SCALARS.issuperset(map(type, values)):
                 try:
-                    # Every value takes a byte or more of it, a string one more than its length:
-                    # the bound of the values an explanation's estimate counts.
-                    width = len(_pack(arguments))
+                    packed = _pack(arguments)
                 except Exception:  # noqa: BLE001 - refused by the bound check, with the reason
                     return checked(arguments)  # type: ignore[no-any-return]
             else:
@@ -173,7 +171,9 @@ class ToolSet:
                     return arguments  # type: ignore[no-any-return]
             except Exception:  # noqa: BLE001 - judged again by the bound check, never trusted
                 return checked(arguments)  # type: ignore[no-any-return]
-            raise failure(arguments, width=width)
+            # Every value takes a byte or more of the msgpack pass, a string one more than its
+            # length: the bound of the values the explanation's estimate counts.
+            raise failure(arguments, width=None if packed is None else len(packed))
         if arguments is None:  # no arguments: an empty object (a fresh dict each call)
             return self.validate_arguments(name, b"{}" if self._none_as_bytes else {})
         encoded = short_bytes(arguments, self._within)  # text or a buffer: read as its bytes are
