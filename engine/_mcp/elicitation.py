@@ -251,13 +251,14 @@ class ElicitationForm:
         """An answer given as a Python value: held to JSON whole first, as bytes are parsed whole
         (`_meta` and fields the form does not read included), then judged."""
         admit(answer, self._max_depth, max_values(self._max_bytes))
-        return self._checked(answer)
+        return self._checked(answer, held=True)
 
     def _general(self, data: bytes | bytearray | memoryview | str) -> ElicitResult:
         answer = decode_json(data, max_bytes=self._max_bytes, max_depth=self._max_depth)
-        return self._checked(answer, len(data) if type(data) is bytes or type(data) is str else None)
+        width = len(data) if type(data) is bytes or type(data) is str else None
+        return self._checked(answer, width, held=True)
 
-    def _checked(self, result: Any, width: int | None = None) -> ElicitResult:
+    def _checked(self, result: Any, width: int | None = None, *, held: bool = False) -> ElicitResult:
         if type(result) is not dict and not issubclass(type(result), Mapping):  # `__class__` can claim any class
             raise _failure("", "an ElicitResult is a JSON object")
         action = result.get("action")
@@ -272,14 +273,16 @@ class ElicitationForm:
             content = {}
         if type(content) is not dict and not issubclass(type(content), Mapping):
             raise _failure("/content", "content must be an object")
-        self._validate_content(content, width)
+        self._validate_content(content, width, held=held)
         return ElicitResult(action="accept", content={name: content[name] for name in self.fields if name in content})
 
-    def _validate_content(self, content: Any, width: int | None = None) -> None:
-        """``width``: the length of the document ``content`` was decoded from, within the form's
-        bounds (so the schema's, where as wide): checked and explained without the screen."""
+    def _validate_content(self, content: Any, width: int | None = None, *, held: bool = False) -> None:
+        """``held``: the answer holding ``content`` was held to JSON within the form's bounds
+        (decoded, or admitted whole), so ``content`` is within the schema's where they are as wide:
+        checked and explained without the screen; ``width``, where known, the length of the
+        document it was decoded from (the bound of the values the explanation counts)."""
         hot = self._content_path
-        if width is not None and hot.max_depth >= self._max_depth - 1 and hot.max_bytes >= self._max_bytes:
+        if held and hot.max_depth >= self._max_depth - 1 and hot.max_bytes >= self._max_bytes:
             try:
                 valid = hot.check(content)
             except Exception:  # noqa: BLE001 - the bound check below says why
