@@ -104,8 +104,9 @@ with the lengths reads one by one. The schema intake walks with it too."""
 
 
 def max_values(max_bytes: int) -> int:
-    """The most values a JSON document of ``max_bytes`` bytes can hold (``[0,0,...]``)."""
-    return max(1, max_bytes // 2)
+    """The most values a JSON document of ``max_bytes`` bytes can hold: ``[0,0,...]``, ``n`` items
+    and the array in ``2 * n + 1`` bytes."""
+    return max(1, (max_bytes + 1) // 2)
 
 
 def flat_limit(max_depth: int, max_values: int) -> int:

@@ -43,6 +43,7 @@ class CompiledTool:
 
 _parse = msgspec.json.decode
 _pack = msgspec.msgpack.encode  # the surrogate pass of an object of plain scalars (see `engine._instance`)
+_encode = msgspec.json.encode
 # A tool's backend check of a JSON value, the most values and levels an instance may hold, and
 # its bound check.
 _FromDict = tuple[Callable[[Any], bool], int, int, Callable[[Any], Any], Callable[..., ValidationFailed]]
@@ -303,7 +304,8 @@ class ToolSet:
 
     def _structured(self, output: CompiledSchema | None, structured: Any) -> Any:
         if output is None:
-            admit(structured, self._max_depth, max_values(self._max_bytes))
+            # As in a result holding it, whose envelope is one level of the bound's two extra.
+            admit(structured, self._max_depth - 1, max_values(self._max_bytes))
             return structured
         try:
             return output.checked(structured)
@@ -349,10 +351,16 @@ class ToolSet:
             # server's own passed in before), the result or the response around it within the
             # bounds the bytes are held to.
             admit(result, self._max_depth, max_values(self._max_bytes))
-            envelope = envelope_from_dict(result)
+            try:
+                envelope = envelope_from_dict(result)
+            except ValidationFailed:
+                # A wrong shape is said as it is of the same document in bytes (JSON now: its
+                # text is the document), where the envelope's decoder names what it expected.
+                decode_envelope(_encode(result), max_bytes=self._max_bytes, max_depth=self._max_depth)
+                raise  # pragma: no cover - the bytes are refused too
             structured = envelope.structured_content
-            if structured is not UNSET:
-                self._structured(None if envelope.is_error else output, structured)
+            if structured is not UNSET and output is not None and not envelope.is_error:
+                self._structured(output, structured)  # held whole above: the output check is all
         if output is not None and not envelope.is_error and envelope.structured_content is UNSET:
             raise envelope_failure(
                 f"tool {name!r} declares an outputSchema, so its result must carry structuredContent",

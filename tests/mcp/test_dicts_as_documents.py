@@ -155,3 +155,53 @@ def test_with_no_issue_kept_the_failure_says_where_the_instance_is(where: str) -
                 call(given)
             assert [(i.instance_path, i.message) for i in caught.value.issues] == [(at, "instance is invalid")], given
             assert caught.value.truncated
+
+
+_SHAPES: list[Any] = [
+    {"content": ["x"], "structuredContent": {}},
+    {"content": "x", "structuredContent": {}},
+    {"content": [], "structuredContent": {}, "isError": "yes"},
+    {"content": [], "structuredContent": {}, "_meta": []},
+    {"jsonrpc": 2, "id": 1, "result": {"content": [], "structuredContent": {}}},
+    {"jsonrpc": "2.0", "id": 1, "result": None},
+    {"jsonrpc": "2.0", "id": 1},
+    {"jsonrpc": "2.0", "id": 1, "error": {"code": 1, "message": "x"}},
+    {"content": [], "result": 3},
+    [],
+    None,
+    12,
+]
+
+
+@pytest.mark.parametrize("result", _SHAPES, ids=[json.dumps(s)[:40] for s in _SHAPES])
+def test_a_result_of_the_wrong_shape_is_refused_as_its_bytes_are(result: Any) -> None:
+    tools = engine.compile_tools([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}])
+    expected = _outcome(tools.validate_result, "t", json.dumps(result).encode())
+    assert expected[0] == "invalid"
+    assert _outcome(tools.validate_result, "t", result) == expected
+
+
+@pytest.mark.parametrize("max_depth", [1, 2, 5])
+def test_structured_content_without_an_output_schema_is_bounded_as_in_a_result(max_depth: int) -> None:
+    """`validate_structured` answers as `validate_result` of `{"content": [], "structuredContent":
+    value}`: the value is an instance, the envelope one of the two levels a result has beyond it."""
+    eng = engine.Engine(engine.EngineConfig(limits={"max_instance_depth": max_depth}))
+    tools = engine.compile_tools([{"name": "t", "inputSchema": {"type": "object"}}], engine=eng)
+    for levels in range(max_depth + 4):
+        value = {"v": _deep(levels)}
+        expected = _outcome(tools.validate_result, "t", {"content": [], "structuredContent": value})
+        assert _outcome(tools.validate_structured, "t", value)[0] == expected[0], levels
+        assert expected == _outcome(tools.validate_result, "t", json.dumps({"content": [], "structuredContent": value}))
+
+
+@pytest.mark.parametrize("limit", [64, 65, 200, 201])
+def test_the_densest_document_within_the_size_bound_is_admitted_as_a_value(limit: int) -> None:
+    """``[0,0,...]`` holds ``n`` items and the array in ``2 * n + 1`` bytes: the most values a
+    document of the size bound holds, admitted as a value as its bytes are; one more is refused."""
+    eng = engine.Engine(engine.EngineConfig(limits={"max_instance_bytes": limit}))
+    compiled = eng.compile({"type": "array"})
+    items = (limit - 1) // 2
+    for value in ([0] * items, [0] * (items + 1)):
+        data = json.dumps(value, separators=(",", ":")).encode()
+        expected = "valid" if len(data) <= limit else "refused"
+        assert _outcome(compiled.validate, value)[0] == _outcome(compiled.decode, data)[0] == expected, len(value)
