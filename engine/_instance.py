@@ -9,6 +9,8 @@ no JSON document decodes to, with the reason its bytes would get:
 - ``too-deep``: nesting beyond the bound (``max_instance_depth``, less where a schema recurses);
 - ``too-large``: more values than a document of ``max_instance_bytes`` holds (each value takes at
   least two bytes with its separator), counted with shared objects counted every time they occur;
+  or strings and keys whose JSON is surely longer than that document (:func:`within_size`, from
+  the length of the msgpack pass below);
 - ``non-finite-number``: NaN or an infinity;
 - ``invalid-utf8``: a string or key with a lone surrogate (no UTF-8 document spells it);
 - ``not-json``: any other type, subclasses of the JSON types included (sets, bytes, tuples,
@@ -53,6 +55,7 @@ __all__ = [
     "max_values",
     "referents",
     "walk",
+    "within_size",
 ]
 
 _encode = msgspec.msgpack.encode  # binary: no float or escape formatting, UTF-8 of every str
@@ -122,9 +125,11 @@ def admit(value: Any, max_depth: int, max_values: int) -> None:
         walk(value, _referents(value), max_depth, max_values)
     elif kind is str:
         try:
-            value.encode("utf-8")
+            size = len(value.encode("utf-8")) + 2  # its quotes
         except UnicodeEncodeError as exc:
             raise _surrogate(exc) from None
+        if size > max_values << 1:
+            raise _too_long(size, max_values)
     elif kind is float:
         if not isfinite(value):
             raise _non_finite()
@@ -149,11 +154,13 @@ def bind_is_valid(
             children = _referents(instance)
             if len(children) == len(instance) < flat and PLAIN_SCALARS.issuperset(map(type, children)):
                 try:
-                    _encode(instance)
+                    packed = len(_encode(instance))
                 except UnicodeEncodeError as exc:
                     raise _surrogate(exc) from None
                 except OverflowError:
-                    _no_surrogates(instance)
+                    packed = _no_surrogates(instance)
+                if packed > max_values << 1:
+                    within_size(packed, len(instance) + 1, max_values)
             else:
                 walk(instance, children, max_depth, max_values)
         else:
@@ -183,11 +190,13 @@ def bind_checked(
             children = _referents(instance)
             if len(children) == len(instance) < flat and PLAIN_SCALARS.issuperset(map(type, children)):
                 try:
-                    _encode(instance)
+                    packed = len(_encode(instance))
                 except UnicodeEncodeError as exc:
                     raise _surrogate(exc) from None
                 except OverflowError:
-                    _no_surrogates(instance)
+                    packed = _no_surrogates(instance)
+                if packed > max_values << 1:
+                    within_size(packed, len(instance) + 1, max_values)
             else:
                 walk(instance, children, max_depth, max_values)
         else:
@@ -245,16 +254,18 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
             # The same object more than once: walk each object once, with how often it occurs.
             # (A level of a few objects is walked as it is: however they are shared, reading it
             # takes work in proportion to the values it adds to the bounded count.)
-            _walk_shared(level, depth, count, max_depth, max_values)
+            count = _walk_shared(level, depth, count, max_depth, max_values)
             break
         else:
             children = _referents(*level)
     try:
-        _encode(root)  # one pass in C over every string and key, now that the size is bounded
+        packed = len(_encode(root))  # one pass in C over every string and key, now that the count is bounded
     except UnicodeEncodeError as exc:
         raise _surrogate(exc) from None
     except OverflowError:
-        _no_surrogates(root)
+        packed = _no_surrogates(root)
+    if packed > max_values << 1:
+        within_size(packed, count, max_values)
 
 
 def _small_level(children: list[Any]) -> list[Any] | None:
@@ -273,10 +284,11 @@ def _small_level(children: list[Any]) -> list[Any] | None:
     return level
 
 
-def _no_surrogates(value: Any) -> None:
-    """The surrogate pass for a value holding an int beyond 64 bits, which JSON encodes."""
+def _no_surrogates(value: Any) -> int:
+    """The surrogate pass for a value holding an int beyond 64 bits, which JSON encodes; the
+    length of its compact JSON (read by :func:`within_size` as a msgpack length: a looser bound)."""
     try:
-        _encode_json(value)
+        return len(_encode_json(value))
     except UnicodeEncodeError as exc:
         raise _surrogate(exc) from None
 
@@ -307,9 +319,10 @@ def _read(level: list[Any]) -> None:
         _finite(children)
 
 
-def _walk_shared(level: list[Any], depth: int, count: int, max_depth: int, max_values: int) -> None:
+def _walk_shared(level: list[Any], depth: int, count: int, max_depth: int, max_values: int) -> int:
     """The walk over objects that occur more than once: every distinct object is looked at once
-    and weighed by its occurrences, so `x = [x, x]` forty times costs forty steps, not 2**40."""
+    and weighed by its occurrences, so `x = [x, x]` forty times costs forty steps, not 2**40.
+    The values counted, returned."""
     weights: dict[int, list[Any]] = {}
     for node in level:
         _weigh(weights, node, 1)
@@ -321,7 +334,7 @@ def _walk_shared(level: list[Any], depth: int, count: int, max_depth: int, max_v
                 if type(child) in _CONTAINERS:
                     _weigh(following, child, weight)
         if not following:
-            return
+            return count
         weights = following
         depth += 1
         if depth > max_depth:
@@ -349,6 +362,27 @@ def _bad_key(keys: list[Any]) -> DecodeError:
     kind = type(bad).__name__
     what = f"a subclass of str ({kind!r})" if isinstance(bad, str) else f"of type {kind!r}, not a string"
     return DecodeError(DecodeReason.NOT_JSON, f"an object key is {what}")
+
+
+def within_size(packed: int, values: int, max_values: int) -> None:
+    """Refuse, as too large, a JSON value of ``values`` values whose msgpack encoding takes
+    ``packed`` bytes, where its compact JSON surely takes more bytes than a document within the
+    size bound (``max_values``'s: at most twice as many). Msgpack spells a value in as many bytes as
+    JSON or fewer, but for a float (9 bytes; 3 at least in JSON) and the header of a string of 256
+    bytes or more (one byte more than its quotes, three past 64 KiB): at most 6 bytes a value and
+    one per 128 bytes more. So a string or a key far longer than the bound is refused, as its
+    document is; a value within it never is."""
+    least = packed - 6 * values - (packed >> 7)
+    if least > max_values << 1:
+        raise _too_long(least, max_values)
+
+
+def _too_long(size: int, max_values: int) -> DecodeError:
+    return DecodeError(
+        DecodeReason.TOO_LARGE,
+        f"instance takes at least {size} bytes as JSON, over what a document within max_instance_bytes "
+        f"holds ({max_values << 1} bytes at most)",
+    )
 
 
 def _too_many(max_values: int) -> DecodeError:

@@ -14,7 +14,7 @@ from .._compiled import CompiledSchema
 from .._decode import as_bytes, decode_json, short_bytes, surely_within
 from .._engine import Engine, engine_or_default
 from .._errors import DecodeError, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
-from .._instance import PLAIN_SCALARS, admit, flat_limit, max_values, referents, walk
+from .._instance import PLAIN_SCALARS, admit, flat_limit, max_values, referents, walk, within_size
 from .envelope import (
     CallToolResult,
     decode_envelope,
@@ -44,9 +44,10 @@ class CompiledTool:
 _parse = msgspec.json.decode
 _pack = msgspec.msgpack.encode  # the surrogate pass of an object of plain scalars (see `engine._instance`)
 _encode = msgspec.json.encode
-# A tool's backend check of a JSON value, the most values and levels an instance may hold, and
-# its bound check.
-_FromDict = tuple[Callable[[Any], bool], int, int, Callable[[Any], Any], Callable[..., ValidationFailed]]
+# A tool's backend check of a JSON value, the most members an object of scalars checked inline
+# may hold (see `flat_limit`) and the most levels, its bound check, its explanation, and the
+# longest msgpack pass of such an object below which its size is not looked at (`within_size`).
+_FromDict = tuple[Callable[[Any], bool], int, int, Callable[[Any], Any], Callable[..., ValidationFailed], int]
 # A tool's `CompiledSchema.short_path()` (decode, limit, count, unshown, read, check, left, slow),
 # as a tuple, and the list itself, whose mode the reader changes.
 _FromBytes = tuple[Any, ...]
@@ -150,7 +151,7 @@ class ToolSet:
             return value  # type: ignore[no-any-return]
         if kind is dict:
             try:
-                check, limit, depth, checked, failure = self._from_dict[name]
+                check, limit, depth, checked, failure, longest = self._from_dict[name]
             except KeyError:
                 return self._arguments(name, arguments)
             # The screen of `engine._instance` inline. The commonest object: its keys all exactly
@@ -165,6 +166,8 @@ class ToolSet:
                     packed = _pack(arguments)
                 except Exception:  # noqa: BLE001 - refused by the bound check, with the reason
                     return checked(arguments)  # type: ignore[no-any-return]
+                if len(packed) > longest:  # a long string or key: its JSON may be over the size bound
+                    within_size(len(packed), len(arguments) + 1, limit)
             else:
                 walk(arguments, values, depth, limit)
             try:
@@ -194,7 +197,7 @@ class ToolSet:
             self._from_bytes[name] = (*path, path)
             hot = schema.hot_path()
             flat = flat_limit(hot.max_depth, max_values(hot.max_bytes))
-            self._from_dict[name] = (hot.check, flat, hot.max_depth, schema.checked, hot.failure)
+            self._from_dict[name] = (hot.check, flat, hot.max_depth, schema.checked, hot.failure, flat << 1)
         if issubclass(type(arguments), (bytes, bytearray, memoryview, str)):  # not `isinstance`: `__class__` may lie
             value = schema.decode(arguments)
         else:

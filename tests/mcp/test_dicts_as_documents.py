@@ -205,3 +205,33 @@ def test_the_densest_document_within_the_size_bound_is_admitted_as_a_value(limit
         data = json.dumps(value, separators=(",", ":")).encode()
         expected = "valid" if len(data) <= limit else "refused"
         assert _outcome(compiled.validate, value)[0] == _outcome(compiled.decode, data)[0] == expected, len(value)
+
+
+@pytest.mark.parametrize("limit", [64, 65, 4096])
+def test_a_value_far_longer_than_the_size_bound_is_refused_as_its_bytes_are(limit: int) -> None:
+    """The size bound of a value is a count of its values, and its strings and keys by the length
+    of its msgpack pass: a string or a key far longer than the bound is refused as too large at
+    every entry, as its document is; values whose document fits are admitted."""
+    eng = engine.Engine(engine.EngineConfig(limits={"max_instance_bytes": limit}))
+    schema = {"type": "object"}
+    compiled = eng.compile(schema)
+    tools = engine.compile_tools([{"name": "t", "inputSchema": schema, "outputSchema": schema}], engine=eng)
+    form = engine.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}}, engine=eng)
+    long = "é" * (limit * 4)
+    for value in ({"a": long}, {long: 1}, {"a": {"b": [long]}}, {"a": [1.5] * 2, "b": long}):
+        data = json.dumps(value).encode()
+        assert len(data) > limit
+        for call, argument in (
+            (compiled.validate, value),
+            (compiled.is_valid, value),
+            (compiled.decode, data),
+            (lambda v: tools.validate_arguments("t", v), value),
+            (lambda v: tools.validate_structured("t", v), value),
+            (lambda v: tools.validate_result("t", {"content": [], "structuredContent": v}), value),
+            (lambda v: form.decode_result({"action": "accept", "content": v}), value),
+        ):
+            for _ in range(2):
+                assert _outcome(call, argument) == ("refused", "too-large"), (call, value)
+    assert _outcome(compiled.validate, "x" * (limit * 2)) == ("refused", "too-large")
+    fits = {"a": "x" * (limit // 2 - 10)}
+    assert _outcome(compiled.validate, fits)[0] == _outcome(compiled.decode, json.dumps(fits).encode())[0] == "valid"
