@@ -107,12 +107,15 @@ class Issues(msgspec.Struct):
 def collect(issues: Iterator[Issue], into: list[Issue], cap: int, deadline: float, path: str, prefix: str) -> bool:
     """Read ``issues`` into ``into`` (``cap`` at most in all), each re-rooted at ``path`` (in the
     instance) and ``prefix`` (in the schema), until ``deadline`` (``time.monotonic``); whether the
-    list was cut there (an issue over the cap, the time up, the backend refusing to go on)."""
+    list was cut there: an issue left unread (over the cap, or the time up once one was read), or
+    the backend refusing to go on. The last issue read with the time up cuts nothing."""
     monotonic = time.monotonic
+    read = 0
     try:
         for issue in issues:
-            if len(into) >= cap:
+            if len(into) >= cap or (read and monotonic() > deadline):
                 return True
+            read += 1
             if path or prefix:
                 issue = Issue(
                     instance_path=path + issue.instance_path,
@@ -121,8 +124,6 @@ def collect(issues: Iterator[Issue], into: list[Issue], cap: int, deadline: floa
                     message=issue.message,
                 )
             into.append(issue)
-            if monotonic() > deadline:
-                return True
     except (ValueError, RecursionError) as exc:
         # jsonschema-rs refuses to describe a failing value that nests 256 levels or more.
         if len(into) < cap:

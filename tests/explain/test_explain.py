@@ -444,3 +444,21 @@ def test_a_value_too_deep_to_describe_is_explained_as_cut(entry: str) -> None:
     assert [issue.message for issue in caught.value.issues] == [
         "instance is invalid; the explanation stopped: Recursion limit reached"
     ]
+
+
+def test_the_time_up_cuts_only_what_is_left_to_read() -> None:
+    """Past the deadline, the issues still to read are cut (the list marked truncated); the first
+    is always read, and a list read to its end is whole, however long it took."""
+    from engine import Issue
+
+    issues = [Issue(instance_path=f"/{i}", keyword_location="", keyword="type", message="m") for i in range(3)]
+    for count, cut in ((1, False), (2, True), (3, True)):
+        into: list[Issue] = []
+        assert explain_budget.collect(iter(issues[:count]), into, 100, 0.0, "", "") is cut
+        assert into == issues[:1]
+    into = []
+    assert explain_budget.collect(iter(issues), into, 100, time.monotonic() + 60, "/at", "") is False
+    assert [i.instance_path for i in into] == ["/at/0", "/at/1", "/at/2"]
+    into = []
+    assert explain_budget.collect(iter(issues), into, 2, time.monotonic() + 60, "", "") is True
+    assert len(into) == 2
