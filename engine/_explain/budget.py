@@ -7,6 +7,8 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Iterator, Mapping
+from itertools import compress, repeat
+from operator import is_, rshift
 from typing import Any
 
 import msgspec
@@ -44,6 +46,8 @@ INFINITE = 1 << 62
 Pointer = tuple[str | int, ...]
 
 _SCALARS = frozenset({int, float, bool, type(None)})
+_LEAVES = _SCALARS | {str}
+_WIDE_LEVEL = 64  # values on a level past which `shape` first reads their types in C
 
 
 def opening(limits: Limits) -> int:
@@ -162,29 +166,44 @@ def shape(instance: Any, limit: int) -> tuple[int, int]:
         depth += 1
         width = len(level)
         below: list[Any] = []  # (`list[Any]()` builds a generic alias first: ten times the cost)
-        for value in level:
-            kind = type(value)  # JSON values, read by their exact types first (an ABC check is slow)
-            if kind is str:
-                width += len(value) >> 6
-            elif kind is dict:
-                width += len(value)
-                below.extend(value.values())
-            elif kind is list:
-                below.extend(value)
-            elif kind in _SCALARS:
-                pass
-            elif isinstance(value, str):
-                width += len(value) >> 6
-            elif isinstance(value, Mapping):
-                width += len(value)
-                below.extend(value.values())
-            elif isinstance(value, list):
-                below.extend(value)
+        kinds = {*map(type, level)} if width > _WIDE_LEVEL else None
+        if kinds is not None and kinds <= _LEAVES:
+            # A wide level of scalars, read in C: one each, a string once more per 64 characters.
+            if str in kinds:
+                strings = compress(level, map(is_, map(type, level), repeat(str)))
+                width += sum(map(rshift, map(len, strings), repeat(6)))
+        else:
+            width = _level_width(level, below)
         widest = max(widest, width)
         if widest > limit:
             break
         level = below
     return widest, depth
+
+
+def _level_width(level: list[Any], below: list[Any]) -> int:
+    """The values :func:`shape` counts on ``level``, its arrays' and objects' values put in
+    ``below``."""
+    width = len(level)
+    for value in level:
+        kind = type(value)  # JSON values, read by their exact types first (an ABC check is slow)
+        if kind is str:
+            width += len(value) >> 6
+        elif kind is dict:
+            width += len(value)
+            below.extend(value.values())
+        elif kind is list:
+            below.extend(value)
+        elif kind in _SCALARS:
+            pass
+        elif isinstance(value, str):
+            width += len(value) >> 6
+        elif isinstance(value, Mapping):
+            width += len(value)
+            below.extend(value.values())
+        elif isinstance(value, list):
+            below.extend(value)
+    return width
 
 
 def size(instance: Any, limit: int) -> int:

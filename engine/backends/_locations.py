@@ -45,6 +45,7 @@ class LocationValidators:
         )
         self._options = options
         self._by_pointer: dict[Pointer, Any] = {}
+        self._every_item: dict[Pointer, Any] = {}
         self._own: dict[Pointer, Any] = {}
         self._members_of: dict[Pointer, Any] = {}
 
@@ -65,6 +66,23 @@ class LocationValidators:
 
     def is_valid(self, at: Pointer, instance: Any) -> bool:
         return bool(self._validator(at).is_valid(instance))
+
+    def every_item_compiled(self, at: Pointer) -> bool:
+        """Whether the validator of :meth:`every_item_valid` for ``at`` exists already."""
+        return at in self._every_item
+
+    def every_item_valid(self, at: Pointer, items: list[Any]) -> bool:
+        """Whether every one of ``items`` meets the subschema at ``at``: one native call for them
+        all (``items`` holding a schema applies it to every item, in every dialect)."""
+        validator = self._every_item.get(at)
+        if validator is None:
+            schema = {"items": {"$ref": _uri(at)}}
+            try:
+                validator = self.dialect.rs_validator_class(schema, **self._options)
+            except jsonschema_rs.ReferencingError as exc:  # the caller ends the explanation there
+                raise ValueError(f"the location {pointer(at)!r} cannot be validated alone: {exc}") from None
+            self._every_item[at] = validator
+        return bool(validator.is_valid(items))
 
     def issues(self, at: Pointer, instance: Any) -> Iterator[Issue]:
         """The issues of ``instance`` against the subschema at ``at``, keyword locations relative to it."""

@@ -176,10 +176,17 @@ def explanation_is_bounded() -> None:
     assert not failure.value.truncated
     assert compiled.is_valid(nested(20, "x")) is False
     assert compiled.issues(nested(20, "x"))
-    # With no work left to spend, the list says it was cut, and where.
-    starved = engine.Engine(engine.EngineConfig.load(env={}, limits={"max_explain_work": 1})).compile(RECURSIVE_ANYOF)
+    # With no work left to spend, the list says it was cut, and where: here the items of an
+    # array the schema explains item by item. (The anyOf alone is still explained whole: its one
+    # issue needs only the fast checks, and nothing is left below it.)
+    starved_engine = engine.Engine(engine.EngineConfig.load(env={}, limits={"max_explain_work": 1}))
     with pytest.raises(engine.ValidationFailed) as failure:
-        starved.validate(nested(20, "x"))
+        starved_engine.compile(RECURSIVE_ANYOF).validate(nested(20, "x"))
+    assert [i.keyword_location for i in failure.value.issues] == ["/anyOf"]
+    defs = {"r": {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/r"}}] * 3 + [{"type": "integer"}]}}
+    starved = starved_engine.compile({"$defs": defs, "type": "array", "items": {"$ref": "#/$defs/r"}})
+    with pytest.raises(engine.ValidationFailed) as failure:
+        starved.validate([nested(20, "x"), 1, nested(3, "y")])
     assert failure.value.truncated
     assert "max_explain_work" in failure.value.issues[-1].message
     # Shallow enough: explained in full.

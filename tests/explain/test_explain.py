@@ -462,3 +462,64 @@ def test_the_time_up_cuts_only_what_is_left_to_read() -> None:
     into = []
     assert explain_budget.collect(iter(issues), into, 2, time.monotonic() + 60, "", "") is True
     assert len(into) == 2
+
+
+@pytest.mark.parametrize("bad", [[10_000], [0], [4_999, 5_000], [17, 9_000, 9_999], list(range(0, 10_000, 97))])
+@pytest.mark.parametrize("prefixed", [False, True])
+def test_failing_items_of_a_long_array_are_found_piece_by_piece_as_whole(bad: list[int], prefixed: bool) -> None:
+    """Past the budget of a whole explanation (10,001 items met by two subschemas), items are
+    explained piece by piece: the failing ones, found by halving ranges with one native check
+    each, give the issues the whole explanation gives, in its order."""
+    items = {"type": "integer"}
+    schema: dict[str, Any] = {"type": "array", "items": items}
+    if prefixed:
+        schema = {"type": "array", "prefixItems": [{"type": "integer"}] * 3, "items": items}
+    instance: list[Any] = list(range(10_001))
+    for i in bad:
+        instance[i] = "x"
+    whole = engine.Engine(engine.EngineConfig(limits={"max_explain_work": 10**6, "max_explain_seconds": 600}))
+    pieces = engine.Engine(engine.EngineConfig(limits={"max_explain_seconds": 600}))
+
+    def issues(eng: engine.Engine) -> Any:
+        compiled = eng.compile(schema)
+        for _ in range(3):  # the first explanations compile the pieces' validators, charged
+            with pytest.raises(engine.ValidationFailed) as caught:
+                compiled.decode(json.dumps(instance))
+        return [(i.instance_path, i.message) for i in caught.value.issues], caught.value.truncated
+
+    expected, cut = issues(whole)
+    got, got_cut = issues(pieces)
+    assert cut is got_cut is (len(bad) > 100)  # the issue cap: 100
+    if cut:  # the first hundred of the whole, which lists prefixItems' issues after items'
+        assert len(got) == len(expected) == 100 and set(got) <= {(f"/{i}", got[0][1]) for i in bad}
+    else:
+        assert sorted(got) == sorted(expected) and len(got) == len(bad)
+        assert got == expected or prefixed  # in the same order, where no prefix reorders them
+
+
+def _reference_shape(instance: Any) -> tuple[int, int]:
+    level, widest, depth = [instance], 0, -1
+    while level:
+        depth += 1
+        width, below = 0, []
+        for value in level:
+            width += 1 + (len(value) >> 6 if isinstance(value, str) else len(value) if isinstance(value, dict) else 0)
+            below += list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else []
+        widest, level = max(widest, width), below
+    return widest, depth
+
+
+@pytest.mark.parametrize(
+    "instance",
+    [
+        list(range(1000)),
+        ["x" * (i % 300) for i in range(500)],
+        [1, 2.5, None, True, "y" * 200] * 40,
+        [{"a": "b" * 100}] * 100,
+        [[1, "q" * 70]] * 65 + ["z" * 129],
+        {"k": [0] * 64, "m": ["s" * 64] * 65},
+    ],
+    ids=["ints", "strings", "mixed scalars", "objects", "arrays", "object"],
+)
+def test_the_shape_of_wide_levels_is_counted_as_value_by_value(instance: Any) -> None:
+    assert explain_budget.shape(instance, 1 << 40) == _reference_shape(instance)
