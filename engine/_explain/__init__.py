@@ -17,8 +17,9 @@ evaluations, ``max_explain_seconds``):
 2. Otherwise the explanation goes piece by piece, recursing only into failing parts: the
    schema's own assertions are checked by a validator of just those keywords; each applicator's
    subschemas are checked by the fast ``is_valid`` of a validator compiled for that subschema's
-   location (``{"$ref": "<document>#<pointer>"}``), item by item and property by property; only
-   a failing part is explained, whole when its own estimate fits what is left of the budget,
+   location (``{"$ref": "<document>#<pointer>"}``), item by item (an array's failing items found
+   by halving ranges checked in one call each) and property by property; only a failing part is
+   explained, whole when its own estimate fits what is left of the budget,
    piece by piece otherwise.
 3. What cannot be split further within the budget (a ``patternProperties`` group, an
    ``unevaluated*`` schema, a reference outside the document) is reported as one issue that says
