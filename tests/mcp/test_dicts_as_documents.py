@@ -6,6 +6,7 @@ refuses every object, given as bytes or as a value."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -113,23 +114,40 @@ def test_an_answer_given_as_a_dict_answers_as_its_bytes(max_depth: int) -> None:
     assert checked >= 24
 
 
+def _every_entry(eng: engine.Engine, schema: dict[str, Any]) -> Callable[[Any], dict[str, Any]]:
+    """The answer of every entry a value reaches on ``eng``, as a value and as its bytes, each
+    called twice (the first call binds a tool's readers): arguments, a result's
+    ``structuredContent``, an elicitation answer's content and the compiled schema itself."""
+    compiled = eng.compile(schema)
+    tools = engine.compile_tools([{"name": "t", "inputSchema": schema, "outputSchema": schema}], engine=eng)
+    form = engine.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}}, engine=eng)
+
+    def answers(value: Any) -> dict[str, Any]:
+        data = json.dumps(value).encode()
+        result = {"content": [], "structuredContent": value}
+        calls: dict[str, Callable[[], Any]] = {
+            "validate": lambda: compiled.validate(value),
+            "is_valid": lambda: compiled.is_valid(value),
+            "decode": lambda: compiled.decode(data),
+            "arguments": lambda: tools.validate_arguments("t", value),
+            "arguments bytes": lambda: tools.validate_arguments("t", data),
+            "structured": lambda: tools.validate_structured("t", value),
+            "result": lambda: tools.validate_result("t", result),
+            "result bytes": lambda: tools.validate_result("t", json.dumps(result).encode()),
+            "answer": lambda: form.decode_result({"action": "accept", "content": value}),
+        }
+        return {name: [_outcome(call) for _ in range(2)] for name, call in calls.items()}
+
+    return answers
+
+
 def test_an_instance_bound_of_no_level_refuses_every_object() -> None:
     eng = engine.Engine(engine.EngineConfig(limits={"max_instance_depth": 0}))
-    compiled = eng.compile(_OBJECT)
-    tools = engine.compile_tools([{"name": "t", "inputSchema": _OBJECT, "outputSchema": _OBJECT}], engine=eng)
+    answers = _every_entry(eng, _OBJECT)
     for value in ({}, {"a": "x"}, {"a": 1}):
-        data = json.dumps(value).encode()
-        for call, argument in (
-            (compiled.validate, value),
-            (compiled.is_valid, value),
-            (compiled.decode, data),
-            (lambda v: tools.validate_arguments("t", v), value),
-            (lambda v: tools.validate_arguments("t", v), data),
-            (lambda v: tools.validate_structured("t", v), value),
-        ):
-            for _ in range(2):
-                assert _outcome(call, argument) == ("refused", "too-deep"), (call, argument)
-    assert compiled.is_valid(1) is False  # a scalar has no level: judged by the schema
+        for name, got in answers(value).items():
+            assert got == [("refused", "too-deep")] * 2, (name, value)
+    assert eng.compile(_OBJECT).is_valid(1) is False  # a scalar has no level: judged by the schema
 
 
 @pytest.mark.parametrize("where", ["result", "answer"])
@@ -213,25 +231,13 @@ def test_a_value_far_longer_than_the_size_bound_is_refused_as_its_bytes_are(limi
     of its msgpack pass: a string or a key far longer than the bound is refused as too large at
     every entry, as its document is; values whose document fits are admitted."""
     eng = engine.Engine(engine.EngineConfig(limits={"max_instance_bytes": limit}))
-    schema = {"type": "object"}
-    compiled = eng.compile(schema)
-    tools = engine.compile_tools([{"name": "t", "inputSchema": schema, "outputSchema": schema}], engine=eng)
-    form = engine.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}}, engine=eng)
+    answers = _every_entry(eng, {"type": "object"})
     long = "é" * (limit * 4)
     for value in ({"a": long}, {long: 1}, {"a": {"b": [long]}}, {"a": [1.5] * 2, "b": long}):
-        data = json.dumps(value).encode()
-        assert len(data) > limit
-        for call, argument in (
-            (compiled.validate, value),
-            (compiled.is_valid, value),
-            (compiled.decode, data),
-            (lambda v: tools.validate_arguments("t", v), value),
-            (lambda v: tools.validate_structured("t", v), value),
-            (lambda v: tools.validate_result("t", {"content": [], "structuredContent": v}), value),
-            (lambda v: form.decode_result({"action": "accept", "content": v}), value),
-        ):
-            for _ in range(2):
-                assert _outcome(call, argument) == ("refused", "too-large"), (call, value)
+        assert len(json.dumps(value).encode()) > limit
+        for name, got in answers(value).items():
+            assert got == [("refused", "too-large")] * 2, (name, value)
+    compiled = eng.compile({"type": "object"})
     assert _outcome(compiled.validate, "x" * (limit * 2)) == ("refused", "too-large")
     fits = {"a": "x" * (limit // 2 - 10)}
     assert _outcome(compiled.validate, fits)[0] == _outcome(compiled.decode, json.dumps(fits).encode())[0] == "valid"
