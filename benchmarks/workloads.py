@@ -526,6 +526,10 @@ def _wide_instance(n: int) -> dict[str, Any]:
     return {f"p{i}": values[i % len(values)] for i in range(n)}
 
 
+def _reversed_wide_instance(n: int) -> dict[str, Any]:
+    return dict(reversed(_wide_instance(n).items()))
+
+
 _RECORD_SCHEMA = {
     "type": "array",
     "items": {
@@ -580,6 +584,7 @@ def scale_workload(ctx: Context) -> Workload:
     )
     sizes = {
         "schema properties": (10, 100) if ctx.quick else (10, 100, 1000),
+        "schema properties, keys reversed": (10, 100) if ctx.quick else (10, 100, 1000),
         "instance items": (10, 100) if ctx.quick else (10, 100, 1000, 10000),
         "text KB": (1, 10) if ctx.quick else (1, 10, 100),
         "tools": (10, 100) if ctx.quick else (10, 100, 1000, 10000),
@@ -613,6 +618,9 @@ def scale_workload(ctx: Context) -> Workload:
             work.rows.append(remember(time_row(ctx, row, [None], lambda _, data=data: data, prepare), series, n))
 
     one_document_per_size("schema properties", _wide_schema, _wide_instance)
+    # The same documents with their keys in the reverse of the schema's order, as a sender may list
+    # them: a typed decode that looked keys up one field at a time would cost their square here.
+    one_document_per_size("schema properties, keys reversed", _wide_schema, _reversed_wide_instance)
     one_document_per_size("instance items", lambda _n: _RECORD_SCHEMA, _records)
     one_document_per_size("text KB", lambda _n: _TEXT_SCHEMA, _text_arguments)
 

@@ -33,6 +33,7 @@ from ._msgspec_shape import (
     KIND_KEYWORDS,
     KINDS,
     NEUTRAL,
+    WIDEST_OBJECT,
     json_equal,
     json_kinds_of_value,
     slot_of_value,
@@ -331,6 +332,8 @@ class _Walk:
                 raise _Unsure
             if "minProperties" in schema or "maxProperties" in schema:
                 raise _Unsure
+            if len(properties) + len(required) > WIDEST_OBJECT:
+                raise _Unsure  # perhaps too wide (a required name may be listed too): the translator decides
             try:  # one search over every name: each character is judged on its own
                 names = "".join(properties) + "".join(required)
             except TypeError:  # a name that is not a string

@@ -41,6 +41,7 @@ from ._msgspec_shape import (
     KIND_KEYWORDS,
     KINDS,
     NEUTRAL,
+    WIDEST_OBJECT,
     Build,
     Refusal,
     Shape,
@@ -440,6 +441,12 @@ class _Translator:
                 f"{where}/required",
             )
         names = list(properties) + unnamed
+        if len(names) > WIDEST_OBJECT:
+            raise Refusal(
+                f"an object naming {len(names)} properties (more than {WIDEST_OBJECT}): msgspec finds each key by "
+                "comparing it with the fields in turn, so a document listing them out of order costs their square",
+                f"{where}/properties" if properties else f"{where}/required",
+            )
         must = set(required)
         fields: list[tuple[str, Build, bool]] = []
         rename: dict[str, str] = {}

@@ -105,6 +105,9 @@ HARD = [
     {"properties": {"x": {"$ref": "#"}}},
     {"$anchor": "a", "properties": {"x": {"$ref": "#a"}}},
     {"not": {"type": "string"}},
+    {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(33)}},
+    {"type": "object", "properties": {f"p{i}": {} for i in range(31)}, "required": ["x", "y"]},
+    {"type": "object", "properties": {f"p{i}": {} for i in range(30)}, "required": ["p1", "p2", "p3"]},
     {"unknownKeyword": 1, "type": "string"},
     {
         "$schema": "http://json-schema.org/draft-07/schema#",

@@ -189,3 +189,34 @@ def test_refs() -> None:
 )
 def test_refusals_name_the_reason(schema: Any, fragment: str) -> None:
     refused(schema, fragment)
+
+
+def _wide(width: int, **more: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(width)}, **more}
+
+
+def test_objects_wider_than_msgspec_searches_cheaply_are_refused() -> None:
+    # msgspec finds a key among a type's fields by comparing it with each in turn: a document
+    # listing many fields out of order would cost their square.
+    typed(_wide(32))
+    typed(_wide(32, required=["p0", "p1"]))  # a name listed twice counts once
+    assert refused(_wide(33), "naming 33 properties (more than 32)").location == "/properties"
+    assert refused(_wide(31, required=["x", "y"]), "naming 33 properties").location == "/properties"
+    assert refused({"type": "object", "required": [f"r{i}" for i in range(40)]}, "naming 40").location == "/required"
+    nested = refused({"type": "array", "items": _wide(33)}, "more than 32")
+    assert nested.location == "/items/properties"
+
+
+def test_a_wide_object_is_judged_exactly_by_the_general_backend() -> None:
+    schema = _wide(300, required=["p0"])
+    compiled = AUTO.compile(schema)
+    assert compiled.backend == "jsonschema-rs"
+    assert "more than 32" in compiled.notes["msgspec"]
+    names = [f"p{i}" for i in reversed(range(300))]
+    document = msgspec.json.encode({name: 1 for name in names})
+    value = compiled.decode(document)
+    assert list(value) == names
+    assert not compiled.is_valid({name: 1 for name in names[:-1]})  # p0 missing
+    with pytest.raises(engine.ValidationFailed) as failure:
+        compiled.decode(document.replace(b'"p7":1', b'"p7":"1"'))
+    assert [issue.instance_path for issue in failure.value.issues] == ["/p7"]
