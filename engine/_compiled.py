@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -16,14 +17,22 @@ from ._decode import (
     parse_two_levels,
     surely_within,
     too_short_to_nest,
-    within_depth,
 )
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explain
 from ._guard import DeferredReport, GuardReport
 from ._instance import bind_checked, bind_is_valid, max_values, referents
-from ._readers import ShortPath, counted_then_parsed, general_short_path, no_short_path, typed_then_held
+from ._readers import (
+    WARMING_PARSE,
+    ShortPath,
+    counted_then_parsed,
+    general_short_path,
+    no_short_path,
+    one_pass_then_general,
+    typed_then_held,
+    warming_then_settled,
+)
 from .backends import BackendRefused, BackendValidator, TypedDecode
 
 _parse = msgspec.json.decode
@@ -44,6 +53,13 @@ __all__ = [
 # error path (`iter_errors`, which builds nested error contexts) at 1024 (``EXPLAIN_FRAMES``, kept
 # with the explanation in ``_explain``). Each bound keeps a factor of two below.
 EVAL_FRAMES = 4096
+
+# How many documents a schema that may translate to msgspec types reads on the general path
+# through its short path (`ToolSet`'s read) before its typed reader is built. Building it (the
+# translation, its types, their decoder: 150-190 us over the corpus tools, some hundred times their
+# first read on the general path) is worth it for a schema read again and again, not for the tool
+# a session calls once or twice, nor for the form a user answers once.
+WARM_DOCUMENTS = 4
 
 
 class HotPath(NamedTuple):
@@ -129,6 +145,7 @@ class CompiledSchema:
         "notes",
         "schema",
         "typed",
+        "__weakref__",
     )
 
     backend: str
@@ -325,6 +342,41 @@ class CompiledSchema:
         self._undecided = None
 
     def _build_reader(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+        path = self._short_path
+        if path is not None and path[0] is WARMING_PARSE:
+            return self._settle(path)  # callers keep the warming short path: settled in place
+        return self._settled_reader()
+
+    def _warming_path(self) -> ShortPath:
+        """The short path of a schema whose reader is not built yet (see
+        :func:`~engine._readers.warming_then_settled`)."""
+        owner = weakref.ref(self)  # not the schema itself: it holds the path
+
+        def settle(path: ShortPath) -> Callable[[bytes | bytearray | memoryview | str], Any] | None:
+            schema = owner()
+            return None if schema is None else schema._settle(path)
+
+        limit = min(too_short_to_nest(self._max_depth), surely_within(self._max_bytes))
+        return warming_then_settled(self._general(), self._check, limit, settle, documents=WARM_DOCUMENTS)
+
+    def _settle(self, path: ShortPath) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+        """Build the reader, set it as ``decode`` and its short path into ``path`` (the warming
+        short path, which callers keep)."""
+        if path[0] is not WARMING_PARSE:  # settled already (`decode` was asked for)
+            return self.decode
+        self._short_path = None
+        read = self._settled_reader(into=path)
+        if self._short_path is not path:
+            path[:] = self._short_path_of(read)
+            self._short_path = path
+        self.decode = read
+        return read
+
+    def _settled_reader(
+        self, *, into: ShortPath | None = None
+    ) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+        """The schema's reader for good: through TypedDicts where it translates and that read is
+        the cheaper, else the general path. ``into``: the list its short path is written into."""
         if self._undecided is not None:
             self._decide(translating=True)
         typed = self._typed
@@ -336,27 +388,45 @@ class CompiledSchema:
                 # check of the parsed value costs less (the 19 corpus tools with one: 2.5x the
                 # decode floor against 3.6x through the TypedDicts). No type is built.
                 return self._general()
-            counted = self._counted_reader(typed)
+            counted = self._counted_reader(typed, into=into)
             if counted is not None:
                 return counted
         if self._other_decoder is not None:
-            return self._one_pass(self._other_decoder, self._general())
+            return one_pass_then_general(self._other_decoder, self._general(), self._max_bytes, self._max_depth)
         return self._general()
 
     def short_path(self) -> ShortPath:
         """What callers that inline the commonest read bind (see ``ToolSet``): see
-        :data:`~engine._readers.ShortPath`, which the reader changes. Built with the reader."""
-        read = self.reader()
-        if self._short_path is None:
-            if read is self._general_reader:
-                # Parsed and checked inline by the caller: a frame and the reader's tests less.
-                limit = min(too_short_to_nest(self._max_depth), surely_within(self._max_bytes))
-                self._short_path = general_short_path(read, self._check, limit)
+        :data:`~engine._readers.ShortPath`, which the reader changes; ``path[4]`` reads any
+        document. Where the schema may translate to msgspec types and ``decode`` was not asked
+        for yet, its first ``WARM_DOCUMENTS`` documents are read on the general path before its
+        reader is built (a tool called once or twice pays for no type)."""
+        path = self._short_path
+        if path is None:
+            if (
+                WARM_DOCUMENTS
+                and self._other_decoder is None
+                and (self._typed is not None or self._undecided is not None)
+                and not _has(self, "decode")
+            ):
+                path = self._short_path = self._warming_path()
             else:
-                self._short_path = no_short_path(read)
-        return self._short_path
+                read = self.reader()
+                path = self._short_path
+                if path is None:
+                    path = self._short_path = self._short_path_of(read)
+        return path
 
-    def _counted_reader(self, typed: Any) -> Callable[[bytes | bytearray | memoryview | str], Any] | None:
+    def _short_path_of(self, read: Callable[[Any], Any]) -> ShortPath:
+        if read is self._general_reader:
+            # Parsed and checked inline by the caller: a frame and the reader's tests less.
+            limit = min(too_short_to_nest(self._max_depth), surely_within(self._max_bytes))
+            return general_short_path(read, self._check, limit)
+        return no_short_path(read)
+
+    def _counted_reader(
+        self, typed: Any, *, into: ShortPath | None = None
+    ) -> Callable[[bytes | bytearray | memoryview | str], Any] | None:
         """The reader through TypedDicts (see :func:`counted_then_parsed`), ``None`` where msgspec
         refuses the type."""
         try:
@@ -379,33 +449,9 @@ class CompiledSchema:
             slow=self._general(sealed=sealed),
             max_bytes=self._max_bytes,
             max_depth=self._max_depth,
+            into=into,
         )
         return read
-
-    def _one_pass(
-        self, decoder: Callable[[Any], Any], slow: Callable[[Any], Any]
-    ) -> Callable[[bytes | bytearray | memoryview | str], Any]:
-        """Another backend's one-pass decoder (parses and checks, returns the value), with every
-        refusal judged again on the general path."""
-        within = surely_within(self._max_bytes)  # longer: measured in bytes by the general path
-        max_depth = self._max_depth
-        short = too_short_to_nest(max_depth)
-
-        def read_bounded(data: bytes | bytearray | memoryview | str) -> Any:
-            if type(data) is not bytes and type(data) is not str:  # a view in bytes; a subclass by what it holds
-                if type(data) is memoryview and data.nbytes > within:
-                    return slow(data)  # measured there before it is copied
-                data = as_bytes(data)
-            size = len(data)
-            # The depth shown from the bytes needs no walk of the value.
-            if size <= within and (size <= short or within_depth(data, max_depth)):
-                try:
-                    return decoder(data)
-                except Exception:  # noqa: BLE001 - a refusal is re-judged below, never trusted
-                    pass
-            return slow(data)
-
-        return read_bounded
 
     def _general(self, *, sealed: bool = False) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         """The general path, bound once: bounded parse, then the general backend; explains a failure.
@@ -530,6 +576,15 @@ class CompiledSchema:
         if self.is_valid(instance):
             return []
         return self._failure(instance).issues
+
+
+def _has(schema: CompiledSchema, name: str) -> bool:
+    """Whether ``name`` is set on ``schema`` (not made on first use: see ``__getattr__``)."""
+    try:
+        object.__getattribute__(schema, name)
+    except AttributeError:
+        return False
+    return True
 
 
 def _backend_refusal(exc: BaseException) -> DecodeError:

@@ -8,6 +8,7 @@ wherever it cannot: a typed refusal is judged again there, never trusted.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -28,9 +29,22 @@ from ._decode import (
 )
 from ._instance import referents
 
-__all__ = ["ShortPath", "counted_then_parsed", "general_short_path", "no_short_path", "typed_then_held"]
+__all__ = [
+    "WARMING_PARSE",
+    "ShortPath",
+    "counted_then_parsed",
+    "general_short_path",
+    "no_short_path",
+    "one_pass_then_general",
+    "typed_then_held",
+    "warming_then_settled",
+]
 
 _parse = msgspec.json.decode
+# The plain parse under another name: the short path's decode while a schema warms up, so that a
+# caller keeping the path sees it change when the settled reader's replaces it.
+WARMING_PARSE = msgspec.json.Decoder().decode
+_SETTLING = threading.Lock()
 # Finding colons one at a time (see `colons_at_most`) costs a call each, counting them a few
 # tenths of a nanosecond a byte: past this length, with a call for every this many bytes or more.
 _FIND_COLONS_AFTER = 4096
@@ -69,6 +83,31 @@ the reader changes (whole, from one mode to the other): a caller keeping a tuple
 faster than the list) takes it again after a call in which ``decode`` changed."""
 
 
+def one_pass_then_general(
+    decoder: Callable[[Any], Any], slow: Callable[[Any], Any], max_bytes: int, max_depth: int
+) -> Callable[[bytes | bytearray | memoryview | str], Any]:
+    """The reader of another backend's one-pass decoder (it parses and checks, and returns the
+    value), with every refusal judged again by ``slow``, the general path."""
+    within = surely_within(max_bytes)  # longer: measured in bytes by the general path
+    short = too_short_to_nest(max_depth)
+
+    def read_bounded(data: bytes | bytearray | memoryview | str) -> Any:
+        if type(data) is not bytes and type(data) is not str:  # a view in bytes; a subclass by what it holds
+            if type(data) is memoryview and data.nbytes > within:
+                return slow(data)  # measured there before it is copied
+            data = as_bytes(data)
+        size = len(data)
+        # The depth shown from the bytes needs no walk of the value.
+        if size <= within and (size <= short or within_depth(data, max_depth)):
+            try:
+                return decoder(data)
+            except Exception:  # noqa: BLE001 - a refusal is re-judged below, never trusted
+                pass
+        return slow(data)
+
+    return read_bounded
+
+
 def no_short_path(read: Callable[[bytes | bytearray | memoryview | str], Any]) -> ShortPath:
     """The :data:`ShortPath` of a reader that reads every document itself."""
     return [None, -1, len, None, read, None, None, read]
@@ -81,6 +120,43 @@ def general_short_path(
     check): in the general mode for good, for documents of at most ``limit`` bytes (too short to
     nest past the depth bound, and within the size bound)."""
     return [_parse, limit, None, None, read, check, None, read]
+
+
+def warming_then_settled(
+    general: Callable[[bytes | bytearray | memoryview | str], Any],
+    check: Callable[[Any], bool],
+    limit: int,
+    settle: Callable[[ShortPath], Callable[[bytes | bytearray | memoryview | str], Any] | None],
+    *,
+    documents: int,
+) -> ShortPath:
+    """The :data:`ShortPath` of a schema whose reader (through msgspec types, where it
+    translates) is not built yet, its ``read`` the warming reader. Its first ``documents`` documents are read on the
+    general path, ``general`` (the parse and the backend's check, what the raw library costs),
+    the short ones (at most ``limit`` bytes) inline by callers of the short path, in its general
+    mode, whose ``left`` counts them. The next calls ``settle(path)``, which builds the settled
+    reader, writes its short path into ``path`` (the list callers keep) and returns the reader
+    (``None``: the schema is gone); the warming reader hands every document to it from then on."""
+    left = [documents]
+    path: ShortPath = [WARMING_PARSE, limit, None, None, None, check, left, general]
+    settled: list[Callable[[Any], Any]] = []
+
+    def read(data: bytes | bytearray | memoryview | str) -> Any:
+        if settled:  # a caller kept this reader
+            return settled[0](data)
+        if left[0] > 0:
+            left[0] -= 1  # a lost update between threads only moves the build
+            return general(data)
+        with _SETTLING:  # built once, whichever thread comes first
+            if not settled:
+                built = settle(path)
+                if built is None:  # pragma: no cover - the schema is gone, a caller kept its reader
+                    return general(data)
+                settled.append(built)
+        return settled[0](data)
+
+    path[4] = read
+    return path
 
 
 # How many documents after one the typed decode had to read again go straight to the general
@@ -99,8 +175,10 @@ def counted_then_parsed(
     slow: Callable[[Any], Any],
     max_bytes: int,
     max_depth: int,
+    into: ShortPath | None = None,
 ) -> tuple[Callable[[bytes | bytearray | memoryview | str], Any], ShortPath]:
-    """The reader of a schema that translates to msgspec types, and its :data:`ShortPath`.
+    """The reader of a schema that translates to msgspec types, and its :data:`ShortPath`
+    (``into``, where given: a list callers keep already, its items replaced).
     ``decode`` goes through TypedDicts: one pass checks and gives the plain value, keys in
     document order, but skips the properties a TypedDict does not name. So a value it returns is
     the answer only where the document shows it skipped nothing: it holds no more members than
@@ -143,7 +221,7 @@ def counted_then_parsed(
     shallow = [max_depth >= 2 and not sealed]
     typed_mode: ShortPath = [decode, inline, count, None, None, None, None, slow]
     general_mode: ShortPath = [parse, within if sealed else short, None, None, None, check, to_general, slow]
-    short_path: ShortPath = typed_mode.copy()
+    short_path: ShortPath = [] if into is None else into
 
     def unshown(data: bytes | bytearray | memoryview | str, value: Any, members: int) -> Any:
         # `data` holds more colons than `value` has members: strings hold some, or members were

@@ -25,11 +25,14 @@ import threading
 import weakref
 from collections.abc import Callable, Mapping
 from functools import partial
+from types import FunctionType
 from typing import TYPE_CHECKING, Any, Literal, Union, cast
 
+import cachetools
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from .. import _compiled
 from .._compiled import CompiledSchema
 from .._decode import as_bytes, decode_json, held_nesting, short_bytes, surely_within, too_short_to_nest
 from .._dialect import Dialect
@@ -56,20 +59,22 @@ class ElicitResult(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ElicitationForm:
-    """A ``requestedSchema``, checked and compiled. :meth:`decode_result` reads an ``ElicitResult``."""
+    """A ``requestedSchema``, checked and compiled. :meth:`decode_result` reads an ``ElicitResult``.
+
+    An engine keeps the forms compiled on it (as many as it caches schemas): an equal form asked
+    for again is the same object, its reader built already."""
 
     def __init__(
         self,
         schema: Mapping[str, Any],
         compiled: CompiledSchema,
-        translation: Any,
+        source: SchemaSource | None,
         fields: tuple[str, ...],
         *,
         max_bytes: int,
         max_depth: int,
         formats_engine: Engine,
     ) -> None:
-        self.schema = schema
         self.compiled = compiled
         """The form under the general backend with formats asserted: the format check and the
         explanation of every refusal."""
@@ -82,15 +87,24 @@ class ElicitationForm:
             if isinstance(prop, Mapping) and "format" in prop
         )
         self._formats_engine = formats_engine
+        self._dialect = {"$schema": schema["$schema"]} if "$schema" in schema else {}
         self._max_bytes = max_bytes
         self._max_depth = max_depth
         self._content_path = compiled.hot_path()  # the content's check and explanation
-        self._translation = translation  # `engine.backends.msgspec_translation` of the form, or None
-        # `decode_result` is built when first asked for (see `__getattr__`): a form compiled and
-        # never answered builds no msgspec type.
+        # What `engine.backends.msgspec_translation` translates when the typed reader is built,
+        # or `None` for a form read on the general path alone (see `compile_elicitation`).
+        self._source = source
+        # `decode_result` is built when first asked for (see `__getattr__`), and reads the first
+        # answers on the general path: a form compiled and answered once or twice (the commonest:
+        # a server asks, a user answers) builds no msgspec type.
 
     def __repr__(self) -> str:
         return f"<ElicitationForm fields={list(self.fields)!r}>"
+
+    @property
+    def schema(self) -> Any:
+        """The ``requestedSchema`` as it was compiled (a private copy: see ``CompiledSchema.schema``)."""
+        return self.compiled.schema
 
     decode_result: Callable[[bytes | bytearray | memoryview | str | Mapping[str, Any]], ElicitResult]
     """``decode_result(data)``: the ``ElicitResult`` in ``data`` (JSON bytes/text or a dict),
@@ -102,12 +116,37 @@ class ElicitationForm:
 
         def __getattr__(self, name: str) -> Any:
             # Called for an attribute not set: `decode_result`, the form's bound reader, is built
-            # when first asked for, so that a caller who keeps it (before or after its first
-            # call) calls the reader itself, with no frame in front of it.
+            # when first asked for (the warming reader, which the one-pass reader replaces).
             if name == "decode_result":
-                read = self.decode_result = self._reader()
+                read = self.decode_result = self._warming_reader()
                 return read
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _warming_reader(self) -> Callable[[Any], ElicitResult]:
+        """The form's first ``WARM_DOCUMENTS`` answers (see ``engine._compiled``) read on the
+        general path; the next builds the one-pass reader (see ``_reader``), which becomes
+        ``decode_result``, and which this reader becomes too, for a caller that kept it: it takes
+        the built reader's names and code (both are generated functions of no closure), so that
+        it reads every answer after with no frame in front."""
+        if self._source is None or not _compiled.WARM_DOCUMENTS:
+            return self._reader()
+        namespace: dict[str, Any] = {"left": [_compiled.WARM_DOCUMENTS], "untyped": self._read_untyped}
+        lock = threading.Lock()
+
+        def settle(data: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> ElicitResult:
+            with lock:  # built once, whichever thread comes first
+                built = namespace.get("built")
+                if built is None:
+                    built = namespace["built"] = self.decode_result = self._reader()
+                    if type(built) is FunctionType and built.__closure__ is None:
+                        namespace.update(built.__globals__)
+                        warming.__code__ = built.__code__
+            return built(data)
+
+        namespace["settle"] = settle
+        exec(_WARMING_CODE, namespace)  # noqa: S102 - the module's own text
+        warming: FunctionType = namespace["read"]
+        return warming
 
     def _reader(self) -> Callable[[Any], ElicitResult]:
         """The form's one-pass reader: the answer decoded with ``content`` typed by the form, in
@@ -116,14 +155,23 @@ class ElicitationForm:
         # shorter still).
         short = min(too_short_to_nest(self._max_depth), self._max_bytes)
         general = self._general
-        if self._translation is None:
+        translation: Any = None
+        if self._source is not None:
+            try:
+                translation = msgspec_translation(self._source)
+            except SchemaRejected:
+                # Property names msgspec cannot rename to (quotes, backslashes, control
+                # characters), or more of them than it looks up cheaply: such a form is read on
+                # the general path alone.
+                pass
+        if translation is None:
             return self._read_untyped
         # Structs that refuse unnamed properties, in an answer that refuses unnamed fields: a
         # value the typed decode skipped would go unchecked (invalid UTF-8, a number out of
         # range, its depth), so here every byte is decoded. An answer with fields the form did
         # not ask for is read on the general path, which drops them. One struct per action
         # (`action` is their tag): an accepting answer must carry its content, the others none.
-        content_type, convert = self._translation.built("closed")
+        content_type, convert = translation.built("closed")
         if convert is None or not (isinstance(content_type, type) and issubclass(content_type, msgspec.Struct)):
             # Not a Struct (a form of no property translates to a plain dict): nothing would drop
             # the fields the form did not ask for. The general path does.
@@ -184,7 +232,7 @@ class ElicitationForm:
 
         namespace["read_short_other"] = read_short_other
         source = _READ_CHECKING_FORMATS if format_checks else _READ
-        read: Callable[[Any], ElicitResult] = self._translation.inlined("closed", source, namespace)
+        read: Callable[[Any], ElicitResult] = translation.inlined("closed", source, namespace)
         inline.append(read)
         return read
 
@@ -236,7 +284,7 @@ class ElicitationForm:
         """Each formatted field with the check of its format alone: ``{"format": ...}`` in the
         form's dialect, compiled on the engine the form was (formats asserted)."""
         engine = self._formats_engine
-        dialect = {"$schema": self.schema["$schema"]} if "$schema" in self.schema else {}
+        dialect = self._dialect
         return tuple(
             (name, engine.compile({**dialect, "format": form}).hot_path().check) for name, form in self._formatted
         )
@@ -297,6 +345,20 @@ class ElicitationForm:
             raise failure.under("/content") from None
 
 
+# The reader of a form's first answers (see `ElicitationForm._warming_reader`): a generated
+# function, its names in its own namespace, like the inline read it becomes.
+_WARMING_CODE = compile(
+    """
+def read(data):
+    if left[0] > 0:
+        left[0] -= 1  # a lost update between threads only moves the build
+        return untyped(data)
+    return settle(data)
+""",
+    "<engine: an elicitation form's first answers>",
+    "exec",
+)
+
 # The inline read of a form's answers (see `ElicitationForm._reader`): its names are the reader's
 # namespace; `<convert>` becomes the statements turning the content Struct `s` into the dict `out`.
 _READ = """
@@ -340,25 +402,42 @@ def _content_without_accept(action: str) -> ValidationFailed:
     return _failure("/content", f"content is only sent with action accept, not {action}")
 
 
-# Forms collect well-formed values: their formats are asserted, whatever `formats` says. One such
-# engine (and cache) per engine forms are compiled on.
-_FORMS_ENGINES: weakref.WeakKeyDictionary[Engine, Engine] = weakref.WeakKeyDictionary()
+class _Forms:
+    """What the forms compiled on one engine share: the engine that compiles them (forms collect
+    well-formed values: their formats are asserted, whatever `formats` says), the configuration
+    their typed reader is translated under, and the forms themselves, by the fingerprint of their
+    schema (an equal form asked for again, as a server asks for it on each request, is the form
+    compiled before, its reader built already), as many as the engine caches schemas."""
+
+    def __init__(self, engine: Engine) -> None:
+        config = engine.config
+        self.engine = Engine(config.replace(formats="assert", backend="jsonschema-rs"))
+        self.translated = config.replace(formats="annotate")  # formats are checked on the form's compiled schema
+        self.compiled: cachetools.LRUCache[bytes, ElicitationForm] = cachetools.LRUCache(max(config.cache_size, 1))
+        self.caching = config.cache_size > 0
+        self.lock = threading.Lock()
+
+
+_FORMS: weakref.WeakKeyDictionary[Engine, _Forms] = weakref.WeakKeyDictionary()
 _FORMS_LOCK = threading.Lock()
 
 
-def _forms_engine(engine: Engine) -> Engine:
-    with _FORMS_LOCK:
-        forms = _FORMS_ENGINES.get(engine)
-        if forms is None:
-            forms = _FORMS_ENGINES[engine] = Engine(engine.config.replace(formats="assert", backend="jsonschema-rs"))
-        return forms
+def _forms(engine: Engine) -> _Forms:
+    forms = _FORMS.get(engine)
+    if forms is None:
+        with _FORMS_LOCK:
+            forms = _FORMS.get(engine)
+            if forms is None:
+                forms = _FORMS[engine] = _Forms(engine)
+    return forms
 
 
 def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) -> ElicitationForm:
     """Check an elicitation form's ``requestedSchema`` (its restricted shape) and compile it, on
     ``engine`` (the default engine when omitted). See :class:`ElicitationForm`."""
     engine = engine_or_default(engine)
-    forms_engine = _forms_engine(engine)
+    forms = _forms(engine)
+    forms_engine = forms.engine
     limits = engine.config.limits
     if type(requested_schema) is memoryview:
         requested_schema = as_bytes(requested_schema)  # measured in bytes, not in items
@@ -373,31 +452,29 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
         canonical_text(requested_schema)  # refuses what no JSON text spells, with the reason
     normalised = check_shape(requested_schema, limits)
     compiled = forms_engine.compile(requested_schema)
-    source = SchemaSource(
-        schema=normalised,
-        dialect=compiled.dialect,
-        resources={},
-        config=engine.config.replace(formats="annotate"),  # formats are checked on `compiled`
-    )
-    translation: Any = None
+    if forms.caching:
+        with forms.lock:
+            known = forms.compiled.get(compiled.fingerprint)
+        if known is not None:
+            return known
+    source: SchemaSource | None = None
     # Draft 4 has no `const`: there a titled option `{const, title}` is the empty schema, which the
     # enum the shape check writes for it does not mean. Such a form is read on the general path.
     if compiled.dialect is not Dialect.DRAFT4 or not _has_titled_options(requested_schema):
-        try:
-            translation = msgspec_translation(source)
-        except SchemaRejected:
-            # Only property names msgspec cannot rename to (quotes, backslashes, control
-            # characters) get here: such a form is read on the general path alone.
-            pass
-    return ElicitationForm(
+        source = SchemaSource(schema=normalised, dialect=compiled.dialect, resources={}, config=forms.translated)
+    form = ElicitationForm(
         requested_schema,
         compiled,
-        translation,
+        source,
         tuple(requested_schema["properties"]),
         max_bytes=limits.max_instance_bytes,
         max_depth=limits.max_instance_depth + 1,  # the answer around the content, as a result's envelope
         formats_engine=forms_engine,
     )
+    if forms.caching:
+        with forms.lock:
+            form = forms.compiled.setdefault(compiled.fingerprint, form)
+    return form
 
 
 def _has_titled_options(form: Mapping[str, Any]) -> bool:

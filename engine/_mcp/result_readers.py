@@ -210,7 +210,7 @@ def _checked_result_reader(
     ``structuredContent`` raw, then that slice. A slice of at most ``short`` bytes (too short to
     nest past the bound) is parsed and judged by the backend's check of the value, as inline; a
     longer one is read by the output schema's own reader (a typed decode and a parse where it
-    translates, which prove its depth without a scan).
+    translates, which prove its depth without a scan; on the general path for its first ones).
 
     The whole result nests at most ``max_depth`` levels. ``structuredContent`` is bounded by its
     own read; a result too long to be within the bound by its length has its other untyped values
@@ -221,7 +221,9 @@ def _checked_result_reader(
     result to the exact path, which judges again and explains."""
     path = output.hot_path()
     check = path.check
-    read_slice = output.reader()
+    # The output schema's reader: its first documents read on the general path before its typed
+    # reader is built (see `CompiledSchema.short_path`), the reader the path holds now.
+    slice_path = output.short_path()
     decode = decode_wire
     parse = _parse
     plain = _plain_result_reader(check, max_bytes, min(path.max_depth, max_depth), path.failure)
@@ -280,7 +282,7 @@ def _checked_result_reader(
                 if not check(structured):
                     return None
             else:
-                structured = read_slice(raw)
+                structured = slice_path[4](raw)
         except Exception:  # noqa: BLE001 - judged again, and explained, on the exact path
             return None
         return CallToolResult(content=wire.content, structured_content=structured, is_error=False, meta=wire.meta)

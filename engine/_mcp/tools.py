@@ -199,7 +199,9 @@ class ToolSet:
             flat = flat_limit(hot.max_depth, max_values(hot.max_bytes))
             self._from_dict[name] = (hot.check, flat, hot.max_depth, schema.checked, hot.failure, flat << 1)
         if issubclass(type(arguments), (bytes, bytearray, memoryview, str)):  # not `isinstance`: `__class__` may lie
-            value = schema.decode(arguments)
+            # The short path's reader: a tool's first documents are read on the general path
+            # before its typed reader is built (see `CompiledSchema.short_path`).
+            value = self._from_bytes[name][-1][4](arguments)
         else:
             value = schema.checked(arguments)
         if not isinstance(value, dict):  # pragma: no cover - `type: object` at the root refuses it first
@@ -341,7 +343,7 @@ class ToolSet:
                 structured = decode_json(raw, max_bytes=self._max_bytes)
             else:
                 try:
-                    structured = output.decode(raw)
+                    structured = output.short_path()[4](raw)  # its reader, warming or built
                 except ValidationFailed as failure:
                     raise failure.under("/structuredContent") from None
             envelope = CallToolResult(
