@@ -78,6 +78,12 @@ class Contender:
         """A callable compiling one schema with nothing cached from a previous call."""
         raise NotImplementedError
 
+    def cold_check(self) -> Callable[[Any, Any], Any]:
+        """``check(schema, value)``: the schema compiled with nothing cached, then the value (a
+        decoded document) checked once, as a program that validates one instance of a schema it
+        has just received does: its answer where the library answers, its error raised otherwise."""
+        raise Refused("n/a", "no first check")
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
 
@@ -156,6 +162,10 @@ class RawJsonschemaRs(Contender):
     def cold_compiler(self) -> Callable[[Any], Any]:
         return self._build
 
+    def cold_check(self) -> Callable[[Any, Any], Any]:
+        build = self._build
+        return lambda schema, value: build(schema).is_valid(value)
+
 
 class _DenyAllHandlers(dict):  # type: ignore[type-arg]
     """fastjsonschema looks the URI's scheme up in ``handlers`` and calls ``urlopen`` when it is
@@ -195,6 +205,10 @@ class RawFastjsonschema(Contender):
     def cold_compiler(self) -> Callable[[Any], Any]:
         return self._build
 
+    def cold_check(self) -> Callable[[Any, Any], Any]:
+        build = self._build
+        return lambda schema, value: build(schema)(value)
+
 
 class RawJsonschema(Contender):
     """python-jsonschema as MCP SDKs use it: schema checked once, validator kept and reused."""
@@ -228,6 +242,10 @@ class RawJsonschema(Contender):
 
     def cold_compiler(self) -> Callable[[Any], Any]:
         return self._build
+
+    def cold_check(self) -> Callable[[Any, Any], Any]:
+        build = self._build
+        return lambda schema, value: build(schema).is_valid(value)
 
 
 RAW = {"jsonschema-rs": RawJsonschemaRs, "fastjsonschema": RawFastjsonschema, "jsonschema": RawJsonschema}

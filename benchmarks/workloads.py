@@ -221,6 +221,7 @@ def compile_workload(ctx: Context) -> Workload:
     work.rows.append(
         time_row(ctx, Row(case="cold", detail="nothing cached"), schemas, lambda it: data[it[0]], cold, budget=budget)
     )
+    work.rows.append(_cold_and_first_call(ctx, budget))
 
     def warm(equal: bool) -> Callable[[Contender, tuple[str, Any]], Prepared]:
         def prepare(contender: Contender, item: tuple[str, Any]) -> Prepared:
@@ -245,7 +246,7 @@ def compile_workload(ctx: Context) -> Workload:
             ctx, Row(case="warm equal", detail="cache hits, an equal copy"), schemas, lambda it: data[it[0]], warm(True)
         )
     )
-    cold_row, *warm_rows = work.rows
+    cold_row, _, *warm_rows = work.rows
     raw = cold_row.cells.get("jsonschema-rs")
     for warm_row in warm_rows:
         what = "an equal copy" if warm_row.case == "warm equal" else "the same object"
@@ -259,6 +260,48 @@ def compile_workload(ctx: Context) -> Workload:
                     line += f", {per_item:.1%} of a raw jsonschema-rs compile (per schema)"
                 work.summary.append(line)
     return work
+
+
+def _cold_and_first_call(ctx: Context, budget: Budget) -> Row:
+    """Every tool with arguments: its input schema compiled with nothing cached, then its
+    arguments checked once from bytes (the engine through `compile_tools` and
+    `ToolSet.validate_arguments`, what a host does with a tool list it has just received; the raw
+    libraries compile, decode and check). The floor decodes the schema."""
+    tools = ctx.limit([t for t in ctx.corpus.tools if t.arguments is not None and isinstance(t.input_schema, dict)])
+    schema_bytes = {id(t): encode(t.input_schema) for t in tools}
+    arguments = {id(t): encode(t.arguments) for t in tools}
+
+    def prepare(contender: Contender, tool: Any) -> Prepared:
+        data = arguments[id(tool)]
+        if isinstance(contender, EngineContender):
+            if mcp_available() is not None:
+                raise Refused("skipped", "the MCP layer is not installed")
+            cold = _memo(ctx, ("first call", contender.name), lambda: contender.fresh_engine(cache_size=0))
+            compile_tools = engine.compile_tools  # type: ignore[attr-defined]
+            definition = {"name": tool.name, "inputSchema": tool.input_schema}
+
+            def compile_and_call(one: dict[str, Any], data: bytes) -> Any:
+                return compile_tools([one], engine=cold).validate_arguments(one["name"], data)
+
+            try:
+                compile_and_call(definition, data)
+            except Exception as exc:  # noqa: BLE001 - a refusal, shown in the cell
+                raise Refused("refused", str(getattr(exc, "reason", type(exc).__name__))) from None
+            return functools.partial(compile_and_call, definition), data, None
+        check = _memo(ctx, ("cold check", contender.name), contender.cold_check)
+        schema = tool.input_schema
+
+        def compile_and_check(schema: Any, data: bytes) -> Any:
+            return check(schema, decode(data))
+
+        try:
+            compile_and_check(schema, data)
+        except Exception as exc:  # noqa: BLE001 - whatever the library raises is the answer shown
+            raise Refused("error", type(exc).__name__) from None
+        return functools.partial(compile_and_check, schema), data, contender.kind == "raw"
+
+    row = Row(case="cold + first call", detail="input schemas, compiled and called once")
+    return time_row(ctx, row, tools, lambda t: schema_bytes[id(t)], prepare, budget=budget)
 
 
 # ------------------------------------------------------------------------------------- arguments
@@ -500,6 +543,47 @@ def elicitation_workload(ctx: Context) -> Workload:
     items = ctx.limit(forms)
     row = Row(case="all forms", detail=f"{len(items)} accept payloads")
     work.rows.append(time_row(ctx, row, items, lambda f: payloads[id(f)], prepare))
+
+    def compile_and_answer(cached: bool) -> Callable[[Contender, Any], Prepared]:
+        """Each form compiled, then its answer read once: as a client does on each
+        `elicitation/create` (the engine on an engine that caches schemas, or that caches none)."""
+
+        def prepare(contender: Contender, form: Any) -> Prepared:
+            data = payloads[id(form)]
+            schema = form.requested_schema
+            if isinstance(contender, EngineContender):
+                if why:
+                    raise Refused("skipped", why)
+                overrides = {} if cached else {"cache_size": 0}
+                eng = _memo(ctx, ("forms", cached, contender.name), lambda: contender.fresh_engine(**overrides))
+                compile_form = engine.compile_elicitation  # type: ignore[attr-defined]
+
+                def engine_answer(schema: Any, data: bytes) -> Any:
+                    return compile_form(schema, engine=eng).decode_result(data)
+
+                try:
+                    engine_answer(schema, data)
+                except Exception as exc:  # noqa: BLE001
+                    raise Refused("refused", str(getattr(exc, "reason", type(exc).__name__))) from None
+                return functools.partial(engine_answer, schema), data, None
+            check = _memo(ctx, ("cold check", contender.name), contender.cold_check)
+
+            def raw_answer(schema: Any, data: bytes) -> Any:
+                answer = decode(data)
+                return answer["action"] in ("accept", "decline", "cancel") and check(schema, answer["content"])
+
+            try:
+                raw_answer(schema, data)
+            except Exception as exc:  # noqa: BLE001
+                raise Refused("error", type(exc).__name__) from None
+            return functools.partial(raw_answer, schema), data, contender.kind == "raw"
+
+        return prepare
+
+    for cached in (False, True):
+        case = "compiled + answered, cached engine" if cached else "compiled + answered, nothing cached"
+        row = Row(case=case, detail="a form compiled for each answer")
+        work.rows.append(time_row(ctx, row, items, lambda f: payloads[id(f)], compile_and_answer(cached)))
     if why:
         work.skipped = f"engine columns {why}"
     return work
