@@ -405,8 +405,8 @@ def _content_without_accept(action: str) -> ValidationFailed:
 class _Forms:
     """What the forms compiled on one engine share: the engine that compiles them (forms collect
     well-formed values: their formats are asserted, whatever `formats` says), the configuration
-    their typed reader is translated under, and the forms themselves, by the fingerprint of their
-    schema (an equal form asked for again, as a server asks for it on each request, is the form
+    their typed reader is translated under, and the forms themselves, by the canonical text of
+    their schema (an equal form asked for again, as a server asks for it on each request, is the form
     compiled before, its reader built already), as many as the engine caches schemas."""
 
     def __init__(self, engine: Engine) -> None:
@@ -448,15 +448,18 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
     # is the one compiled.
     intake = load_schema(requested_schema, limits)
     requested_schema = intake.schema
-    if intake.canonical is None:
-        canonical_text(requested_schema)  # refuses what no JSON text spells, with the reason
-    normalised = check_shape(requested_schema, limits)
-    compiled = forms_engine.compile(requested_schema)
+    # The same text is the same document (keys sorted): an equal form compiled before is the
+    # answer, its shape checked and its schema compiled then.
+    text = intake.canonical
+    if text is None:
+        text = canonical_text(requested_schema)  # refuses what no JSON text spells, with the reason
     if forms.caching:
         with forms.lock:
-            known = forms.compiled.get(compiled.fingerprint)
+            known = forms.compiled.get(text)
         if known is not None:
             return known
+    normalised = check_shape(requested_schema, limits)
+    compiled = forms_engine.compile(requested_schema)
     source: SchemaSource | None = None
     # Draft 4 has no `const`: there a titled option `{const, title}` is the empty schema, which the
     # enum the shape check writes for it does not mean. Such a form is read on the general path.
@@ -473,7 +476,7 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
     )
     if forms.caching:
         with forms.lock:
-            form = forms.compiled.setdefault(compiled.fingerprint, form)
+            form = forms.compiled.setdefault(text, form)
     return form
 
 

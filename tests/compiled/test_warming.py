@@ -306,11 +306,15 @@ def test_an_equal_form_asked_for_again_is_the_form_compiled_before(form_translat
     form = engine.compile_elicitation(FORM, engine=eng)
     for _ in range(WARM + 1):
         form.decode_result(b'{"action": "accept", "content": {"name": "Ada"}}')
-    again = engine.compile_elicitation(json.loads(json.dumps(FORM)), engine=eng)
-    assert again is form and len(form_translations) == 1
+    again = engine.compile_elicitation(dict(reversed(json.loads(json.dumps(FORM)).items())), engine=eng)
+    assert again is form and len(form_translations) == 1  # an equal copy, its keys in another order
     assert again.decode_result(b'{"action": "accept", "content": {"name": "Bo"}}').content == {"name": "Bo"}
     assert len(form_translations) == 1
     assert engine.compile_elicitation({**FORM, "required": []}, engine=eng) is not form
+    assert engine.compile_elicitation(json.dumps(FORM).encode(), engine=eng) is form  # its text
+    for _ in range(2):  # a refused form is refused each time it is asked for
+        with pytest.raises(engine.SchemaRejected):
+            engine.compile_elicitation({**FORM, "$ref": "#"}, engine=eng)
     other = engine.Engine()
     assert engine.compile_elicitation(FORM, engine=other) is not form  # forms belong to their engine
     uncached = engine.Engine(engine.EngineConfig(cache_size=0))

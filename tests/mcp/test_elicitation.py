@@ -211,7 +211,8 @@ def test_decode_result_is_the_bound_reader_built_once_when_first_asked_for(
     caller that keeps it before its first call holds the reader itself, with no frame in front of
     it, and it is built once."""
     form = engine.compile_elicitation(
-        {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}, engine=eng
+        {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+        engine=engine.Engine(eng.config),  # its own: an engine keeps the forms compiled on it
     )
     assert "decode_result" not in vars(form)  # compiled, not yet asked for: nothing built
     built = []
