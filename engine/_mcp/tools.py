@@ -122,30 +122,38 @@ class ToolSet:
             # count of colons showing that it skipped no property; or, for a tool whose
             # documents need it (or whose schema has no typed read), the parse and the backend's
             # check, what the raw library costs.
-            if len(arguments) <= limit:
-                if count is not None:
-                    try:
-                        value = decode(arguments)
-                    except Exception:  # noqa: BLE001 - judged again by the general path, never trusted
-                        return slow(arguments)  # type: ignore[no-any-return]
-                    members = count(value)
-                    if arguments.count(b":") == members:
-                        return value  # type: ignore[no-any-return]
-                    value = unshown(arguments, value, members)
-                elif left is None or left[0] > 0:
-                    if left is not None:
-                        left[0] -= 1  # a lost update between threads only moves the next retry
-                    try:
-                        value = decode(arguments)
-                        if check(value):
+            try:
+                if len(arguments) <= limit:
+                    if count is not None:
+                        try:
+                            value = decode(arguments)
+                        except Exception:  # noqa: BLE001 - judged again by the general path, never trusted
+                            return slow(arguments)  # type: ignore[no-any-return]
+                        members = count(value)
+                        if arguments.count(b":") == members:
                             return value  # type: ignore[no-any-return]
-                    except Exception:  # noqa: BLE001,S110 - judged again by the general path, never trusted
-                        pass
-                    return slow(arguments)  # type: ignore[no-any-return]
+                        value = unshown(arguments, value, members)
+                    elif left is None or left[0] > 0:
+                        if left is not None:
+                            left[0] -= 1  # a lost update between threads only moves the next retry
+                        try:
+                            value = decode(arguments)
+                            if check(value):
+                                return value  # type: ignore[no-any-return]
+                        except Exception:  # noqa: BLE001,S110 - judged again by the general path, never trusted
+                            pass
+                        return slow(arguments)  # type: ignore[no-any-return]
+                    else:
+                        value = read(arguments)  # none left: the reader tries the typed decode again
                 else:
-                    value = read(arguments)  # none left: the reader tries the typed decode again
-            else:
-                value = read(arguments)
+                    value = read(arguments)
+            except BaseException:
+                # The reader may have changed its mode on a document it refused (its typed
+                # reader built on it, or its mode switched): taken up here too, or a tool whose
+                # documents all fail would keep reading through the old mode's reader.
+                if path[0] is not decode:
+                    self._from_bytes[name] = (*path, path)
+                raise
             if path[0] is not decode:  # the reader changed its mode: a tuple of it, unpacked faster
                 self._from_bytes[name] = (*path, path)
             return value  # type: ignore[no-any-return]

@@ -91,6 +91,17 @@ def test_a_tool_reads_its_first_documents_on_the_general_path(translations: list
     assert translations == [SCHEMA]
 
 
+def test_a_tool_whose_documents_all_fail_takes_up_its_built_reader() -> None:
+    tools = engine.compile_tools([{"name": "t", "inputSchema": SCHEMA}], engine=_fresh())
+    for _ in range(WARM + 1):
+        with pytest.raises(engine.ValidationFailed):
+            tools.validate_arguments("t", b'{"q": 1}')
+    path = tools.tool("t").input.short_path()
+    assert path[2] is not None  # built on the last of them, which it refused
+    bound = tools._from_bytes["t"]  # noqa: SLF001 - the short path the inline read is bound to
+    assert bound[:-1] == tuple(path) and bound[-1] is path
+
+
 def test_decode_is_built_when_asked_for_and_settles_a_warming_path(translations: list[Any]) -> None:
     at_once = _fresh().compile(SCHEMA)
     assert at_once.decode(b'{"q": "x"}') == {"q": "x"}
