@@ -45,6 +45,8 @@ from .form_shape import check_shape
 
 __all__ = ["ElicitResult", "ElicitationForm", "compile_elicitation"]
 
+_encode = msgspec.json.encode
+
 Action = Literal["accept", "decline", "cancel"]
 ACTIONS = ("accept", "decline", "cancel")
 _DECLINING: tuple[Action, ...] = ("decline", "cancel")
@@ -405,8 +407,8 @@ def _content_without_accept(action: str) -> ValidationFailed:
 class _Forms:
     """What the forms compiled on one engine share: the engine that compiles them (forms collect
     well-formed values: their formats are asserted, whatever `formats` says), the configuration
-    their typed reader is translated under, and the forms themselves, by the canonical text of
-    their schema (an equal form asked for again, as a server asks for it on each request, is the form
+    their typed reader is translated under, and the forms themselves, by the text of their
+    schema (an equal form asked for again, as a server asks for it on each request, is the form
     compiled before, its reader built already), as many as the engine caches schemas."""
 
     def __init__(self, engine: Engine) -> None:
@@ -448,11 +450,12 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
     # is the one compiled.
     intake = load_schema(requested_schema, limits)
     requested_schema = intake.schema
-    # The same text is the same document (keys sorted): an equal form compiled before is the
-    # answer, its shape checked and its schema compiled then.
-    text = intake.canonical
-    if text is None:
-        text = canonical_text(requested_schema)  # refuses what no JSON text spells, with the reason
+    if intake.canonical is None:
+        canonical_text(requested_schema)  # refuses what no JSON text spells, with the reason
+    # The same text, keys in the same order, is the same form: its fields, and the keys of the
+    # content it returns, come in the order of its properties (equal documents whose keys are
+    # listed in another order are other forms). Found, it was checked and compiled then.
+    text = _encode(requested_schema)
     if forms.caching:
         with forms.lock:
             known = forms.compiled.get(text)

@@ -317,11 +317,18 @@ def test_an_equal_form_asked_for_again_is_the_form_compiled_before(form_translat
     form = engine.compile_elicitation(FORM, engine=eng)
     for _ in range(WARM + 1):
         form.decode_result(b'{"action": "accept", "content": {"name": "Ada"}}')
-    again = engine.compile_elicitation(dict(reversed(json.loads(json.dumps(FORM)).items())), engine=eng)
-    assert again is form and len(form_translations) == 1  # an equal copy, its keys in another order
+    again = engine.compile_elicitation(json.loads(json.dumps(FORM)), engine=eng)
+    assert again is form and len(form_translations) == 1  # an equal copy
     assert again.decode_result(b'{"action": "accept", "content": {"name": "Bo"}}').content == {"name": "Bo"}
     assert len(form_translations) == 1
     assert engine.compile_elicitation({**FORM, "required": []}, engine=eng) is not form
+    # Its properties in another order: another form, whose content comes in its own order.
+    reordered = {**FORM, "properties": dict(reversed(FORM["properties"].items()))}
+    other = engine.compile_elicitation(reordered, engine=eng)
+    assert other is not form and other.fields == ("size", "mail", "name")
+    answer = b'{"action": "accept", "content": {"name": "Ada", "size": "s"}}'
+    assert list(other.decode_result(answer).content) == ["size", "name"]
+    assert list(form.decode_result(answer).content) == ["name", "size"]
     assert engine.compile_elicitation(json.dumps(FORM).encode(), engine=eng) is form  # its text
     for _ in range(2):  # a refused form is refused each time it is asked for
         with pytest.raises(engine.SchemaRejected):
