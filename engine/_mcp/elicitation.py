@@ -76,7 +76,10 @@ class ElicitationForm:
         max_bytes: int,
         max_depth: int,
         formats_engine: Engine,
+        text: bytes,
     ) -> None:
+        self._text = text  # the schema's JSON text, keys in their order (see `schema`)
+        self._schema: Any = None
         self.compiled = compiled
         """The form under the general backend with formats asserted: the format check and the
         explanation of every refusal."""
@@ -105,8 +108,13 @@ class ElicitationForm:
 
     @property
     def schema(self) -> Any:
-        """The ``requestedSchema`` as it was compiled (a private copy: see ``CompiledSchema.schema``)."""
-        return self.compiled.schema
+        """The ``requestedSchema`` as it was compiled: a private copy, its keys in their order
+        (made when first asked for; ``compiled.schema`` is the copy the engine's cache shares
+        between equal schemas)."""
+        schema = self._schema
+        if schema is None:
+            schema = self._schema = msgspec.json.decode(self._text)
+        return schema
 
     decode_result: Callable[[bytes | bytearray | memoryview | str | Mapping[str, Any]], ElicitResult]
     """``decode_result(data)``: the ``ElicitResult`` in ``data`` (JSON bytes/text or a dict),
@@ -476,6 +484,7 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
         max_bytes=limits.max_instance_bytes,
         max_depth=limits.max_instance_depth + 1,  # the answer around the content, as a result's envelope
         formats_engine=forms_engine,
+        text=text,
     )
     if forms.caching:
         with forms.lock:

@@ -326,6 +326,8 @@ def test_an_equal_form_asked_for_again_is_the_form_compiled_before(form_translat
     reordered = {**FORM, "properties": dict(reversed(FORM["properties"].items()))}
     other = engine.compile_elicitation(reordered, engine=eng)
     assert other is not form and other.fields == ("size", "mail", "name")
+    assert list(other.schema["properties"]) == ["size", "mail", "name"] and other.schema == FORM
+    assert list(form.schema["properties"]) == ["name", "mail", "size"]
     answer = b'{"action": "accept", "content": {"name": "Ada", "size": "s"}}'
     assert list(other.decode_result(answer).content) == ["size", "name"]
     assert list(form.decode_result(answer).content) == ["name", "size"]
