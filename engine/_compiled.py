@@ -14,13 +14,14 @@ from ._decode import (
     as_bytes,
     check_depth,
     decode_json,
+    parse_refusal,
     parse_two_levels,
     surely_within,
     too_short_to_nest,
 )
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
-from ._explain import EXPLAIN_FRAMES, explain
+from ._explain import EXPLAIN_FRAMES, explainer_of
 from ._guard import DeferredReport, GuardReport
 from ._instance import bind_checked, bind_is_valid, max_values, referents
 from ._readers import (
@@ -36,6 +37,7 @@ from ._readers import (
 from .backends import BackendRefused, BackendValidator, TypedDecode
 
 _parse = msgspec.json.decode
+_PARSE_REFUSALS = (msgspec.ValidationError, msgspec.DecodeError, RecursionError, UnicodeEncodeError)
 _convert = msgspec.convert
 _to_builtins = msgspec.to_builtins
 
@@ -72,26 +74,6 @@ class HotPath(NamedTuple):
     """The explanation of a value ``check`` refused: ``failure(value, width=None, under="")``
     (``width``: at least how many values it holds, where known without a walk; ``under``: where
     the value is in the document holding it)."""
-
-
-def _explaining(
-    explainer: BackendValidator, guard: Any, limits: Limits, depth_bound: int | None
-) -> Callable[..., ValidationFailed]:
-    """:func:`~engine._explain.explain` of one schema: ``failure(instance, width=None, under="")``
-    (a closure: a partial merges its keywords with the call's into a new dict on every call)."""
-
-    def failure(instance: Any, width: int | None = None, under: str = "") -> ValidationFailed:
-        return explain(
-            instance,
-            explainer=explainer,
-            guard=guard,
-            limits=limits,
-            depth_bound=depth_bound,
-            width=width,
-            under=under,
-        )
-
-    return failure
 
 
 def depth_bound(guard: GuardReport | None, limits: Limits) -> int | None:
@@ -303,7 +285,7 @@ class CompiledSchema:
                 # cycle (see `decode`). The report given at compile time (a deferred one is made
                 # when the explanation first asks).
                 deferred = self._deferred_guard
-                failure = self._failure = _explaining(
+                failure = self._failure = explainer_of(
                     self._explainer, self.guard if deferred is None else deferred, self._limits, self._depth_bound
                 )
                 return failure
@@ -501,8 +483,11 @@ class CompiledSchema:
                             value = parse(data)
                     else:
                         value = parse(data)
-                except Exception:  # noqa: BLE001 - the bounded parse below names the reason
-                    value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
+                except _PARSE_REFUSALS as exc:
+                    # Within the size bound, and refused by the parse the bounded parse makes (the
+                    # two-level decoder's syntax errors are that parser's too): its reason, without
+                    # parsing again.
+                    raise parse_refusal(exc, data) from None
                 else:
                     # The depth shown by the parsed values, a level at a time (nor, sealed, for
                     # a valid one: see below); the exact walk only where that bound is over.

@@ -25,6 +25,7 @@ __all__ = [
     "held_nesting",
     "member_colons",
     "nesting",
+    "parse_refusal",
     "parse_two_levels",
     "short_bytes",
     "surely_within",
@@ -142,13 +143,20 @@ def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, m
         raise DecodeError(DecodeReason.TOO_LARGE, f"document is {at_least}{size} bytes, over the limit of {max_bytes}")
     try:
         value = _decode(data)
-    except msgspec.ValidationError as exc:  # raised for numbers beyond the float range
-        raise out_of_range(exc) from None
-    except (msgspec.DecodeError, RecursionError, UnicodeEncodeError) as exc:
-        raise syntax_error(exc, data) from None
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError, UnicodeEncodeError) as exc:
+        raise parse_refusal(exc, data) from None
     if max_depth is not None and size > too_short_to_nest(max_depth):
         check_depth(value, max_depth)
     return value
+
+
+def parse_refusal(exc: Exception, data: bytes | bytearray | memoryview | str) -> DecodeError:
+    """The :class:`DecodeError` for what ``msgspec.json.decode`` raised on ``data`` (within the
+    size bound), so that a reader whose plain parse failed names the reason without
+    parsing again: a number beyond the float range, or a syntax error (see :func:`syntax_error`)."""
+    if isinstance(exc, msgspec.ValidationError):  # raised for numbers beyond the float range
+        return out_of_range(exc)
+    return syntax_error(exc, data)
 
 
 def out_of_range(exc: msgspec.ValidationError) -> DecodeError:

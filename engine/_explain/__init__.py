@@ -54,7 +54,7 @@ from .budget import (
 )
 from .pieces import Pieces
 
-__all__ = ["EXPLAIN_FRAMES", "SECONDS_PER_EVALUATION", "explain"]
+__all__ = ["EXPLAIN_FRAMES", "SECONDS_PER_EVALUATION", "explain", "explainer_of"]
 
 
 def explain(
@@ -122,3 +122,23 @@ def _whole_cost(guard: GuardReport | None, instance: Any, depth: int, allowance:
     if width is not None and per_value * width <= allowance:
         return per_value * width  # no level holds more values than the whole
     return per_value * shape(instance, allowance // per_value + 1)[0]
+
+
+def explainer_of(
+    explainer: BackendValidator, guard: Any, limits: Limits, depth_bound: int | None
+) -> Callable[..., ValidationFailed]:
+    """:func:`explain` of one schema: ``failure(instance, width=None, under="")``
+    (a closure: a partial merges its keywords with the call's into a new dict on every call)."""
+
+    def failure(instance: Any, width: int | None = None, under: str = "") -> ValidationFailed:
+        return explain(
+            instance,
+            explainer=explainer,
+            guard=guard,
+            limits=limits,
+            depth_bound=depth_bound,
+            width=width,
+            under=under,
+        )
+
+    return failure

@@ -276,3 +276,37 @@ def test_the_checks_and_the_reader_are_bound_on_first_use_and_kept() -> None:
     assert decode(b'{"name": "a"}') == {"name": "a"}
     with pytest.raises(AttributeError):
         compiled.no_such_attribute  # noqa: B018 - the lookup is the test
+
+
+MALFORMED = [
+    b'{"a": "x", "b": ',
+    b'{"a": "\xff"}',
+    b'{"a": 1e999}',
+    b'{"a": NaN}',
+    b'{"a": -Infinity}',
+    b'{"a": "\\ud800"}',
+    b'{"a": "x"} trailing',
+    b"[" * 300 + b"]" * 300,
+    b"",
+]
+
+
+@pytest.mark.parametrize("padding", [0, 600], ids=["short", "long"])
+@pytest.mark.parametrize("data", MALFORMED, ids=lambda d: repr(d[:24]))
+@pytest.mark.parametrize("backend", ["auto", "jsonschema-rs"])
+def test_a_refused_parse_is_named_as_the_bounded_parse_names_it(data: bytes, padding: int, backend: str) -> None:
+    """The readers name a document the plain parse refused from that parse's error, without
+    parsing it again: the reason and message of the bounded parse itself, short and long."""
+    schema = {"type": "object", "properties": {"a": {"type": "string"}, "pad": {"type": "string"}}}
+    if padding and data.startswith(b"{"):
+        data = b'{"pad": "' + b" " * padding + b'", ' + data[1:]
+    limits = engine.Limits(max_instance_depth=64)
+    eng = engine.Engine(engine.EngineConfig(backend=backend, limits=limits))  # type: ignore[arg-type]
+    with pytest.raises(DecodeError) as expected:
+        engine._decode.decode_json(data, max_bytes=limits.max_instance_bytes, max_depth=64)
+    tools = engine.compile_tools([{"name": "t", "inputSchema": schema}], engine=eng)
+    for read in (eng.compile(schema).decode, lambda d: tools.validate_arguments("t", d)):
+        for _ in range(3):
+            with pytest.raises(DecodeError) as refused:
+                read(data)
+            assert (refused.value.reason, refused.value.message) == (expected.value.reason, expected.value.message)
