@@ -131,10 +131,10 @@ def warming_then_settled(
     documents: int,
 ) -> ShortPath:
     """The :data:`ShortPath` of a schema whose reader (through msgspec types, where it
-    translates) is not built yet, its ``read`` the warming reader. Its first ``documents`` documents are read on the
-    general path, ``general`` (the parse and the backend's check, what the raw library costs),
-    the short ones (at most ``limit`` bytes) inline by callers of the short path, in its general
-    mode, whose ``left`` counts them. The next calls ``settle(path)``, which builds the settled
+    translates) is not built yet, its ``read`` the warming reader. The first ``documents``
+    documents are read on the general path, ``general`` (the parse and the backend's check, what
+    the raw library costs), the short ones (at most ``limit`` bytes) inline by callers of the short
+    path, in its general mode, whose ``left`` counts them. The next calls ``settle(path)``, which builds the settled
     reader, writes its short path into ``path`` (the list callers keep) and returns the reader
     (``None``: the schema is gone); the warming reader hands every document to it from then on."""
     left = [documents]
@@ -150,7 +150,7 @@ def warming_then_settled(
         with _SETTLING:  # built once, whichever thread comes first
             if not settled:
                 built = settle(path)
-                if built is None:  # pragma: no cover - the schema is gone, a caller kept its reader
+                if built is None:  # the schema is gone, a caller kept its reader
                     return general(data)
                 settled.append(built)
         return settled[0](data)
