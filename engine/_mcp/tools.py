@@ -65,6 +65,7 @@ class ToolSet:
         self._from_bytes: dict[str, _FromBytes] = {}
         self._from_dict: dict[str, _FromDict] = {}
         self._results: dict[str, tuple[Any, ...]] = {}  # see `_result_entry`
+        self._structured: dict[str, Callable[[Any], Any]] = {}  # see `validate_structured`
         self.rejected: Mapping[str, SchemaRejected] = rejected
         """Tool name -> why it cannot be used."""
         self._max_bytes = engine.config.limits.max_instance_bytes
@@ -310,20 +311,31 @@ class ToolSet:
 
         Raises :class:`UnknownTool`, the tool's :class:`SchemaRejected`, :class:`ValidationFailed`
         (issues under ``/structuredContent``) or :class:`DecodeError`."""
-        tool = self._tools.get(name)
-        if tool is None:
-            tool = self.tool(name)  # raises the right error
-        return self._structured(tool.output, structured)
-
-    def _structured(self, output: CompiledSchema | None, structured: Any) -> Any:
-        if output is None:
-            # As in a result holding it, whose envelope is one level of the bound's two extra.
-            admit(structured, self._max_depth - 1, max_values(self._max_bytes))
-            return structured
+        try:  # the tool's check, bound on its first value (a frame and a lookup less on each)
+            checked = self._structured[name]
+        except KeyError:
+            tool = self._tools.get(name)
+            if tool is None:
+                tool = self.tool(name)  # raises the right error
+            checked = self._structured[name] = self._structured_check(tool.output)
         try:
-            return output.checked(structured)
+            return checked(structured)
         except ValidationFailed as failure:
             raise failure.under("/structuredContent") from None
+
+    def _structured_check(self, output: CompiledSchema | None) -> Callable[[Any], Any]:
+        """A ``structuredContent`` value's check: the output schema's bound check, or where the
+        tool has none, the value held to JSON within the bounds of a result holding it (whose
+        envelope is one level of the bound's two extra)."""
+        if output is not None:
+            return output.checked
+        max_depth, values = self._max_depth - 1, max_values(self._max_bytes)
+
+        def held(structured: Any) -> Any:
+            admit(structured, max_depth, values)
+            return structured
+
+        return held
 
     def _result_entry(self, bound: list[Any], output: CompiledSchema | None) -> tuple[Any, ...]:
         """A tool's result readers as ``validate_result`` unpacks them: the longest result read
@@ -373,7 +385,10 @@ class ToolSet:
                 raise  # pragma: no cover - the bytes are refused too
             structured = envelope.structured_content
             if structured is not UNSET and output is not None and not envelope.is_error:
-                self._structured(output, structured)  # held whole above: the output check is all
+                try:  # held whole above: the output check is all
+                    output.checked(structured)
+                except ValidationFailed as failure:
+                    raise failure.under("/structuredContent") from None
         if output is not None and not envelope.is_error and envelope.structured_content is UNSET:
             raise envelope_failure(
                 f"tool {name!r} declares an outputSchema, so its result must carry structuredContent",
