@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -62,6 +63,7 @@ EVAL_FRAMES = 4096
 # first read on the general path) is worth it for a schema read again and again, not for the tool
 # a session calls once or twice, nor for the form a user answers once.
 WARM_DOCUMENTS = 4
+_BINDING = threading.Lock()
 
 
 class HotPath(NamedTuple):
@@ -385,18 +387,21 @@ class CompiledSchema:
         reader is built (a tool called once or twice pays for no type)."""
         path = self._short_path
         if path is None:
-            if (
-                WARM_DOCUMENTS
-                and self._other_decoder is None
-                and (self._typed is not None or self._undecided is not None)
-                and not _has(self, "decode")
-            ):
-                path = self._short_path = self._warming_path()
-            else:
-                read = self.reader()
+            with _BINDING:  # one path, whichever thread asks first: callers keep it
                 path = self._short_path
                 if path is None:
-                    path = self._short_path = self._short_path_of(read)
+                    if (
+                        WARM_DOCUMENTS
+                        and self._other_decoder is None
+                        and (self._typed is not None or self._undecided is not None)
+                        and not _has(self, "decode")
+                    ):
+                        path = self._short_path = self._warming_path()
+                    else:
+                        read = self.reader()
+                        path = self._short_path
+                        if path is None:
+                            path = self._short_path = self._short_path_of(read)
         return path
 
     def _short_path_of(self, read: Callable[[Any], Any]) -> ShortPath:

@@ -339,3 +339,28 @@ def test_an_equal_form_asked_for_again_is_the_form_compiled_before(form_translat
     assert engine.compile_elicitation(FORM, engine=other) is not form  # forms belong to their engine
     uncached = engine.Engine(engine.EngineConfig(cache_size=0))
     assert engine.compile_elicitation(FORM, engine=uncached) is not engine.compile_elicitation(FORM, engine=uncached)
+
+
+def test_threads_asking_for_the_short_path_at_once_get_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Callers keep the list: two made for one schema would each warm up and build its reader.
+    make = engine._compiled.CompiledSchema._warming_path
+
+    def slow(self: Any) -> Any:
+        time.sleep(0.01)  # the other threads ask meanwhile
+        return make(self)
+
+    monkeypatch.setattr(engine._compiled.CompiledSchema, "_warming_path", slow)
+    compiled = _fresh().compile(SCHEMA)
+    start = threading.Barrier(6)
+    paths: list[Any] = []
+
+    def ask() -> None:
+        start.wait()
+        paths.append(compiled.short_path())
+
+    threads = [threading.Thread(target=ask) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(paths) == 6 and all(path is paths[0] for path in paths)
