@@ -161,9 +161,30 @@ def shape(instance: Any, limit: int) -> tuple[int, int]:
     """(the most values on one level of ``instance``, its depth), level by level; a long string
     counts once per 64 characters (every error message quotes it), an object's keys count with its
     values. Counting stops once a level passes ``limit``."""
-    level, widest, depth = [instance], 0, -1
-    while level:
+    widest, depth = 0, -1
+    for width in _level_widths(instance):
         depth += 1
+        widest = max(widest, width)
+        if widest > limit:
+            break
+    return widest, depth
+
+
+def size(instance: Any, limit: int) -> int:
+    """How many values ``instance`` holds, counted as :func:`shape` counts them; counting stops
+    once the levels read pass ``limit``."""
+    total = 0
+    for width in _level_widths(instance):
+        total += width
+        if total > limit:
+            break
+    return total
+
+
+def _level_widths(instance: Any) -> Iterator[int]:
+    """The values :func:`shape` counts on each level of ``instance``, from the top."""
+    level = [instance]
+    while level:
         width = len(level)
         below: list[Any] = []  # (`list[Any]()` builds a generic alias first: ten times the cost)
         kinds = {*map(type, level)} if width > _WIDE_LEVEL else None
@@ -174,11 +195,8 @@ def shape(instance: Any, limit: int) -> tuple[int, int]:
                 width += sum(map(rshift, map(len, strings), repeat(6)))
         else:
             width = _level_width(level, below)
-        widest = max(widest, width)
-        if widest > limit:
-            break
+        yield width
         level = below
-    return widest, depth
 
 
 def _level_width(level: list[Any], below: list[Any]) -> int:
@@ -204,36 +222,6 @@ def _level_width(level: list[Any], below: list[Any]) -> int:
         elif isinstance(value, list):
             below.extend(value)
     return width
-
-
-def size(instance: Any, limit: int) -> int:
-    """How many values ``instance`` holds, counted as :func:`shape` counts them; counting stops
-    past ``limit``."""
-    total = 0
-    stack = [instance]
-    while stack:
-        value = stack.pop()
-        total += 1
-        kind = type(value)
-        if kind is str:
-            total += len(value) >> 6
-        elif kind is dict:
-            total += len(value)
-            stack.extend(value.values())
-        elif kind is list:
-            stack.extend(value)
-        elif kind in _SCALARS:
-            pass
-        elif isinstance(value, str):
-            total += len(value) >> 6
-        elif isinstance(value, Mapping):
-            total += len(value)
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-        if total > limit:
-            return total
-    return total
 
 
 def short(instance: Any, limit: int = 80) -> str:

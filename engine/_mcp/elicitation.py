@@ -309,14 +309,15 @@ class ElicitationForm:
         """An answer given as a Python value: held to JSON whole first, as bytes are parsed whole
         (`_meta` and fields the form does not read included), then judged."""
         admit(answer, self._max_depth, max_values(self._max_bytes))
-        return self._checked(answer, held=True)
+        return self._checked(answer)
 
     def _general(self, data: bytes | bytearray | memoryview | str) -> ElicitResult:
         answer = decode_json(data, max_bytes=self._max_bytes, max_depth=self._max_depth)
         width = len(data) if type(data) is bytes or type(data) is str else None
-        return self._checked(answer, width, held=True)
+        return self._checked(answer, width)
 
-    def _checked(self, result: Any, width: int | None = None, *, held: bool = False) -> ElicitResult:
+    def _checked(self, result: Any, width: int | None = None) -> ElicitResult:
+        """An answer held to JSON within the form's bounds (decoded, or admitted whole), judged."""
         if type(result) is not dict and not issubclass(type(result), Mapping):  # `__class__` can claim any class
             raise _failure("", "an ElicitResult is a JSON object")
         action = result.get("action")
@@ -331,7 +332,7 @@ class ElicitationForm:
             content = {}
         if type(content) is not dict and not issubclass(type(content), Mapping):
             raise _failure("/content", "content must be an object")
-        self._validate_content(content, width, held=held)
+        self._validate_content(content, width, held=True)
         return ElicitResult(action="accept", content={name: content[name] for name in self.fields if name in content})
 
     def _validate_content(self, content: Any, width: int | None = None, *, held: bool = False) -> None:
