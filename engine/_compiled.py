@@ -372,6 +372,12 @@ class CompiledSchema:
                 # check of the parsed value costs less (the 19 corpus tools with one: 2.5x the
                 # decode floor against 3.6x through the TypedDicts). No type is built.
                 return self._general()
+            if typed.translation.untyped_at is not None:
+                # A position that admits any value: the TypedDicts' reader would count its
+                # members in Python to show nothing was skipped, a step a value, where the
+                # general backend's check skips what no keyword constrains (a free-form property
+                # holding records: 2.9-4.3x the raw library through the TypedDicts, 1.1-1.7x here).
+                return self._general()
             counted = self._counted_reader(typed, into=into)
             if counted is not None:
                 return counted

@@ -80,6 +80,8 @@ class _Translator:
         self.closed_at: str | None = None
         """Where the first object whose properties the schema all names is (a TypedDict skips
         the others where the schema refuses them), or ``None``."""
+        self.untyped_at: str | None = None
+        """Where the first position that admits any value is (typed ``Any``), or ``None``."""
 
     # -- entry ---------------------------------------------------------------------------------
 
@@ -91,7 +93,7 @@ class _Translator:
 
     def shape(self, schema: Any, where: str, *, root: bool = False) -> Shape:
         if schema is True:
-            return self._any()
+            return self._any(where)
         if schema is False:
             raise Refusal("the schema `false` admits nothing", where)
         if not isinstance(schema, Mapping):
@@ -126,10 +128,17 @@ class _Translator:
                 continue
             raise Refusal(f"keyword `{key}` has no exact msgspec translation", f"{where}/{escape(key)}")
 
-    def _any(self) -> Shape:
+    def _any(self, where: str) -> Shape:
+        self._untyped(where)
         shape = Shape()
         shape.any = True
         return shape
+
+    def _untyped(self, where: str) -> Build:
+        """``Any``, for a position that admits any value at ``where``, noted in :attr:`untyped_at`."""
+        if self.untyped_at is None:
+            self.untyped_at = where
+        return constant(Any)
 
     def _ref(self, schema: Mapping[str, Any], where: str) -> Shape:
         ref = schema["$ref"]
@@ -234,7 +243,7 @@ class _Translator:
         if "enum" in schema or "const" in schema:
             return self._literals(schema, kinds, where)
         if kinds == set(KINDS) and not any(k in KIND_KEYWORDS for k in schema):
-            return self._any()
+            return self._any(where)
         shape = Shape()
         if "null" in kinds:
             shape.types["null"] = constant(None)
@@ -388,7 +397,7 @@ class _Translator:
         items = schema.get("items", True)
         if isinstance(items, list):
             raise Refusal("tuple-form `items` has no exact translation", f"{where}/items")
-        item_type = self.shape(items, f"{where}/items").to_type() if items is not True else constant(Any)
+        item_type = self.shape(items, f"{where}/items").to_type() if items is not True else self._untyped(where)
         meta = self._lengths(schema, "minItems", "maxItems", where)
 
         def build(variant: Variant) -> Any:
@@ -418,11 +427,11 @@ class _Translator:
         meta = self._lengths(schema, "minProperties", "maxProperties", where)
         if extra is False:
             meta["max_length"] = 0
-        value_type = (
-            self.shape(extra, f"{where}/additionalProperties").to_type()
-            if extra not in (True, False)
-            else constant(Any)
-        )
+            value_type = constant(Any)  # the type of no value: the object holds none
+        elif extra is True:
+            value_type = self._untyped(where)
+        else:
+            value_type = self.shape(extra, f"{where}/additionalProperties").to_type()
 
         def build(variant: Variant) -> Any:
             kind: Any = dict[str, value_type(variant)]  # type: ignore[misc]
@@ -467,7 +476,7 @@ class _Translator:
                     )
                 field_type = self.shape(subschema, f"{where}/properties/{escape(name)}").to_type()
             else:
-                field_type = constant(Any)
+                field_type = self._untyped(f"{where}/required")
             fields.append((attr, field_type, name in must))
         if not closed and self.open_at is None:
             self.open_at = where
@@ -530,6 +539,9 @@ class Translation(typing.NamedTuple):
     closed_at: str | None
     """Where the first object whose properties the schema all names is, or ``None``: without one,
     whatever the TypedDicts of ``build("dicts")`` accept is valid (what they skip is admitted)."""
+    untyped_at: str | None
+    """Where the first position that admits any value is (``Any`` in the type: an untyped
+    property, item or member), or ``None``."""
 
     def built(self, variant: Variant) -> tuple[Any, Callable[[Any], Any] | None]:
         """The type (see :attr:`build`) and the converter of its values into plain JSON values
@@ -554,4 +566,4 @@ def translate(source: SchemaSource) -> Translation:
         raise refuse(NAME, f"{refusal.why} (at {refusal.location or 'the root'})", location=refusal.location) from None
     except RecursionError:
         raise refuse(NAME, "the schema nests too deeply to translate") from None
-    return Translation(result, translator.open_at, translator.closed_at)
+    return Translation(result, translator.open_at, translator.closed_at, translator.untyped_at)

@@ -58,6 +58,13 @@ SCHEMAS: dict[str, Any] = {
     "no properties": {"type": "object", "maxProperties": 3},
     "records": {
         "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "t": {"type": "array", "items": {"type": "string"}}},
+        },
+    },
+    "untyped records": {
+        "type": "array",
         "items": {"type": "object", "properties": {"a": {"type": "integer"}, "t": {"type": "array"}}},
     },
     "object or null": {"type": ["object", "null"], "properties": {"a": {"type": "integer"}}},
