@@ -646,6 +646,19 @@ def _text_arguments(kilobytes: int) -> dict[str, Any]:
     return {"path": "/tmp/notes.md", "content": text[: kilobytes * 1024]}
 
 
+# A tool that inserts rows it does not describe (database servers' `insert`, `write_records`):
+# records under a property typed only as objects, whose values no keyword constrains.
+_FREE_FORM_SCHEMA = {
+    "type": "object",
+    "properties": {"table": {"type": "string"}, "rows": {"type": "array", "items": {"type": "object"}}},
+    "required": ["table", "rows"],
+}
+
+
+def _free_form_arguments(n: int) -> dict[str, Any]:
+    return {"table": "events", "rows": _records(n)}
+
+
 def _records(n: int) -> list[dict[str, Any]]:
     return [{"id": i, "name": f"item {i}", "tags": ["a", "b"], "score": i / 3, "active": i % 2 == 0} for i in range(n)]
 
@@ -670,6 +683,7 @@ def scale_workload(ctx: Context) -> Workload:
         "schema properties": (10, 100) if ctx.quick else (10, 100, 1000),
         "schema properties, keys reversed": (10, 100) if ctx.quick else (10, 100, 1000),
         "instance items": (10, 100) if ctx.quick else (10, 100, 1000, 10000),
+        "free-form records": (10, 100) if ctx.quick else (10, 100, 1000),
         "text KB": (1, 10) if ctx.quick else (1, 10, 100),
         "tools": (10, 100) if ctx.quick else (10, 100, 1000, 10000),
     }
@@ -706,6 +720,7 @@ def scale_workload(ctx: Context) -> Workload:
     # them: a typed decode that looked keys up one field at a time would cost their square here.
     one_document_per_size("schema properties, keys reversed", _wide_schema, _reversed_wide_instance)
     one_document_per_size("instance items", lambda _n: _RECORD_SCHEMA, _records)
+    one_document_per_size("free-form records", lambda _n: _FREE_FORM_SCHEMA, _free_form_arguments)
     one_document_per_size("text KB", lambda _n: _TEXT_SCHEMA, _text_arguments)
 
     mcp = mcp_available() is None
