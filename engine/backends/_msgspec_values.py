@@ -182,7 +182,10 @@ def depth_and_counter(kind: Any) -> tuple[int | None, Count]:
     members of all its objects: ``len`` for an object type whose values are never objects, the
     fields not ``UNSET`` of a Struct, and only the positions that can hold an object read (an
     untyped value is walked whole). One walk."""
-    depth, count = _facts(kind, {})
+    cache: dict[Any, tuple[int | None, Count | None]] = {}
+    depth, count = _facts(kind, cache)
+    if count is not None and count is not len:
+        count = _generated_counter(kind, cache) or count
     return depth, count or _none
 
 
@@ -296,6 +299,87 @@ def _members(value: Any) -> int:
 
 def _none(_value: Any) -> int:
     return 0
+
+
+_GENERATED_COUNTER = "<engine: generated counter>"
+# Past these, the composed counters of `_facts`: a type that shares an object type in many places
+# (a `$ref` reached twice, each reaching another twice...) would be written out once per place,
+# and Python allows 20 nested blocks.
+_COUNTER_LINES = 200
+_COUNTER_NESTING = 16
+
+
+def _generated_counter(kind: Any, cache: dict[Any, tuple[int | None, Count | None]]) -> Count | None:
+    """The counter of :func:`depth_and_counter` for a type of TypedDicts, lists, maps and unions,
+    as one function: the composed counters call a function for every object that holds another
+    (an object in an array of objects: four calls), which cost them a third of reading such a
+    document; here every step is a line of one frame (0.57x their time on one such record, 0.72x
+    on 1,000). Written from the type's shape alone: the keys are read from a tuple of constants,
+    so no text of the schema is ever compiled. ``None`` where the type holds a Struct or an untyped
+    value, or is too large or too deep to write out."""
+    keys: list[str] = []
+    lines = ["def count(v0):", "    total = 0"]
+    if not _count_lines(kind, 0, 1, lines, keys, cache) or len(lines) > _COUNTER_LINES:
+        return None
+    lines.append("    return total")
+    namespace: dict[str, Any] = {"K": tuple(keys)}
+    exec(compile("\n".join(lines), _GENERATED_COUNTER, "exec"), namespace)  # noqa: S102 - from the type's shape only, see above
+    count: Count = namespace["count"]
+    return count
+
+
+def _count_lines(
+    kind: Any, at: int, depth: int, lines: list[str], keys: list[str], cache: dict[Any, tuple[int | None, Count | None]]
+) -> bool:
+    """Append the statements adding the members of ``v{at}`` (a value decoded as ``kind``, not
+    ``None``) to ``total``, ``depth`` blocks in; ``False`` where :func:`_generated_counter` gives none."""
+    if depth > _COUNTER_NESTING or len(lines) > _COUNTER_LINES:
+        return False
+    kind = _strip(kind)
+    pad = "    " * depth
+    value = f"v{at}"
+    inner = f"v{at + 1}"
+    if typing.is_typeddict(kind):
+        lines.append(f"{pad}total += len({value})")
+        for key, hint in _hints(kind).items():
+            if _facts(hint, cache)[1] is None:
+                continue  # holds no object
+            keys.append(key)
+            lines.append(f"{pad}{inner} = {value}.get(K[{len(keys) - 1}])")
+            lines.append(f"{pad}if {inner} is not None:")
+            if not _count_lines(hint, at + 1, depth + 1, lines, keys, cache):
+                return False
+        return True
+    origin = typing.get_origin(kind)
+    if origin is dict or origin is list:
+        item = typing.get_args(kind)[-1]
+        items = f"{value}.values()" if origin is dict else value
+        if origin is dict:
+            lines.append(f"{pad}total += len({value})")
+        count = _facts(item, cache)[1]
+        if count is None:
+            return True
+        if count is len:  # objects of values holding none: one C call
+            lines.append(f"{pad}total += sum(map(len, {items}))")
+            return True
+        lines.append(f"{pad}for {inner} in {items}:")
+        return _count_lines(item, at + 1, depth + 1, lines, keys, cache)
+    if origin in (typing.Union, types.UnionType):
+        # One member per JSON kind: the decoded value's Python type says which member it is.
+        first = True
+        for member in typing.get_args(kind):
+            if _facts(member, cache)[1] is None:
+                continue
+            bare = _strip(member)
+            python_type = "dict" if typing.is_typeddict(bare) else (typing.get_origin(bare) or bare).__name__
+            if python_type not in ("dict", "list"):  # pragma: no cover - only objects and arrays hold members
+                return False
+            lines.append(f"{pad}{'if' if first else 'elif'} type({value}) is {python_type}:")
+            first = False
+            if not _count_lines(member, at, depth + 1, lines, keys, cache):
+                return False
+        return True
+    return False  # a Struct, or an untyped value
 
 
 def type_depth(kind: Any, seen: frozenset[Any] = frozenset()) -> int | None:
