@@ -332,7 +332,8 @@ def _count_lines(
     kind: Any, at: int, depth: int, lines: list[str], keys: list[str], cache: dict[Any, tuple[int | None, Count | None]]
 ) -> bool:
     """Append the statements adding the members of ``v{at}`` (a value decoded as ``kind``, not
-    ``None``) to ``total``, ``depth`` blocks in; ``False`` where :func:`_generated_counter` gives none."""
+    ``None``) to ``total``, ``depth`` blocks in; ``False`` where :func:`_generated_counter` gives none.
+    ``cache``: :func:`_facts`' (which it also fills with the facts of the types it reads again)."""
     if depth > _COUNTER_NESTING or len(lines) > _COUNTER_LINES:
         return False
     kind = _strip(kind)
@@ -342,7 +343,7 @@ def _count_lines(
     if typing.is_typeddict(kind):
         lines.append(f"{pad}total += len({value})")
         for key, hint in _hints(kind).items():
-            if _facts(hint, cache)[1] is None:
+            if _counter(hint, cache) is None:
                 continue  # holds no object
             keys.append(key)
             lines.append(f"{pad}{inner} = {value}.get(K[{len(keys) - 1}])")
@@ -356,7 +357,7 @@ def _count_lines(
         items = f"{value}.values()" if origin is dict else value
         if origin is dict:
             lines.append(f"{pad}total += len({value})")
-        count = _facts(item, cache)[1]
+        count = _counter(item, cache)
         if count is None:
             return True
         if count is len:  # objects of values holding none: one C call
@@ -368,7 +369,7 @@ def _count_lines(
         # One member per JSON kind: the decoded value's Python type says which member it is.
         first = True
         for member in typing.get_args(kind):
-            if _facts(member, cache)[1] is None:
+            if _counter(member, cache) is None:
                 continue
             bare = _strip(member)
             python_type = "dict" if typing.is_typeddict(bare) else (typing.get_origin(bare) or bare).__name__
@@ -380,6 +381,15 @@ def _count_lines(
                 return False
         return True
     return False  # a Struct, or an untyped value
+
+
+def _counter(kind: Any, cache: dict[Any, tuple[int | None, Count | None]]) -> Count | None:
+    """:func:`_facts`' counter of ``kind``, kept in ``cache`` (``_facts`` keeps only its objects'),
+    so that writing a counter reads each type once."""
+    known = cache.get(kind)
+    if known is None:
+        known = cache[kind] = _facts(kind, cache)
+    return known[1]
 
 
 def type_depth(kind: Any, seen: frozenset[Any] = frozenset()) -> int | None:
