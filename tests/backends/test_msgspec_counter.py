@@ -68,7 +68,16 @@ def _deep(levels: int) -> Any:
     return schema
 
 
-FALLBACK = {"too deep to write out": _deep(20)}
+def _shared(levels: int) -> Any:
+    """Each level's object holding the one below twice: written out, 2**levels times."""
+    defs: dict[str, Any] = {"l0": _OBJECT_OF}
+    for level in range(1, levels + 1):
+        below = {"$ref": f"#/$defs/l{level - 1}"}
+        defs[f"l{level}"] = {"type": "object", "properties": {"a": below, "b": {"type": "array", "items": below}}}
+    return {"type": "object", "$defs": defs, "properties": {"root": {"$ref": f"#/$defs/l{levels}"}}}
+
+
+FALLBACK = {"too deep to write out": _deep(20), "too large to write out": _shared(7)}
 
 
 def _reader(schema: Any) -> tuple[Any, Any, Any]:
