@@ -14,7 +14,7 @@ from .._compiled import CompiledSchema
 from .._decode import as_bytes, decode_json, short_bytes, surely_within
 from .._engine import Engine, engine_or_default
 from .._errors import DecodeError, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
-from .._instance import PLAIN_SCALARS, admit, flat_limit, max_values, referents, walk, within_size
+from .._instance import admit, flat_limit, max_values, only_plain_scalars, referents, walk, within_size
 from .envelope import (
     CallToolResult,
     decode_envelope,
@@ -170,7 +170,7 @@ class ToolSet:
             # through the bound check, which says why; its "no" is explained.
             values = referents(arguments)
             packed = None
-            if len(values) == len(arguments) < limit and PLAIN_SCALARS.issuperset(map(type, values)):
+            if len(values) == len(arguments) < limit and only_plain_scalars(map(type, values)):
                 try:
                     packed = _pack(arguments)
                 except Exception:  # noqa: BLE001 - refused by the bound check, with the reason
