@@ -71,7 +71,7 @@ on the hot path than ``PLAIN_SCALARS.issuperset`` (a flat dict's screen: 0.92x t
 _CONTAINERS = frozenset({dict, list})
 _JSON = _SCALARS | _CONTAINERS
 _SHARED_AFTER = 8  # objects in a level before it is searched for shared ones
-_SMALL_LEVEL = 32  # values in a level up to which it is read in one loop (see `_small_level`)
+_SMALL_LEVEL = 32  # values in a level up to which it is read in one loop (see `walk`)
 
 
 def _no_children(*_nodes: Any) -> list[Any]:
@@ -229,7 +229,21 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
     while True:
         if len(children) != size:  # a key that is not exactly a str was read with the values
             children = _one_by_one(level)
-        small = _small_level(children) if size <= _SMALL_LEVEL else None
+        # Up to some 30 children, one loop (inline: a call a level less) costs less than building
+        # the type sets (on 2 to 24 values, 0.5-0.9x the time): the dicts and lists among them,
+        # or `None` for the sets to say what is wrong.
+        small: list[Any] | None = None
+        if size <= _SMALL_LEVEL:
+            small = []
+            for child in children:
+                kind = type(child)
+                if kind is str or kind is int or kind is bool or child is None:
+                    continue
+                if kind is dict or kind is list:
+                    small.append(child)
+                elif kind is not float or not isfinite(child):
+                    small = None
+                    break
         if small is None:
             kinds = {*map(type, children)}
             if kinds <= _SCALARS:  # the last level
@@ -248,20 +262,25 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
         depth += 1
         if depth > max_depth:
             raise _too_deep(max_depth)
-        size = len(level[0]) if len(level) == 1 else sum(map(len, level))
+        if len(level) == 1:  # the commonest level below the root: one object or array
+            only = level[0]
+            size = len(only)
+            count += size
+            if count > max_values:
+                raise _too_many(max_values)
+            children = _referents(only)
+            continue
+        size = sum(map(len, level))
         count += size
         if count > max_values:  # before the level is read: shared objects read more than they hold
             raise _too_many(max_values)
-        if len(level) == 1:
-            children = _referents(level[0])
-        elif len(level) > _SHARED_AFTER and len({*map(id, level)}) != len(level):
+        if len(level) > _SHARED_AFTER and len({*map(id, level)}) != len(level):
             # The same object more than once: walk each object once, with how often it occurs.
             # (A level of a few objects is walked as it is: however they are shared, reading it
             # takes work in proportion to the values it adds to the bounded count.)
             count = _walk_shared(level, depth, count, max_depth, max_values)
             break
-        else:
-            children = _referents(*level)
+        children = _referents(*level)
     try:
         packed = len(_encode(root))  # one pass in C over every string and key, now that the count is bounded
     except UnicodeEncodeError as exc:
@@ -270,22 +289,6 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
         packed = _no_surrogates(root)
     if packed > max_values << 1:
         within_size(packed, count, max_values)
-
-
-def _small_level(children: list[Any]) -> list[Any] | None:
-    """The dicts and lists among a few ``children``, if each is of a JSON type (a float finite);
-    ``None`` otherwise, for the level's read by type sets to say what is wrong. Up to some 30
-    children, one loop costs less than building the sets (on 2 to 24 values, 0.5-0.9x the time)."""
-    level = []
-    for child in children:
-        kind = type(child)
-        if kind is str or kind is int or kind is bool or child is None:
-            continue
-        if kind is dict or kind is list:
-            level.append(child)
-        elif kind is not float or not isfinite(child):
-            return None
-    return level
 
 
 def _no_surrogates(value: Any) -> int:
