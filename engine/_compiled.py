@@ -12,6 +12,7 @@ import msgspec
 from ._config import Limits
 from ._decode import (
     LEVELS_READ,
+    PARSE_REFUSALS,
     as_bytes,
     check_depth,
     decode_json,
@@ -38,7 +39,6 @@ from ._readers import (
 from .backends import BackendRefused, BackendValidator, TypedDecode
 
 _parse = msgspec.json.decode
-_PARSE_REFUSALS = (msgspec.ValidationError, msgspec.DecodeError, RecursionError, UnicodeEncodeError)
 _convert = msgspec.convert
 _to_builtins = msgspec.to_builtins
 
@@ -494,7 +494,7 @@ class CompiledSchema:
                             value = parse(data)
                     else:
                         value = parse(data)
-                except _PARSE_REFUSALS as exc:
+                except PARSE_REFUSALS as exc:
                     # Within the size bound, and refused by the parse the bounded parse makes (the
                     # two-level decoder's syntax errors are that parser's too): its reason, without
                     # parsing again.

@@ -24,6 +24,7 @@ __all__ = [
     "decode_json",
     "held_nesting",
     "member_colons",
+    "PARSE_REFUSALS",
     "nesting",
     "parse_refusal",
     "parse_two_levels",
@@ -126,6 +127,10 @@ def surely_within(max_bytes: int) -> int:
     return max_bytes // 4
 
 
+PARSE_REFUSALS = (msgspec.ValidationError, msgspec.DecodeError, RecursionError, UnicodeEncodeError)
+"""What ``msgspec.json.decode`` raises on a document it refuses (see :func:`parse_refusal`)."""
+
+
 def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, max_depth: int | None = None) -> Any:
     """Parse one JSON document; every failure is a :class:`DecodeError` with its reason. Text is
     measured in the bytes of its UTF-8 (the limits are in bytes), not in characters."""
@@ -143,7 +148,7 @@ def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, m
         raise DecodeError(DecodeReason.TOO_LARGE, f"document is {at_least}{size} bytes, over the limit of {max_bytes}")
     try:
         value = _decode(data)
-    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError, UnicodeEncodeError) as exc:
+    except PARSE_REFUSALS as exc:
         raise parse_refusal(exc, data) from None
     if max_depth is not None and size > too_short_to_nest(max_depth):
         check_depth(value, max_depth)

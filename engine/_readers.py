@@ -134,9 +134,10 @@ def warming_then_settled(
     translates) is not built yet, its ``read`` the warming reader. The first ``documents``
     documents are read on the general path, ``general`` (the parse and the backend's check, what
     the raw library costs), the short ones (at most ``limit`` bytes) inline by callers of the short
-    path, in its general mode, whose ``left`` counts them. The next calls ``settle(path)``, which builds the settled
-    reader, writes its short path into ``path`` (the list callers keep) and returns the reader
-    (``None``: the schema is gone); the warming reader hands every document to it from then on."""
+    path, in its general mode, whose ``left`` counts them. The next calls ``settle(path)``, which
+    builds the settled reader, writes its short path into ``path`` (the list callers keep) and
+    returns the reader (``None``: the schema is gone); the warming reader hands every document to
+    it from then on."""
     left = [documents]
     path: ShortPath = [WARMING_PARSE, limit, None, None, None, check, left, general]
     settled: list[Callable[[Any], Any]] = []

@@ -385,10 +385,7 @@ class ToolSet:
                 raise  # pragma: no cover - the bytes are refused too
             structured = envelope.structured_content
             if structured is not UNSET and output is not None and not envelope.is_error:
-                try:  # held whole above: the output check is all
-                    output.checked(structured)
-                except ValidationFailed as failure:
-                    raise failure.under("/structuredContent") from None
+                self.validate_structured(name, structured)  # held whole above: the output check is all
         if output is not None and not envelope.is_error and envelope.structured_content is UNSET:
             raise envelope_failure(
                 f"tool {name!r} declares an outputSchema, so its result must carry structuredContent",
