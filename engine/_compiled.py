@@ -102,6 +102,7 @@ class CompiledSchema:
 
     __slots__ = (
         "_check",
+        "_decode_built",
         "_deferred_guard",
         "_depth_bound",
         "_undecided",
@@ -110,7 +111,6 @@ class CompiledSchema:
         "_failure",
         "_fallback",
         "_general_reader",
-        "_limits",
         "_max_bytes",
         "_max_depth",
         "_max_values",
@@ -213,7 +213,15 @@ class CompiledSchema:
             self._deferred_guard = None
             self.guard = guard
             self._depth_bound = depth_bound(guard, limits)
-        self._limits = limits  # the explanation's (`_failure`, made when first needed)
+        # Explains an invalid instance. A function of its own, not a method: a bound method kept
+        # by the readers and checks this object holds would be a reference cycle (see
+        # `__getattr__`). Made here (a closure, a tenth of a microsecond) rather than when first
+        # asked for: an attribute made on first use costs an AttributeError raised and caught,
+        # a microsecond and more on the first document of every schema.
+        self._failure = explainer_of(
+            explainer, guard if self._deferred_guard is None else self._deferred_guard, limits, self._depth_bound
+        )
+        self._decode_built = False  # `decode` not asked for, nor built by the warming reader
         self._max_bytes = limits.max_instance_bytes
         self._max_depth = self._depth_bound or limits.max_instance_depth
         self._max_values = max_values(self._max_bytes)
@@ -240,7 +248,7 @@ class CompiledSchema:
         (or :class:`~engine.DecodeError` for an object that is not a JSON value within bounds)."""
         self.checked(instance)
 
-    _failure: Callable[..., ValidationFailed]  # made on first use (see `__getattr__`)
+    _failure: Callable[..., ValidationFailed]  # the explanation of an invalid instance
 
     checked: Callable[[Any], Any]
     """``instance`` itself if it conforms; raises like ``validate`` otherwise (one bound call, for
@@ -271,6 +279,7 @@ class CompiledSchema:
             # of building a compiled schema, which most tools of a long list never use.
             if name == "decode":
                 read = self.decode = self._build_reader()
+                self._decode_built = True
                 return read
             if name == "decode_typed":
                 typed = self.decode_typed = self._build_typed_reader()
@@ -281,16 +290,6 @@ class CompiledSchema:
             if name == "checked":
                 checked = self.checked = self._bind_checked()
                 return checked
-            if name == "_failure":
-                # Explains an invalid instance. A function of its own, not a method: a bound
-                # method kept by the readers and checks this object holds would be a reference
-                # cycle (see `decode`). The report given at compile time (a deferred one is made
-                # when the explanation first asks).
-                deferred = self._deferred_guard
-                failure = self._failure = explainer_of(
-                    self._explainer, self.guard if deferred is None else deferred, self._limits, self._depth_bound
-                )
-                return failure
             if name == "guard" and self._deferred_guard is not None:
                 guard = self.guard = self._deferred_guard()
                 return guard
@@ -354,6 +353,7 @@ class CompiledSchema:
             path[:] = self._short_path_of(read)
             self._short_path = path
         self.decode = read
+        self._decode_built = True
         return read
 
     def _settled_reader(
@@ -400,7 +400,7 @@ class CompiledSchema:
                         WARM_DOCUMENTS
                         and self._other_decoder is None
                         and (self._typed is not None or self._undecided is not None)
-                        and not _has(self, "decode")
+                        and not self._decode_built
                     ):
                         path = self._short_path = self._warming_path()
                     else:
@@ -572,15 +572,6 @@ class CompiledSchema:
         if self.is_valid(instance):
             return []
         return self._failure(instance).issues
-
-
-def _has(schema: CompiledSchema, name: str) -> bool:
-    """Whether ``name`` is set on ``schema`` (not made on first use: see ``__getattr__``)."""
-    try:
-        object.__getattribute__(schema, name)
-    except AttributeError:
-        return False
-    return True
 
 
 def _backend_refusal(exc: BaseException) -> DecodeError:
