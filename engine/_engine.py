@@ -17,7 +17,7 @@ from ._compiled import CompiledSchema
 from ._config import ConfigOverrides, EngineConfig, Limits, engine_config
 from ._dialect import Dialect, check_meta_schema, detect_dialect, dialect_for_uri, normalise_schema_uri
 from ._errors import RejectReason, SchemaRejected
-from ._intake import DocumentSize, canonical_text, fingerprint, load_schema
+from ._intake import DocumentSize, Intake, canonical_text, fingerprint, load_schema
 from ._plan import candidates, plan
 from .backends import SchemaSource
 
@@ -105,9 +105,20 @@ class Engine:
     ) -> CompiledSchema:
         """What the first lookups did not find: ``text`` is the JSON text given and ``packed``
         the dict's serialisation (where taken); ``lookups``, whether the cache is looked in."""
+        return self._compile_measured(load_schema(schema, self.config.limits), schema, registry, lookups, text, packed)
+
+    def _compile_measured(
+        self,
+        intake: Intake,
+        given: Any,
+        registry: Mapping[str, Any] | None,
+        lookups: bool,
+        text: bytes | None,
+        packed: bytes | None,
+    ) -> CompiledSchema:
+        """``given`` through intake: found by its canonical text, or compiled."""
         cache = self._cache
-        given = schema
-        schema, size, plain, canonical, values, widest = load_schema(schema, self.config.limits)
+        schema, size, plain, canonical, values, widest = intake
         if not plain:
             packed = None  # only a plain document is found by its serialisation
         if canonical is None:  # intake writes a plain object's text
@@ -296,3 +307,10 @@ def default_engine() -> Engine:
             if _default_engine is None:
                 _default_engine = Engine(EngineConfig.load())
     return _default_engine
+
+
+def compile_measured(engine: Engine, intake: Intake) -> CompiledSchema:
+    """What ``engine.compile`` gives for ``intake.schema``, where that document went through
+    intake under ``engine``'s limits already (a form's, measured before its shape was checked):
+    found by its canonical text, or compiled, without being measured again."""
+    return engine._compile_measured(intake, intake.schema, None, engine._lookups, None, None)

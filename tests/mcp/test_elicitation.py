@@ -166,27 +166,54 @@ def test_valid_values_msgspec_alone_would_refuse(eng: engine.Engine) -> None:
         form.decode_result(b'{"action": "accept", ')
 
 
+def _one_field(field: Any, name: str = "a") -> dict[str, Any]:
+    return {"type": "object", "properties": {name: field}}
+
+
+_OPTIONS = [{"const": "x", "title": "X"}, {"const": "y", "title": 1}]
+
+
 @pytest.mark.parametrize(
-    ("schema", "offending"),
+    ("schema", "offending", "location"),
     [
-        ({"type": "object", "properties": {"a": {"type": "object"}}}, "a"),
-        ({"type": "object", "properties": {"a": {"type": "string", "pattern": "^x"}}}, "a"),
-        ({"type": "object", "properties": {"a": {"type": "string", "format": "ipv4"}}}, "a"),
-        ({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "integer"}}}}, "a"),
-        ({"type": "object", "properties": {"a": {"type": "string", "oneOf": [{"const": "x"}]}}}, "a"),
-        ({"type": "object", "properties": {"a": {"type": "string", "enum": ["x", 1]}}}, "a"),
-        ({"type": "object", "properties": {"a": {"type": "string", "enum": ["x"], "enumNames": []}}}, "a"),
-        ({"type": "object", "properties": {"ok": {"type": "string"}, "b": {"anyOf": [{"type": "string"}]}}}, "b"),
-        ({"type": "object", "properties": {"a": {"type": "number", "default": "1"}}}, "a"),
-        ({"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}}, "a"),
+        (_one_field({"type": "object"}), "a", "/properties/a/type"),
+        (_one_field({"type": "string", "pattern": "^x"}), "a", "/properties/a/pattern"),
+        (_one_field({"type": "string", "format": "ipv4"}), "a", "/properties/a/format"),
+        (_one_field({"type": "array", "items": {"type": "integer"}}), "a", "/properties/a/items"),
+        (_one_field({"type": "array"}), "a", "/properties/a/items"),
+        (_one_field({"type": "array", "items": {"type": "string", "enum": [1]}}), "a", "/properties/a/items/enum"),
+        (_one_field({"type": "array", "items": {"anyOf": _OPTIONS}}), "a", "/properties/a/items/anyOf/1"),
+        (_one_field({"type": "string", "oneOf": [{"const": "x"}]}), "a", "/properties/a/oneOf/0"),
+        (_one_field({"type": "string", "oneOf": _OPTIONS}), "a", "/properties/a/oneOf/1"),
+        (_one_field({"type": "string", "oneOf": []}), "a", "/properties/a/oneOf"),
+        (_one_field({"type": "string", "enum": ["x", 1]}), "a", "/properties/a/enum"),
+        (_one_field({"type": "string", "enum": ["x"], "enumNames": []}), "a", "/properties/a/enumNames"),
+        (_one_field({"type": "string", "enum": ["x"], "default": "y"}), "a", "/properties/a/default"),
+        (_one_field({"type": "string", "minLength": -1}), "a", "/properties/a/minLength"),
+        (_one_field({"type": "string", "maxLength": True}), "a", "/properties/a/maxLength"),
+        (_one_field({"type": "string", "title": 3}), "a", "/properties/a/title"),
+        (_one_field({"type": "integer", "maximum": "9"}), "a", "/properties/a/maximum"),
+        (_one_field({"type": "number", "default": "1"}), "a", "/properties/a/default"),
+        (_one_field({"type": "number", "default": True}), "a", "/properties/a/default"),
+        (_one_field({"type": "boolean", "default": 0}), "a", "/properties/a/default"),
+        (_one_field({"type": "array", "items": {"type": "string", "enum": ["x"]}, "default": ["y"]}), "a",
+         "/properties/a/default"),
+        (_one_field({"type": "array", "items": {"type": "string", "enum": ["x"]}, "minItems": 1.5}), "a",
+         "/properties/a/minItems"),
+        (_one_field({"$ref": "#/$defs/x"}), "a", "/properties/a/type"),
+        (_one_field(["string"]), "a", "/properties/a"),
+        (_one_field({"type": "string", "x~y": 1}, "p/q~r"), "p/q~r", "/properties/p~1q~0r/x~0y"),
+        ({"type": "object", "properties": {"ok": {"type": "string"}, "b": {"anyOf": [{"type": "string"}]}}}, "b",
+         "/properties/b/type"),
     ],
-)
-def test_restricted_shape(eng: engine.Engine, schema: dict[str, Any], offending: str) -> None:
+)  # fmt: skip
+def test_restricted_shape(eng: engine.Engine, schema: dict[str, Any], offending: str, location: str) -> None:
     with pytest.raises(engine.SchemaRejected) as refusal:
         engine.compile_elicitation(schema, engine=eng)
     assert refusal.value.reason == "invalid-schema"
     assert refusal.value.details["property"] == offending
     assert repr(offending) in refusal.value.message
+    assert refusal.value.location == location
 
 
 @pytest.mark.parametrize(
