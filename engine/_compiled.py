@@ -112,6 +112,7 @@ class CompiledSchema:
         "_failure",
         "_fallback",
         "_general_reader",
+        "_limits",
         "_max_bytes",
         "_max_depth",
         "_max_values",
@@ -214,14 +215,8 @@ class CompiledSchema:
             self._deferred_guard = None
             self.guard = guard
             self._depth_bound = depth_bound(guard, limits)
-        # Explains an invalid instance. A function of its own, not a method: a bound method kept
-        # by the readers and checks this object holds would be a reference cycle (see
-        # `__getattr__`). Made here (a closure, a tenth of a microsecond) rather than when first
-        # asked for: an attribute made on first use costs an AttributeError raised and caught,
-        # a microsecond and more on the first document of every schema.
-        self._failure = explainer_of(
-            explainer, guard if self._deferred_guard is None else self._deferred_guard, limits, self._depth_bound
-        )
+        self._limits = limits  # the explanation's (see `_explanation`)
+        self._failure: Callable[..., ValidationFailed] | None = None
         self._decode_built = False  # `decode` not asked for, nor built by the warming reader
         self._max_bytes = limits.max_instance_bytes
         self._max_depth = self._depth_bound or limits.max_instance_depth
@@ -249,20 +244,32 @@ class CompiledSchema:
         (or :class:`~engine.DecodeError` for an object that is not a JSON value within bounds)."""
         self.checked(instance)
 
-    _failure: Callable[..., ValidationFailed]  # the explanation of an invalid instance
+    def _explanation(self) -> Callable[..., ValidationFailed]:
+        """The explanation of an invalid instance, made when first needed: a function of its own,
+        not a method (a bound method kept by the readers and checks this object holds would be a
+        reference cycle: see ``__getattr__``). Not an attribute made on first use either: that
+        costs an ``AttributeError`` raised and caught, a microsecond on the first document of
+        every schema."""
+        failure = self._failure
+        if failure is None:
+            deferred = self._deferred_guard
+            failure = self._failure = explainer_of(
+                self._explainer, self.guard if deferred is None else deferred, self._limits, self._depth_bound
+            )
+        return failure
 
     checked: Callable[[Any], Any]
     """``instance`` itself if it conforms; raises like ``validate`` otherwise (one bound call, for
     the hot path of Python objects)."""
 
     def _bind_checked(self) -> Callable[[Any], Any]:
-        return bind_checked(self._check, _backend_refusal, self._failure, self._max_depth, self._max_values)
+        return bind_checked(self._check, _backend_refusal, self._explanation(), self._max_depth, self._max_values)
 
     def hot_path(self) -> HotPath:
         """What a caller reading this schema's instances inside a larger document binds once: the
         backend check of a *decoded* value (no bounds: a decoded value is JSON within them) and the
         bounds. No msgspec type is built for it."""
-        return HotPath(self._check, self._max_bytes, self._max_depth, self._failure)
+        return HotPath(self._check, self._max_bytes, self._max_depth, self._explanation())
 
     # -- bytes -------------------------------------------------------------------------------------
 
@@ -471,7 +478,7 @@ class CompiledSchema:
         # A value whose children hold nothing nests two levels at most (see `LEVELS_READ`).
         two_levels_within = LEVELS_READ and max_depth >= 2
         check = self._check
-        failure = self._failure
+        failure = self._explanation()
         parse = _parse
         # Long documents parsed by the decoder that shows they nest two levels at most, until one
         # nests deeper (the documents of one schema are alike; see `counted_then_parsed`).
@@ -578,7 +585,7 @@ class CompiledSchema:
         """Every issue with ``instance`` (empty when valid), capped like ``validate``'s."""
         if self.is_valid(instance):
             return []
-        return self._failure(instance).issues
+        return self._explanation()(instance).issues
 
 
 def _backend_refusal(exc: BaseException) -> DecodeError:

@@ -102,22 +102,15 @@ class Engine:
         lookups: bool,
         text: bytes | None,
         packed: bytes | None,
+        intake: Intake | None = None,
     ) -> CompiledSchema:
         """What the first lookups did not find: ``text`` is the JSON text given and ``packed``
-        the dict's serialisation (where taken); ``lookups``, whether the cache is looked in."""
-        return self._compile_measured(load_schema(schema, self.config.limits), schema, registry, lookups, text, packed)
-
-    def _compile_measured(
-        self,
-        intake: Intake,
-        given: Any,
-        registry: Mapping[str, Any] | None,
-        lookups: bool,
-        text: bytes | None,
-        packed: bytes | None,
-    ) -> CompiledSchema:
-        """``given`` through intake: found by its canonical text, or compiled."""
+        the dict's serialisation (where taken); ``lookups``, whether the cache is looked in;
+        ``intake``, the schema through intake already (see :func:`compile_measured`)."""
+        if intake is None:
+            intake = load_schema(schema, self.config.limits)
         cache = self._cache
+        given = schema
         schema, size, plain, canonical, values, widest = intake
         if not plain:
             packed = None  # only a plain document is found by its serialisation
@@ -313,4 +306,4 @@ def compile_measured(engine: Engine, intake: Intake) -> CompiledSchema:
     """What ``engine.compile`` gives for ``intake.schema``, where that document went through
     intake under ``engine``'s limits already (a form's, measured before its shape was checked):
     found by its canonical text, or compiled, without being measured again."""
-    return engine._compile_measured(intake, intake.schema, None, engine._lookups, None, None)
+    return engine._compile_missing(intake.schema, None, engine._lookups, None, None, intake)
