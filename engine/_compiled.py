@@ -60,7 +60,7 @@ EVAL_FRAMES = 4096
 
 # How many documents a schema that may translate to msgspec types reads on the general path
 # through its short path (`ToolSet`'s read) before its typed reader is built. Building it (the
-# translation, its types, their decoder: 150-190 us over the corpus tools, some hundred times their
+# translation, its types, their decoder: 120-150 us a corpus tool, some hundred times their
 # first read on the general path) is worth it for a schema read again and again, not for the tool
 # a session calls once or twice, nor for the form a user answers once.
 WARM_DOCUMENTS = 4
