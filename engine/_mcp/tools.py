@@ -30,7 +30,7 @@ __all__ = ["CompiledTool", "ToolSet", "compile_tools"]
 _NO_PARAMETERS: dict[str, Any] = {"type": "object"}
 
 
-class CompiledTool(msgspec.Struct, frozen=True, kw_only=True):
+class CompiledTool(msgspec.Struct, frozen=True):
     """One tool whose schemas compiled: ``input`` always, ``output`` when it declares one.
 
     (A Struct: made in a tenth of a frozen dataclass's time, once per tool of every list.)"""
