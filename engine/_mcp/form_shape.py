@@ -107,7 +107,7 @@ def _check_property(name: str, prop: Any, limits: Limits) -> dict[str, Any]:
                 raise _field(name, f": format {short_repr(form)} is not one of {', '.join(sorted(FORMATS))}", "format")
         fits = type(default) is str
     elif variant == "enum":
-        values = _strings(prop["enum"], name, "enum", limits)
+        values = _strings(prop["enum"], name, ("enum",), limits)
         if "enumNames" in prop:
             names = prop["enumNames"]
             if type(names) is not list or len(names) != len(values) or not all(type(n) is str for n in names):
@@ -136,7 +136,7 @@ def _check_property(name: str, prop: Any, limits: Limits) -> dict[str, Any]:
         if type(items) is not dict:
             raise _field(name, ": a multi-select needs `items`", "items")
         if len(items) == 2 and "enum" in items and items.get("type") == "string":
-            values = _strings(items["enum"], name, "items/enum", limits)
+            values = _strings(items["enum"], name, ("items", "enum"), limits)
             plain_values = values
         elif len(items) == 1 and "anyOf" in items:
             values = _titled(items["anyOf"], name, ("items", "anyOf"), limits)
@@ -171,11 +171,11 @@ def _lengths(prop: dict[str, Any], keys: tuple[str, str], name: str, plain: dict
             plain[key] = value
 
 
-def _strings(values: Any, name: str, at: str, limits: Limits) -> list[str]:
+def _strings(values: Any, name: str, at: tuple[str, ...], limits: Limits) -> list[str]:
     if type(values) is list and len(values) > limits.max_enum:
-        raise exceeded("max_enum", len(values), limits.max_enum, _where(name, at))
+        raise exceeded("max_enum", len(values), limits.max_enum, _where(name, *at))
     if type(values) is not list or not values or not all(type(v) is str for v in values):
-        raise _field(name, ": enum must be a non-empty list of strings", at)
+        raise _field(name, ": enum must be a non-empty list of strings", *at)
     return list(values)
 
 

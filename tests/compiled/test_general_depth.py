@@ -14,6 +14,7 @@ import pytest
 
 import engine
 from engine import DecodeError
+from tests._json_depth import json_depth
 
 DEPTH = 6
 LIMITS = engine.Limits(max_instance_depth=DEPTH)
@@ -30,14 +31,6 @@ def nested(depth: int) -> Any:
     return value
 
 
-def depth_of(value: Any) -> int:
-    if isinstance(value, dict):
-        return 1 + max(map(depth_of, value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max(map(depth_of, value), default=0)
-    return 0
-
-
 # name -> the arguments object; the root is a level.
 DOCUMENTS: dict[str, Any] = {
     "few brackets": {"rows": [PAD, PAD], "note": PAD},
@@ -52,7 +45,7 @@ DOCUMENTS: dict[str, Any] = {
 
 
 def expected(document: Any) -> str:
-    return "too-deep" if depth_of(document) > DEPTH else "valid"
+    return "too-deep" if json_depth(document) > DEPTH else "valid"
 
 
 def outcome(read: Any, data: bytes | str) -> str:

@@ -21,6 +21,7 @@ import engine
 from benchmarks.corpus import load_corpus
 from engine._config import Limits
 from engine._intake import load_schema, measure_plain
+from tests._json_depth import json_depth
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -39,14 +40,6 @@ def refusal(schema: Any, bounds: Limits) -> engine.SchemaRejected:
 
 def text_of(document: Any) -> bytes:
     return msgspec.json.encode(document, order="sorted")
-
-
-def depth_of(value: Any) -> int:
-    if type(value) is dict:
-        return 1 + max(map(depth_of, value.values()), default=0)
-    if type(value) is list:
-        return 1 + max(map(depth_of, value), default=0)
-    return 0
 
 
 def nested(levels: int) -> dict[str, Any]:
@@ -233,7 +226,7 @@ def test_a_document_that_is_not_plain_is_read_as_its_plain_copy(name: str) -> No
     assert measure_plain(schema, limits()) is None
     intake = load_schema(schema, limits())
     copy = msgspec.json.decode(msgspec.json.encode(schema))
-    assert not intake.plain and intake.schema == copy and depth_of(intake.schema) == intake.size.depth
+    assert not intake.plain and intake.schema == copy and json_depth(intake.schema) == intake.size.depth
     assert intake.canonical == text_of(copy) and intake.size.bytes == len(intake.canonical)
 
 
@@ -362,7 +355,7 @@ def same_decision(schema: dict[str, Any], bounds: Limits) -> None:
     old = old_measure_plain(schema, bounds)
     assert old is not None  # every document here is plain
     new = decision(schema, bounds)
-    deep = depth_of(schema) > bounds.max_document_depth
+    deep = json_depth(schema) > bounds.max_document_depth
     large = len(text_of(schema)) > bounds.max_schema_bytes
     assert (new is None) == (not deep and not large)
     if deep != large:
@@ -393,7 +386,7 @@ def test_same_decisions_as_the_old_walk(source: str) -> None:
     schemas = _corpus_schemas() if source == "corpus" else _suite_schemas()
     assert len(schemas) > 100
     for schema in schemas:
-        exact, depth = len(text_of(schema)), depth_of(schema)
+        exact, depth = len(text_of(schema)), json_depth(schema)
         intake = load_schema(schema, limits())
         assert intake.plain and intake.size == (exact, depth)
         assert intake.canonical == text_of(schema)
@@ -426,7 +419,7 @@ def test_same_decisions_on_generated_documents(document: dict[str, Any], max_byt
     same_decision(document, bounds)
     if decision(document, bounds) is None:
         intake = load_schema(document, bounds)
-        assert intake.size == (len(text_of(document)), depth_of(document)) and intake.plain
+        assert intake.size == (len(text_of(document)), json_depth(document)) and intake.plain
 
 
 @settings(max_examples=100, deadline=None)

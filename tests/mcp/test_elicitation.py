@@ -13,6 +13,7 @@ import msgspec
 import pytest
 
 import engine
+from tests._json_depth import json_depth
 
 DATA = Path(__file__).parents[2] / "bench_data"
 FORMS = json.loads((DATA / "elicitation" / "requested-schemas.json").read_text())
@@ -263,14 +264,6 @@ def test_decode_result_is_the_bound_reader_built_once_when_first_asked_for(
         form.no_such_attribute  # noqa: B018 - the lookup is the test
 
 
-def _nesting(value: Any) -> int:
-    if isinstance(value, dict):
-        return 1 + max(map(_nesting, value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max(map(_nesting, value), default=0)
-    return 0
-
-
 def _expected(schema: dict[str, Any], oracle: Any, data: bytes, max_depth: int) -> Any:
     """What an answer is, judged without the engine: msgspec's plain decode (the strictest JSON
     parse), the depth bound, then jsonschema-rs with formats asserted on `content`."""
@@ -278,7 +271,7 @@ def _expected(schema: dict[str, Any], oracle: Any, data: bytes, max_depth: int) 
         doc = msgspec.json.decode(data)
     except msgspec.DecodeError:
         return engine.DecodeError
-    if _nesting(doc) > max_depth + 1:  # the answer around its content, as a result's envelope
+    if json_depth(doc) > max_depth + 1:  # the answer around its content, as a result's envelope
         return engine.DecodeError
     if not isinstance(doc, dict) or doc.get("action") not in ("accept", "decline", "cancel"):
         return engine.ValidationFailed
