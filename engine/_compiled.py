@@ -494,8 +494,11 @@ class CompiledSchema:
                 longer = type(data) is memoryview and data.nbytes > within  # measured by the bounded parse, uncopied
                 if not longer:
                     data = as_bytes(data)
+            shown = True  # the value's depth shown within the bound (or, sealed, by validity alone)
             if not longer and len(data) <= within:
-                long = not sealed and len(data) > short  # not within the depth bound by its length
+                long = len(data) > short  # not within the depth bound by its length
+                if sealed:
+                    shown, long = not long, False
                 try:
                     if long and shallow[0]:
                         try:
@@ -523,11 +526,11 @@ class CompiledSchema:
             try:
                 valid = check(value)
             except (ValueError, TypeError, RecursionError) as exc:
-                if sealed:
+                if not shown:
                     check_depth(value, max_depth)
                 raise _backend_refusal(exc) from None
             if not valid:
-                if sealed:
+                if not shown:  # a document too deep is refused as such, not explained
                     check_depth(value, max_depth)
                 # The document's length bounds the values the explanation's estimate counts.
                 raise failure(value, width=len(data) if type(data) is bytes or type(data) is str else None)

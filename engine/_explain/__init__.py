@@ -128,9 +128,29 @@ def explainer_of(
     explainer: BackendValidator, guard: Any, limits: Limits, depth_bound: int | None
 ) -> Callable[..., ValidationFailed]:
     """:func:`explain` of one schema: ``failure(instance, width=None, under="")``
-    (a closure: a partial merges its keywords with the call's into a new dict on every call)."""
+    (a closure: a partial merges its keywords with the call's into a new dict on every call).
+
+    The commonest explanation taken at once: a schema that does not recurse, and an instance
+    whose length (``width``) shows its whole explanation fits the budget (what :func:`explain`
+    decides first, there in seven keywords, the guard's report read and the estimate made on
+    every call: a third of the cost of explaining an invalid tool call besides the backend's)."""
+    allowance = opening(limits)
+    cap, seconds = limits.max_issues, limits.max_explain_seconds
+    iter_issues = explainer.iter_issues
+    # The longest instance explained whole at once; `None` until the guard's report is read (a
+    # compile may have put it off: made on the first failure, not here, and kept).
+    longest: int | None = None if depth_bound is None else -1
 
     def failure(instance: Any, width: int | None = None, under: str = "") -> ValidationFailed:
+        nonlocal guard, longest
+        if longest is None:
+            if callable(guard):
+                guard = guard()  # the deferred report made once, here, where explain would make it
+            longest = _explained_whole(guard, allowance)
+        if width is not None and width <= longest:
+            issues: list[Issue] = []
+            cut = collect(iter_issues(instance), issues, cap, monotonic() + seconds, under, "")
+            return failed(issues, truncated=cut, at=under)
         return explain(
             instance,
             explainer=explainer,
@@ -142,3 +162,14 @@ def explainer_of(
         )
 
     return failure
+
+
+def _explained_whole(guard: GuardReport | None, allowance: int) -> int:
+    """The longest instance (its ``width``) whose whole explanation :func:`_whole_cost` shows to
+    fit ``allowance`` by its width alone, for a schema whose depth bound does not apply; -1 where
+    its recursion makes the estimate depend on more than the width."""
+    if guard is None:
+        return INFINITE  # no report: nothing to estimate (see `_whole_cost`)
+    if guard.recursive:
+        return -1
+    return allowance // max(guard.measured.get("max_ref_expansion", 1), 1)

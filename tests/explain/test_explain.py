@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
+import engine._explain as explain_module
 from engine._explain import budget as explain_budget
 from engine._explain import pieces as explain_pieces
 from engine.backends import locations
@@ -523,3 +524,69 @@ def _reference_shape(instance: Any) -> tuple[int, int]:
 )
 def test_the_shape_of_wide_levels_is_counted_as_value_by_value(instance: Any) -> None:
     assert explain_budget.shape(instance, 1 << 40) == _reference_shape(instance)
+
+
+_ESTIMATED = {
+    "flat": {"type": "array", "items": {"type": "string", "maxLength": 1}},
+    "expanding": {
+        "$defs": {
+            "s": {"type": "string", "maxLength": 1},
+            "p": {"allOf": [{"$ref": "#/$defs/s"}, {"$ref": "#/$defs/s"}]},
+        },
+        "type": "array",
+        "items": {"allOf": [{"$ref": "#/$defs/p"}, {"$ref": "#/$defs/p"}, {"$ref": "#/$defs/p"}]},
+    },
+    "recursive": {
+        "$defs": {"n": {"type": ["string", "array"], "maxLength": 1, "items": {"$ref": "#/$defs/n"}}},
+        "$ref": "#/$defs/n",
+    },
+}
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.sampled_from(sorted(_ESTIMATED)), st.integers(0, 400), st.integers(0, 2_000))
+def test_an_explanation_is_taken_at_once_only_where_the_estimate_allows_it(
+    name: str, width: int, allowance: int
+) -> None:
+    """The explanation's closure takes an instance whole at once by its width alone (the guard's
+    report read once): only where :func:`_whole_cost` estimates the whole fits, and wherever it
+    does for a schema that does not recurse (a recursive one is left to ``explain``)."""
+    guard = engine.compile(_ESTIMATED[name]).guard
+    assert guard is not None
+    instance = ["ab"] * width
+    longest = explain_module._explained_whole(guard, allowance)
+    fits = explain_module._whole_cost(guard, instance, 0, allowance, width) <= allowance
+    if width <= longest:
+        assert fits
+    assert (width <= longest) is (fits and not guard.recursive)
+
+
+@pytest.mark.parametrize("work", [0, 30, 60, 120, 20_000])
+@pytest.mark.parametrize("name", sorted(_ESTIMATED))
+def test_the_explanation_taken_at_once_is_the_explanation(name: str, work: int) -> None:
+    """Whole at once, or through ``explain``'s estimate: the same issues where the whole is
+    explained, and cut alike where it is not (what is cut where, piece by piece, follows the
+    clock as well as the budget)."""
+    compiled = engine.Engine(engine.EngineConfig(limits={"max_explain_work": work})).compile(_ESTIMATED[name])
+    guard, limits, depth_bound = compiled.guard, compiled._limits, compiled._depth_bound
+    failure = explain_module.explainer_of(compiled._explainer, guard, limits, depth_bound)
+    for width in (1, 2, 5, 10, 20, 40):
+        instance = ["ab"] * width
+        document = len(json.dumps(instance))
+        for under in ("", "/structuredContent"):
+            taken = failure(instance, width=document, under=under)
+            expected = explain_module.explain(
+                instance,
+                explainer=compiled._explainer,
+                guard=guard,
+                limits=limits,
+                depth_bound=depth_bound,
+                width=document,
+                under=under,
+            )
+            assert taken.truncated is expected.truncated
+            if not expected.truncated:
+                assert [(i.instance_path, i.keyword_location, i.message) for i in taken.issues] == [
+                    (i.instance_path, i.keyword_location, i.message) for i in expected.issues
+                ]
+                assert {i.instance_path for i in taken.issues} == {f"{under}/{i}" for i in range(width)}
