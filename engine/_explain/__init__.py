@@ -30,7 +30,7 @@ The validity answer never changes: only the detail of the list is bounded.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from time import monotonic
 from typing import Any
 
@@ -134,19 +134,19 @@ def explainer_of(
     whose length (``width``) shows its whole explanation fits the budget (what :func:`explain`
     decides first, there in seven keywords, the guard's report read and the estimate made on
     every call: a third of the cost of explaining an invalid tool call besides the backend's)."""
-    allowance = opening(limits)
-    cap, seconds = limits.max_issues, limits.max_explain_seconds
-    iter_issues = explainer.iter_issues
-    # The longest instance explained whole at once; `None` until the guard's report is read (a
-    # compile may have put it off: made on the first failure, not here, and kept).
-    longest: int | None = None if depth_bound is None else -1
+    # Read on the first failure, not here: every schema's reader binds its explanation, and most
+    # never need it (the settings and the guard's report read here tripled the binding's cost). A
+    # compile may have put the report off: made then too, once. `longest`: the longest instance
+    # explained whole at once.
+    settled: tuple[int, int, float, Callable[[Any], Iterator[Issue]], GuardReport | None] | None = None
 
     def failure(instance: Any, width: int | None = None, under: str = "") -> ValidationFailed:
-        nonlocal guard, longest
-        if longest is None:
-            if callable(guard):
-                guard = guard()  # the deferred report made once, here, where explain would make it
-            longest = _explained_whole(guard, allowance)
+        nonlocal settled
+        if settled is None:
+            report = guard() if callable(guard) else guard
+            longest = -1 if depth_bound is not None else _explained_whole(report, opening(limits))
+            settled = (longest, limits.max_issues, limits.max_explain_seconds, explainer.iter_issues, report)
+        longest, cap, seconds, iter_issues, report = settled
         if width is not None and width <= longest:
             issues: list[Issue] = []
             cut = collect(iter_issues(instance), issues, cap, monotonic() + seconds, under, "")
@@ -154,7 +154,7 @@ def explainer_of(
         return explain(
             instance,
             explainer=explainer,
-            guard=guard,
+            guard=report,
             limits=limits,
             depth_bound=depth_bound,
             width=width,

@@ -238,16 +238,14 @@ class ToolSet:
         kind = type(result)
         # Kinds read from `type()`, not `isinstance`: an object can claim any class through `__class__`.
         if kind is bytes or issubclass(kind, (bytes, bytearray, memoryview, str)):  # the hot path: one pass
-            if kind is not bytes and kind is not str:
-                if kind is memoryview:  # measured in bytes, not in items; one over the bound before a copy
-                    try:
-                        over = result.nbytes > self._max_bytes
-                    except ValueError:  # released: refused where it is read, after the tool's lookup
-                        over = True
-                    if over:
-                        return self._judged_result(
-                            name, result, is_bytes=True, require_text_fallback=require_text_fallback
-                        )
+            if kind is memoryview:  # measured in bytes, not in items; one over the bound before a copy
+                try:
+                    over = result.nbytes > self._max_bytes
+                except ValueError:  # released: refused where it is read, after the tool's lookup
+                    over = True
+                if over:
+                    return self._judged_result(name, result, is_bytes=True, require_text_fallback=require_text_fallback)
+            if type(result) is not bytes and type(result) is not str:
                 result = as_bytes(result)  # a view in bytes; a subclass by what it holds
             try:  # a subscript costs less than `.get`, and a tool's first result is rare
                 inline, short, depth, check, read, failure, bound = self._results[name]
