@@ -13,12 +13,13 @@ from ._config import Limits
 from ._decode import (
     LEVELS_READ,
     PARSE_REFUSALS,
+    SHOWN_LEVELS,
     as_bytes,
     brackets,
     check_depth,
     decode_json,
+    levels_parser,
     parse_refusal,
-    parse_two_levels,
     surely_within,
     too_short_to_nest,
 )
@@ -480,12 +481,12 @@ class CompiledSchema:
         check = self._check
         failure = self._explanation()
         parse = _parse
-        # Long documents parsed by the decoder that shows they nest two levels at most, until one
-        # nests deeper (the documents of one schema are alike; see `counted_then_parsed`).
+        # Long documents parsed by a decoder that shows their depth, until one nests deeper (the
+        # documents of one schema are alike; see `counted_then_parsed`).
         shallow = [max_depth >= 2 and not sealed]
+        parse_levels = levels_parser(min(SHOWN_LEVELS, max_depth)) if shallow[0] else parse  # never used then
         # A deeper one's depth bounded by the brackets in its bytes (one C pass, 0.6-0.8x the time
-        # of the walk of its values: 10 records of a free-form table, 0.6 us against 1.1), until
-        # one holds more brackets than the bound; from then on, by the walk alone.
+        # of the walk of its values) until one holds more than the bound; then by the walk alone.
         bracketed = [True]
 
         def general(data: bytes | bytearray | memoryview | str) -> Any:
@@ -502,7 +503,7 @@ class CompiledSchema:
                 try:
                     if long and shallow[0]:
                         try:
-                            value = parse_two_levels(data)
+                            value = parse_levels(data)
                             long = False  # its depth shown as it parsed
                         except msgspec.ValidationError:
                             shallow[0] = False  # nests deeper (or a number out of range): not tried again
@@ -510,9 +511,8 @@ class CompiledSchema:
                     else:
                         value = parse(data)
                 except PARSE_REFUSALS as exc:
-                    # Within the size bound, and refused by the parse the bounded parse makes (the
-                    # two-level decoder's syntax errors are that parser's too): its reason, without
-                    # parsing again.
+                    # Within the size bound, and refused by the bounded parse's own parser (the
+                    # levels decoder's syntax errors are its too): its reason, not parsed again.
                     raise parse_refusal(exc, data) from None
                 else:
                     # The depth shown by the parsed values, a level at a time (nor, sealed, for

@@ -16,13 +16,14 @@ import msgspec
 
 from ._decode import (
     LEVELS_READ,
+    SHOWN_LEVELS,
     as_bytes,
     colons,
     colons_at_most,
     decode_json,
     held_nesting,
+    levels_parser,
     member_colons,
-    parse_two_levels,
     surely_within,
     too_short_to_nest,
     within_depth,
@@ -217,9 +218,10 @@ def counted_then_parsed(
     two_levels_within = LEVELS_READ and max_depth >= 2
     # How many more documents go to the general read first, and the short path in each mode.
     to_general = [0]
-    # Whether the general mode's long documents are parsed by `parse_two_levels`, which shows
-    # their depth as it parses: until one nests deeper (the documents of one tool are alike).
+    # Whether the general mode's long documents are parsed by a `levels_parser`, which shows their
+    # depth as it parses: until one nests deeper (the documents of one tool are alike).
     shallow = [max_depth >= 2 and not sealed]
+    parse_levels = levels_parser(min(SHOWN_LEVELS, max_depth)) if shallow[0] else parse  # never used then
     typed_mode: ShortPath = [decode, inline, count, None, None, None, None, slow]
     general_mode: ShortPath = [parse, within if sealed else short, None, None, None, check, to_general, slow]
     short_path: ShortPath = [] if into is None else into
@@ -264,7 +266,7 @@ def counted_then_parsed(
             try:
                 if size > short and shallow[0]:
                     try:
-                        value = parse_two_levels(data)
+                        value = parse_levels(data)
                     except msgspec.ValidationError:
                         shallow[0] = False  # nests deeper (or a number out of range): not tried again
                         return slow(data)

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 from itertools import repeat
-from typing import Any, Union
+from typing import Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from .._decode import as_bytes, decode_json, syntax_error
+from .._decode import as_bytes, decode_json, json_levels, syntax_error
 from .._errors import Issue, ValidationFailed
 
 __all__ = [
@@ -104,15 +104,6 @@ returned whole (its ``result`` is the result). Every document :func:`decode_wire
 refuses too (it decodes, where that one skips)."""
 
 
-def _shallow(levels: int) -> Any:
-    """JSON values nesting at most ``levels`` arrays and objects: unions of the JSON types, which
-    msgspec reads at the plain parse's speed (each number by its token, as the plain parse)."""
-    kind: Any = Union[None, bool, int, float, str]  # noqa: UP007 - a union built of types
-    for _ in range(levels):
-        kind = Union[None, bool, int, float, str, list[kind], dict[str, kind]]  # noqa: UP007
-    return kind
-
-
 _SHALLOW_LEVELS = 4
 SHALLOW_NESTING = 4 + _SHALLOW_LEVELS
 """The most levels a document :func:`shallow_decoder`'s decoder reads nests: a response, its
@@ -127,7 +118,7 @@ def shallow_decoder() -> Callable[[bytes | bytearray | memoryview | str], Any]:
     nesting deeper (as for what :func:`decode_whole` refuses). A long result so read nests at most
     :data:`SHALLOW_NESTING` levels, with no look at its values after the decode. Built on first
     use (a few milliseconds: msgspec reads the unions' every branch), once."""
-    value = _shallow(_SHALLOW_LEVELS)
+    value = json_levels(_SHALLOW_LEVELS)
     decode: Callable[[bytes | bytearray | memoryview | str], Any] = msgspec.json.Decoder(
         _envelope(value, forbid_unknown=True, value=value)
     ).decode

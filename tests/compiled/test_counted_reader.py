@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine import DecodeError, ValidationFailed
+from engine._decode import SHOWN_LEVELS
 from engine._readers import _GENERAL_FOR
 
 DEPTH = 8
@@ -433,16 +434,26 @@ def _shallow(compiled: Any) -> bool:
     return bool(read.__closure__[read.__code__.co_freevars.index("shallow")].cell_contents[0])
 
 
-@pytest.mark.parametrize("depth", [2, 3, 256])
+def _nesting(levels: int) -> bytes:
+    """An arguments document nesting ``levels`` arrays and objects, objects and arrays in turn."""
+    value: Any = "x:y"
+    for level in range(levels - 1):
+        value = [value, 1] if level % 2 else {"k": value, "n": -0}
+    return json.dumps({"a": 1, "any": value}).encode()
+
+
+@pytest.mark.parametrize("depth", [2, 3, 4, 256])
 @pytest.mark.parametrize("schema", [SCHEMAS["untyped value"], GENERAL_SCHEMAS["one of"]], ids=["typed", "general"])
 def test_long_documents_of_the_general_read_show_their_depth_as_they_parse(schema: Any, depth: int) -> None:
     """On the general read (a typed schema's general mode, or a schema with no typed read), a
     document too long to be within the depth bound by its length is parsed by a decoder that
-    shows it nests at most two levels; the first one that nests deeper, or holds a number out of
-    range, goes to the general path, and the next ones are parsed plain and shown within the
-    bound by their values. Every answer is the exact path's, in that order."""
+    shows it nests at most `SHOWN_LEVELS` levels, or the bound where that is less; the first one
+    that nests deeper, or holds a number out of range, goes to the general path, and the next ones
+    are parsed plain and shown within the bound by their values. Every answer is the exact
+    path's, in that order."""
     fast, exact = engines(depth)
     judge = exact.compile(schema)
+    levels = min(SHOWN_LEVELS, depth)
     pad = b" " * (2 * depth + 2)
     shallow = [
         b'{"a":1,"s":"x:y"}',
@@ -451,8 +462,9 @@ def test_long_documents_of_the_general_read_show_their_depth_as_they_parse(schem
         b'{"a":"x","s":"x:y"}',
         b'{"a":1,"any":[]}',
         b'{"a":1',
+        *(_nesting(n) for n in range(3, levels + 1)),
     ]
-    deep = [b'{"a":1,"any":{"k":[1]}}', b'{"a":1,"any":[[[1]]]}', b'{"a":1,"any":1e400}', b'{"a":1,"any":[{}]}']
+    deep = [_nesting(levels + 1), _nesting(levels + 2), _nesting(depth + 1), b'{"a":1,"any":1e400}']
     for first in deep:
         compiled = fast.compile(schema)  # no cache: a reader of its own
         if schema is SCHEMAS["untyped value"]:
@@ -465,22 +477,26 @@ def test_long_documents_of_the_general_read_show_their_depth_as_they_parse(schem
         assert flags == [True] * len(shallow) + [False] * (len(shallow) + len(deep) + 1)
 
 
-def test_the_two_level_parse_is_the_plain_parse_of_shallow_documents() -> None:
-    """`parse_two_levels` gives what `msgspec.json.decode` gives for every document nesting at most
-    two levels, and refuses every deeper one (and what the plain parse refuses)."""
-    from engine._decode import nesting, parse_two_levels
+@pytest.mark.parametrize("levels", range(1, SHOWN_LEVELS + 2))
+def test_a_levels_parse_is_the_plain_parse_of_documents_within_its_levels(levels: int) -> None:
+    """`levels_parser(levels)` gives what `msgspec.json.decode` gives for every document nesting at
+    most `levels` levels, and refuses every deeper one (and what the plain parse refuses)."""
+    from engine._decode import levels_parser, nesting
 
+    parse = levels_parser(levels)
     documents = [*DOCUMENTS, b"[[1]]", b"[[[1]]]", b'{"k":[{}]}', b'{"k":{"k":[]}}', b"1.0", b"-0", b"[1e2, 1E-2]"]
+    documents += [_nesting(n) for n in range(1, SHOWN_LEVELS + 4)]
+    documents += [b"[" * n + b"]" * n for n in range(1, SHOWN_LEVELS + 4)]
     for data in documents:
         try:
             plain: Any = ("value", msgspec.json.decode(data))
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             plain = ("error", type(exc))
         try:
-            shallow: Any = ("value", parse_two_levels(data))
+            shown: Any = ("value", parse(data))
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            shallow = ("error", type(exc))
-        if plain[0] == "value" and nesting(plain[1], 3) <= 2:
-            assert shallow == plain and json.dumps(shallow[1]) == json.dumps(plain[1]), data
+            shown = ("error", type(exc))
+        if plain[0] == "value" and nesting(plain[1], levels + 1) <= levels:
+            assert shown == plain and json.dumps(shown[1]) == json.dumps(plain[1]), data
         else:
-            assert shallow[0] == "error", data
+            assert shown[0] == "error", data
