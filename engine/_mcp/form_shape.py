@@ -11,7 +11,7 @@ from typing import Any
 from .._config import Limits, short_repr
 from .._errors import RejectReason, SchemaRejected
 from .._guard.budget import exceeded
-from .._pointer import escape
+from .._pointer import escape, pointer
 
 __all__ = ["FORMATS", "check_shape"]
 
@@ -45,8 +45,8 @@ def _field(name: str, message: str, *at: str) -> SchemaRejected:
 
 
 def _where(name: str, *at: str) -> str:
-    """``/properties/<name>/<at...>``, ``at`` being escaped tokens."""
-    return "/".join([f"/properties/{escape(name)}", *at])
+    """The pointer ``/properties/<name>/<at...>`` (every token escaped)."""
+    return pointer(("properties", name, *at))
 
 
 def check_shape(schema: Any, limits: Limits) -> dict[str, Any]:
@@ -92,7 +92,7 @@ def _check_property(name: str, prop: Any, limits: Limits) -> dict[str, Any]:
     allowed = _ALLOWED[variant]
     for key in prop:
         if key not in allowed:
-            raise _field(name, f": keyword {short_repr(key)} is not allowed in a form field of this kind", escape(key))
+            raise _field(name, f": keyword {short_repr(key)} is not allowed in a form field of this kind", key)
     for key in ("title", "description"):
         if key in prop and type(prop[key]) is not str:
             raise _field(name, f": {key} must be a string", key)

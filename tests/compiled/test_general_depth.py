@@ -1,8 +1,10 @@
 """The general path's depth bound on long documents (longer than any that cannot nest past the
-bound): shown by the brackets in the document's bytes while a schema's documents hold fewer than
-the bound, by the walk of the parsed values once one holds more. Every document nesting past the
-bound is refused ``too-deep``, whatever came before it, as bytes and as text; every other is
-answered as the backend answers it."""
+bound): shown as they parse up to `SHOWN_LEVELS` levels; once a schema's document nests deeper, by
+the brackets in the document's bytes while its documents hold fewer than the bound, by the walk of
+the parsed values once one holds more. The bound is two levels past what the parse shows, so
+documents within it are read each way. Every document nesting past the bound is refused
+``too-deep``, whatever came before it, as bytes and as text; every other is answered as the
+backend answers it."""
 
 from __future__ import annotations
 
@@ -14,9 +16,10 @@ import pytest
 
 import engine
 from engine import DecodeError
+from engine._decode import SHOWN_LEVELS
 from tests._json_depth import json_depth
 
-DEPTH = 6
+DEPTH = SHOWN_LEVELS + 2
 LIMITS = engine.Limits(max_instance_depth=DEPTH)
 # Every value admitted below the root, so that only the depth bound refuses.
 SCHEMA = {"type": "object", "properties": {"rows": {"type": "array"}}}
