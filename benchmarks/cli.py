@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .contenders import RAW, all_contenders, engine_backends
-from .corpus import load_corpus
+from .corpus import BENCH_DATA, load_corpus
 from .pathological import pathological_workload
 from .report import TERMINAL_WIDTH, headline, render_html, render_markdown, rich_header, rich_tables
 from .results import Report
@@ -35,7 +35,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
         description="The engine next to msgspec's decode floor, raw jsonschema-rs, raw fastjsonschema and a "
-        "cached python-jsonschema validator, on the data in bench_data/. Figures are ratios to the floor.",
+        "cached python-jsonschema validator, on the data in bench_data/ (or --data). Figures are ratios to the floor.",
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=BENCH_DATA,
+        metavar="DIR",
+        help="a folder laid out as bench_data/: tools/*.json (each a list of tool definitions) and, when present, "
+        "structured/tool-results.json, elicitation/requested-schemas.json and pathological/ (default: bench_data/)",
     )
     parser.add_argument("--quick", action="store_true", help="a smoke run on a small subset (under a minute)")
     parser.add_argument(
@@ -160,6 +168,7 @@ def run(args: argparse.Namespace) -> Report:
         "quick": quick,
         "versions": _versions(),
         "commit": _git_commit(),
+        "data": str(args.data),
         "floor": "msgspec.json.decode on the same bytes",
         "timing": f"timeit.Timer, calibrated loops, {budget.rounds} interleaved rounds, median",
     }
@@ -175,10 +184,11 @@ def run(args: argparse.Namespace) -> Report:
         transient=True,
         disable=args.json and not console.is_terminal,
     ) as progress:
-        task = progress.add_task("loading bench_data", total=len(names))
-        corpus = load_corpus()
+        task = progress.add_task(f"loading {args.data.name}", total=len(names))
+        corpus = load_corpus(args.data)
         ctx = Context(
             corpus=corpus,
+            data=args.data,
             contenders=contenders,
             budget=budget,
             quick=quick,

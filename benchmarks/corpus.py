@@ -81,12 +81,23 @@ def _load(path: Path) -> Any:
         return json.load(fh)
 
 
+def _load_list(path: Path) -> list[Any]:
+    """The entries of an optional file of the corpus: none where it is missing."""
+    return _load(path) if path.is_file() else []
+
+
 def load_corpus(root: Path = BENCH_DATA) -> Corpus:
+    """The corpus in ``root``: ``tools/*.json`` (each a list of tool definitions, named by its
+    source), and where they are present ``structured/tool-results.json`` (recorded results) and
+    ``elicitation/requested-schemas.json`` (forms); a workload with no data has no rows."""
     from .instances import valid_instance
 
+    paths = sorted((root / "tools").glob("*.json"))
+    if not paths:
+        raise SystemExit(f"{root}: no tools/*.json to benchmark (the data folder is laid out as bench_data/)")
     tools: list[Tool] = []
     sources: list[str] = []
-    for path in sorted((root / "tools").glob("*.json")):
+    for path in paths:
         sources.append(path.stem)
         for definition in _load(path):
             if isinstance(definition, dict) and isinstance(definition.get("name"), str):
@@ -94,7 +105,7 @@ def load_corpus(root: Path = BENCH_DATA) -> Corpus:
     by_key = {(t.source, t.name): t for t in tools}
 
     results: list[RecordedResult] = []
-    for entry in _load(root / "structured" / "tool-results.json"):
+    for entry in _load_list(root / "structured" / "tool-results.json"):
         tool = by_key.get((entry.get("source"), entry.get("tool")))
         if tool is not None and tool.arguments is None and isinstance(entry.get("arguments"), dict):
             tool.arguments = entry["arguments"]
@@ -113,7 +124,7 @@ def load_corpus(root: Path = BENCH_DATA) -> Corpus:
             tool.arguments = valid_instance(tool.input_schema)
 
     forms: list[ElicitationForm] = []
-    for entry in _load(root / "elicitation" / "requested-schemas.json"):
+    for entry in _load_list(root / "elicitation" / "requested-schemas.json"):
         schema = entry.get("requestedSchema")
         if isinstance(schema, dict):
             forms.append(

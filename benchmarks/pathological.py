@@ -243,9 +243,10 @@ def load_catalog(folder: Path = CATALOG) -> list[dict[str, Any]]:
     return rows
 
 
-def select_cases(ctx: Context, folder: Path = CATALOG) -> list[dict[str, Any]]:
-    """The catalog's cases, then the built-in ones for classes the catalog does not cover."""
-    catalog = load_catalog(folder)
+def select_cases(ctx: Context, folder: Path | None = None) -> list[dict[str, Any]]:
+    """The catalog's cases (``folder``, by default the data folder's ``pathological/``), then the
+    built-in ones for classes the catalog does not cover."""
+    catalog = load_catalog(ctx.data / "pathological" if folder is None else folder)
     covered = {row["case"] for row in catalog}
     if ctx.cases is not None:  # asked for by name: any case, covered or not
         return [c for c in [*catalog, *CASES] if c["id"] in ctx.cases or c.get("case") in ctx.cases]

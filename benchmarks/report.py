@@ -516,10 +516,10 @@ def _bar_chart(work: Workload, names: list[str], colours: dict[str, str]) -> str
     """Horizontal bars, one group per row, each labelled with its value; 1x = the floor (dashed).
     A contender with no bar says why in its place (refused, skipped, n/a)."""
     rows = [r for r in work.rows if any(_finite(c.ratio) for c in r.cells.values())]
-    if not rows:
-        return ""
     shown = [n for n in names if n != "floor"]
     ratios = [c.ratio for r in rows for n, c in r.cells.items() if n != "floor" and c.ratio and _finite(c.ratio)]
+    if not ratios:  # nothing but the floor measured (a data folder without such documents)
+        return ""
     label_w, plot_w, bar_h, gap = 230, 560, 11, 10
     group_h = bar_h * len(shown) + gap
     height = 30 + group_h * len(rows) + 34

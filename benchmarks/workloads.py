@@ -11,6 +11,7 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -18,7 +19,7 @@ import msgspec
 import engine
 
 from .contenders import Contender, EngineContender, Refused, decode, mcp_available
-from .corpus import Corpus
+from .corpus import BENCH_DATA, Corpus
 from .instances import is_valid_reference, one_wrong_type
 from .report import column_label
 from .results import Cell, Row, Workload
@@ -51,6 +52,8 @@ class Context:
 
     cases: list[str] | None = None
     """Pathological case ids to run (default: all, or the quick subset)."""
+    data: Path = BENCH_DATA
+    """The folder the corpus was read from (its ``pathological/`` holds the catalog, if any)."""
 
     def limit(self, items: Sequence[Any]) -> list[Any]:
         """At most ``max_items``, taken evenly across the list so every source is represented."""
@@ -200,7 +203,7 @@ def compile_workload(ctx: Context) -> Workload:
     data = {label: encode(schema) for label, schema in schemas}
     work = Workload(
         name="compile",
-        title="Compile every tool schema in bench_data/",
+        title=f"Compile every tool schema in {ctx.data.name}/",
         unit=f"one pass compiling {len(schemas)} schemas (input and output), ratio to decoding their bytes",
     )
     # A cold pass over every schema takes seconds for the code-generating libraries: they get two
@@ -512,7 +515,7 @@ def elicitation_workload(ctx: Context) -> Workload:
     why = mcp_available()
     work = Workload(
         name="elicitation",
-        title="ElicitResult payloads for the forms in bench_data/elicitation/, from bytes",
+        title=f"ElicitResult payloads for the forms in {ctx.data.name}/elicitation/, from bytes",
         unit="one pass over the row's payloads, ratio to decoding them",
     )
     forms = [f for f in ctx.corpus.forms if f.content is not None]

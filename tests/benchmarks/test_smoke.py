@@ -121,6 +121,37 @@ def test_pathological_cases_end_in_an_outcome(report: tuple[dict, Path]) -> None
         )
 
 
+def test_another_data_folder_is_benchmarked_with_what_it_holds(tmp_path: Path) -> None:
+    # A folder with tool definitions only (no recorded results, no forms, no catalog): the tools
+    # are compiled and called, the workloads without data have no engine rows, and the report
+    # is written whole, naming the folder.
+    data = tmp_path / "mine"
+    (data / "tools").mkdir(parents=True)
+    tools = [
+        {"name": "search", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}},
+        {"name": "add", "inputSchema": {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}},
+    ]
+    (data / "tools" / "mine.json").write_text(json.dumps(tools))
+    out = tmp_path / "out"
+    argv = ["--quick", "--rounds", "3", "--backends", "auto", "--baselines", "jsonschema-rs", "--no-import-time"]
+    argv += ["--workloads", "compile,arguments,results,elicitation", "--data", str(data), "--out", str(out), "--json"]
+    assert main(argv) == 0
+    report = json.loads((out / "bench.json").read_bytes())
+    assert report["meta"]["data"] == str(data)
+    work = {w["name"]: w for w in report["workloads"]}
+    assert work["compile"]["rows"][0]["cells"]["engine[auto]"]["items"] == 2
+    assert work["compile"]["title"].endswith("in mine/")
+    called = {row["case"]: row["cells"]["engine[auto]"] for row in work["arguments"]["rows"]}
+    assert called["all bytes"]["items"] == 2 and called["all bytes"]["median_s"] > 0
+    assert not any(row["cells"]["engine[auto]"].get("median_s") for row in work["elicitation"]["rows"])
+    assert "<svg" in (out / "bench.html").read_text()
+
+
+def test_a_data_folder_without_tools_is_refused_with_the_reason(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="no tools/\\*.json"):
+        load_corpus(tmp_path)
+
+
 def test_a_crashing_contender_is_reported_not_fatal() -> None:
     case = next(c for c in CASES if c["id"] == "deep-instance-100k")
     job = {"contender": "jsonschema-rs", "schema": case["schema"], "instance": case["instance"], "payload": "object"}
