@@ -38,7 +38,7 @@ from .._config import Limits
 from .._decode import nesting
 from .._errors import Issue, ValidationFailed
 from .._guard import GuardReport
-from ..backends import BackendValidator, locations
+from ..backends import BackendValidator, locations, schema_documents
 from .budget import (
     EXPLAIN_FRAMES,
     INFINITE,
@@ -46,6 +46,7 @@ from .budget import (
     Budget,
     Issues,
     collect,
+    error_weight,
     failed,
     opening,
     shape,
@@ -66,6 +67,7 @@ def explain(
     depth_bound: int | None,
     width: int | None = None,
     under: str = "",
+    weight: int | None = None,
 ) -> ValidationFailed:
     """The issues that make ``instance`` (known to be invalid) invalid, within ``limits``.
 
@@ -76,12 +78,16 @@ def explain(
     caller knows it without a walk (the length of the document it was parsed from: every value
     takes a character or more, a key and its value four, a string two more than its length).
     ``under``: the location of ``instance`` in a document holding it, where the issues are put
-    (see :meth:`ValidationFailed.under`), each built once."""
+    (see :meth:`ValidationFailed.under`), each built once. ``weight``: what one evaluation may
+    cost on the error path (:func:`~.budget.error_weight` of the schema, weighed here where not
+    given)."""
     if callable(guard):
         guard = guard()
+    if weight is None:
+        weight = error_weight(schema_documents(explainer))
     depth = 0 if depth_bound is None else nesting(instance, depth_bound)
     allowance = opening(limits)
-    whole = _whole_cost(guard, instance, depth, allowance, width)
+    whole = _whole_cost(guard, instance, depth, allowance, width, weight)
     if whole <= allowance:
         # The commonest explanation, and the whole of it: read at once (no budget to share).
         issues: list[Issue] = []
@@ -98,17 +104,20 @@ def explain(
     return out.failure().under(under) if under else out.failure()
 
 
-def _whole_cost(guard: GuardReport | None, instance: Any, depth: int, allowance: int, width: int | None) -> int:
+def _whole_cost(
+    guard: GuardReport | None, instance: Any, depth: int, allowance: int, width: int | None, weight: int = 1
+) -> int:
     """Evaluations the whole explanation may take, counted only as far as needed to pass
     ``allowance``. ``depth`` is the instance's depth where the schema's depth bound applies (0
     elsewhere); ``width``, where known, bounds the values counted (an estimate from it that fits
-    ``allowance`` is taken without counting them)."""
+    ``allowance`` is taken without counting them); ``weight``, what one evaluation may cost (a
+    long ``required`` or ``enum`` makes many errors, or large ones: see :func:`~.budget.error_weight`)."""
     if guard is None:
         return 0
     if depth * guard.eval_depth > EXPLAIN_FRAMES:
         return INFINITE  # the native stack, not the work, is the bound
     if guard.recursive:
-        per_value = max(guard.in_place_width, 1)
+        per_value = max(guard.in_place_width, 1) * weight
         for _ in range(depth):
             per_value *= max(guard.fan_out, 1)
             if per_value > allowance:
@@ -118,9 +127,11 @@ def _whole_cost(guard: GuardReport | None, instance: Any, depth: int, allowance:
         return per_value * size(instance, allowance // per_value + 1)
     # Without recursion, each inlined subschema descends a fixed number of levels, so it meets the
     # values of one level of the instance only: the widest level bounds the values each meets.
-    per_value = max(guard.measured.get("max_ref_expansion", 1), 1)
+    per_value = max(guard.measured.get("max_ref_expansion", 1), 1) * weight
     if width is not None and per_value * width <= allowance:
         return per_value * width  # no level holds more values than the whole
+    if weight > 1:  # an error copies the whole value it is about, not one level of it
+        return per_value * size(instance, allowance // per_value + 1)
     return per_value * shape(instance, allowance // per_value + 1)[0]
 
 
@@ -138,15 +149,16 @@ def explainer_of(
     # never need it (the settings and the guard's report read here tripled the binding's cost). A
     # compile may have put the report off: made then too, once. `longest`: the longest instance
     # explained whole at once.
-    settled: tuple[int, int, float, Callable[[Any], Iterator[Issue]], GuardReport | None] | None = None
+    settled: tuple[int, int, float, Callable[[Any], Iterator[Issue]], GuardReport | None, int] | None = None
 
     def failure(instance: Any, width: int | None = None, under: str = "") -> ValidationFailed:
         nonlocal settled
         if settled is None:
             report = guard() if callable(guard) else guard
-            longest = -1 if depth_bound is not None else _explained_whole(report, opening(limits))
-            settled = (longest, limits.max_issues, limits.max_explain_seconds, explainer.iter_issues, report)
-        longest, cap, seconds, iter_issues, report = settled
+            weight = error_weight(schema_documents(explainer))
+            longest = -1 if depth_bound is not None else _explained_whole(report, opening(limits), weight)
+            settled = (longest, limits.max_issues, limits.max_explain_seconds, explainer.iter_issues, report, weight)
+        longest, cap, seconds, iter_issues, report, weight = settled
         if width is not None and width <= longest:
             issues: list[Issue] = []
             cut = collect(iter_issues(instance), issues, cap, monotonic() + seconds, under, "")
@@ -159,12 +171,13 @@ def explainer_of(
             depth_bound=depth_bound,
             width=width,
             under=under,
+            weight=weight,
         )
 
     return failure
 
 
-def _explained_whole(guard: GuardReport | None, allowance: int) -> int:
+def _explained_whole(guard: GuardReport | None, allowance: int, weight: int = 1) -> int:
     """The longest instance (its ``width``) whose whole explanation :func:`_whole_cost` shows to
     fit ``allowance`` by its width alone, for a schema whose depth bound does not apply; -1 where
     its recursion makes the estimate depend on more than the width."""
@@ -172,4 +185,4 @@ def _explained_whole(guard: GuardReport | None, allowance: int) -> int:
         return INFINITE  # no report: nothing to estimate (see `_whole_cost`)
     if guard.recursive:
         return -1
-    return allowance // max(guard.measured.get("max_ref_expansion", 1), 1)
+    return allowance // (max(guard.measured.get("max_ref_expansion", 1), 1) * weight)

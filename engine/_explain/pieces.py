@@ -13,7 +13,18 @@ from urllib.parse import unquote
 from .._errors import Issue
 from .._keywords import KEYWORDS, Shape
 from .._pointer import pointer, unescape
-from .budget import EXPLAIN_FRAMES, INFINITE, Budget, Issues, Pointer, shape, short, size, too_costly
+from .budget import (
+    EXPLAIN_FRAMES,
+    INFINITE,
+    Budget,
+    Issues,
+    Pointer,
+    node_weight,
+    shape,
+    short,
+    size,
+    too_costly,
+)
 
 if TYPE_CHECKING:
     from ..backends import LocationValidators
@@ -46,6 +57,8 @@ class Pieces:
         self.keywords = KEYWORDS[locations.dialect]
         self.legacy = not locations.dialect.is_modern  # drafts 4-7: $ref replaces its siblings
         self._cost: dict[Pointer, tuple[int, int]] = {}
+        # Whether a location's cost holds a list's weight (see `node_weight`), where measured.
+        self._heavy: dict[Pointer, bool] = {}
         self.eval_depth = 1
         self.nodes = sum(count_objects(doc) for doc in (self.root, *locations.resources.values()))
 
@@ -79,8 +92,11 @@ class Pieces:
         self._charge_compile(at, budget)
         return self.locations.issues(at, instance)
 
-    def own_issues(self, at: Pointer, node: Mapping[str, Any], instance: Any, budget: Budget) -> Iterator[Issue]:
-        """The issues of ``node``'s own assertions (the keywords that hold no subschema)."""
+    def own_issues(
+        self, at: Pointer, node: Mapping[str, Any], instance: Any, budget: Budget, cap: int
+    ) -> Iterator[Issue]:
+        """The issues of ``node``'s own assertions (the keywords that hold no subschema), the
+        missing names of long lists ``cap`` at most."""
         keywords = self.keywords
         own = {
             k: v
@@ -97,12 +113,21 @@ class Pieces:
         dependencies = node.get("dependencies")
         if isinstance(dependencies, Mapping):  # its lists of names are assertions
             own["dependencies"] = {k: v for k, v in dependencies.items() if isinstance(v, list)}
-        budget.spend(1)
+        weight = node_weight(node)
+        missing: list[Issue] = []
+        if weight and isinstance(instance, Mapping):
+            # Long lists of names: the missing ones found here, an issue each as the backend words
+            # it, where the backend would build an error for each, a copy of the object in each.
+            missing = _missing_names(own, instance, budget, "dependentRequired" in self.keywords.assertions, cap)
+            weight = node_weight({k: v for k, v in own.items() if k not in _NAME_KEYWORDS})
+            for keyword in _NAME_KEYWORDS:
+                own.pop(keyword, None)
+        budget.spend(1 + weight)
         if self.locations.own_valid(at, own, instance):
-            return iter(())
+            return iter(missing)
         # Each message quotes the value: charged by its size, so that a huge value is quoted few times.
         budget.spend(size(instance, budget.work))
-        return self.locations.own_issues(at, own, instance)
+        return chain(missing, self.locations.own_issues(at, own, instance))
 
     # -- cost -------------------------------------------------------------------------------------
 
@@ -124,10 +149,12 @@ class Pieces:
         node = self.node(at)
         if not isinstance(node, Mapping):
             return (1, 1)
-        total, deepest = 1, 0
+        weight = node_weight(node)  # long lists make many errors, or large ones
+        total, deepest, heavy = 1 + weight, 0, weight > 0
         for child in self._children(at, node):
             work, nesting = self.cost(child)
             total, deepest = min(total + work, INFINITE), max(deepest, nesting)
+            heavy = heavy or self._heavy.get(child, False)
         if total < INFINITE and "if" in node and "then" in node and "else" in node and self._knows("if"):
             # Only one of then / else is evaluated (both are finite here: each is in the total).
             total -= min(self.cost((*at, "then"))[0], self.cost((*at, "else"))[0])
@@ -137,6 +164,8 @@ class Pieces:
                 return (INFINITE, INFINITE)
             work, nesting = self.cost(target)
             total, deepest = min(total + work, INFINITE), max(deepest, nesting)
+            heavy = heavy or self._heavy.get(target, False)
+        self._heavy[at] = heavy
         return (total, deepest + 1)
 
     def _children(self, at: Pointer, node: Mapping[str, Any]) -> Iterator[Pointer]:
@@ -219,6 +248,8 @@ class Pieces:
         allowance = budget.allowance()
         if work < INFINITE:
             widest, depth = shape(instance, allowance // work + 1)
+            if self._heavy.get(at):  # an error copies the whole value it is about, not one level
+                widest = size(instance, allowance // work + 1)
             whole = work * widest
             # The native frames a piece needs: its schema's nesting, or what the instance lets it reach.
             frames = min(nesting, (depth + 1) * self.eval_depth)
@@ -287,7 +318,7 @@ class Pieces:
             if self.legacy:
                 return
         # The schema's own assertions depend on nothing else: always explained.
-        out.run(self.own_issues(at, node, instance, budget), budget, pointer(path), location)
+        out.run(self.own_issues(at, node, instance, budget, out.cap), budget, pointer(path), location)
         if any(k in node for k in ("unevaluatedProperties", "unevaluatedItems")):
             # Annotations flow between these keywords and their siblings: the rest is not split.
             out.cut(self._cut(path, location, INFINITE))
@@ -465,6 +496,48 @@ class Pieces:
             return
         budget.spend(whole)
         out.run(self.locations.member_issues(at, node, name, value), budget, pointer(path), location)
+
+
+_NAME_KEYWORDS = ("required", "dependentRequired", "dependencies")
+
+
+def _missing_names(
+    own: Mapping[str, Any], instance: Mapping[str, Any], budget: Budget, dependent: bool, cap: int
+) -> list[Issue]:
+    """The issues of ``own``'s lists of names (``required``, and the ``dependencies`` and, where
+    the dialect has it (``dependent``), ``dependentRequired`` lists of the properties ``instance``
+    has) that ``instance`` misses, in the backend's words and order, one past ``cap`` at most, each at its
+    keyword (the caller puts them under its path). A name is a set lookup: one evaluation stands
+    for :data:`NAMES_READ_PER_EVALUATION` of them."""
+    issues: list[Issue] = []
+    lists: list[tuple[str, Any]] = [("required", own.get("required"))]
+    for keyword in ("dependentRequired", "dependencies") if dependent else ("dependencies",):
+        by_property = own.get(keyword)
+        if isinstance(by_property, Mapping):
+            lists += [(keyword, names) for name, names in by_property.items() if name in instance]
+    for keyword, names in lists:
+        if not isinstance(names, list):
+            continue
+        budget.spend(len(names) // NAMES_READ_PER_EVALUATION)
+        for name in names:
+            if isinstance(name, str) and name not in instance:
+                if len(issues) > cap:  # one past the cap: the list is cut there
+                    return issues
+                message = f"{_quoted(name)} is a required property"
+                issues.append(
+                    Issue(instance_path="", keyword_location="/" + keyword, keyword="required", message=message)
+                )
+    return issues
+
+
+NAMES_READ_PER_EVALUATION = 1_000
+"""Names of a list looked up in an object that one evaluation stands for (some 50 ns each)."""
+
+
+def _quoted(name: str) -> str:
+    import json  # on the slow path that explains a failure
+
+    return json.dumps(name, ensure_ascii=False)
 
 
 def count_objects(document: Any) -> int:

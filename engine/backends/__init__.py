@@ -9,7 +9,7 @@ package is missing costs nothing until it is asked for. Adding a backend is one 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._errors import BackendUnavailable
 from ._contract import Backend, BackendRefused, BackendValidator, Refusal, SchemaSource, TypedDecode, late, refuse
@@ -35,6 +35,7 @@ __all__ = [
     "locations",
     "msgspec_translation",
     "refuse",
+    "schema_documents",
 ]
 
 AUTO = "auto"
@@ -94,6 +95,14 @@ def msgspec_translation(source: SchemaSource) -> Translation:
     from ._msgspec_translation import translate
 
     return translate(source)
+
+
+def schema_documents(explainer: BackendValidator) -> tuple[Any, ...]:
+    """The schema behind ``explainer`` and its registry's resources, as compiled (``()`` where
+    the explainer keeps none): what an explanation weighs before it starts."""
+    from ._locations import schema_documents as documents
+
+    return documents(explainer)
 
 
 def locations(explainer: BackendValidator) -> LocationValidators | None:
