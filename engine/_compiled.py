@@ -22,6 +22,7 @@ from ._decode import (
     parse_refusal,
     surely_within,
     too_short_to_nest,
+    view_over,
 )
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
@@ -490,11 +491,10 @@ class CompiledSchema:
         bracketed = [True]
 
         def general(data: bytes | bytearray | memoryview | str) -> Any:
-            longer = False
-            if type(data) is not bytes and type(data) is not str:  # a view in bytes; a subclass by what it holds
-                longer = type(data) is memoryview and data.nbytes > within  # measured by the bounded parse, uncopied
-                if not longer:
-                    data = as_bytes(data)
+            # A long (or released) view is measured by the bounded parse; other buffers read as their bytes.
+            longer = type(data) is memoryview and view_over(data, within)
+            if not longer and type(data) is not bytes and type(data) is not str:
+                data = as_bytes(data)
             shown = True  # the value's depth shown within the bound (or, sealed, by validity alone)
             if not longer and len(data) <= within:
                 long = len(data) > short  # not within the depth bound by its length

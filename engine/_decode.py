@@ -137,6 +137,15 @@ def short_bytes(data: Any, within: int) -> bytes | None:
     return None
 
 
+def view_over(view: memoryview, within: int) -> bool:
+    """Whether ``view`` holds more than ``within`` bytes, or is released (either way, for the
+    reader that measures every form, :func:`decode_json`, which says what is wrong with it)."""
+    try:
+        return view.nbytes > within
+    except ValueError:
+        return True
+
+
 def surely_within(max_bytes: int) -> int:
     """The longest document, given as bytes or as text, that is within ``max_bytes`` bytes of
     UTF-8 whatever it holds (a character takes at most four). The bound readers compare a
@@ -152,8 +161,15 @@ PARSE_REFUSALS = (msgspec.ValidationError, msgspec.DecodeError, RecursionError, 
 def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, max_depth: int | None = None) -> Any:
     """Parse one JSON document; every failure is a :class:`DecodeError` with its reason. Text is
     measured in the bytes of its UTF-8 (the limits are in bytes), not in characters."""
-    if type(data) is memoryview and data.nbytes > max_bytes:  # measured before a strided view is copied
-        raise DecodeError(DecodeReason.TOO_LARGE, f"document is {data.nbytes} bytes, over the limit of {max_bytes}")
+    if type(data) is memoryview:
+        try:
+            size = data.nbytes  # measured before a strided view is copied
+        except ValueError:  # released
+            raise DecodeError(
+                DecodeReason.NOT_JSON, "document is a released memoryview: it holds no bytes to read"
+            ) from None
+        if size > max_bytes:
+            raise DecodeError(DecodeReason.TOO_LARGE, f"document is {size} bytes, over the limit of {max_bytes}")
     data = as_bytes(data)  # exact `str` or a buffer from here: a subclass's methods are never called
     at_least = ""
     size = len(data)

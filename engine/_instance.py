@@ -137,6 +137,9 @@ def admit(value: Any, max_depth: int, max_values: int) -> None:
     elif kind is float:
         if not isfinite(value):
             raise _non_finite()
+    elif kind is int:
+        if value.bit_length() > _FLOAT_BITS:
+            raise _out_of_range()
     elif kind not in _SCALARS:
         raise _not_json(kind)
 
@@ -293,11 +296,31 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
 
 def _no_surrogates(value: Any) -> int:
     """The surrogate pass for a value holding an int beyond 64 bits, which JSON encodes; the
-    length of its compact JSON (read by :func:`within_size` as a msgpack length: a looser bound)."""
+    length of its compact JSON (read by :func:`within_size` as a msgpack length: a looser bound).
+    An int beyond a float's range is refused first, as a document spelling it is (and Python
+    writes no int of over 4,300 digits)."""
+    level = [value]
+    while level:
+        if any(type(item) is int and item.bit_length() > _FLOAT_BITS for item in level):
+            raise _out_of_range()
+        level = [
+            *chain.from_iterable(
+                item.values() if type(item) is dict else item for item in level if type(item) in _CONTAINERS
+            )
+        ]
     try:
         return len(_encode_json(value))
     except UnicodeEncodeError as exc:
         raise _surrogate(exc) from None
+
+
+_FLOAT_BITS = 1024
+"""Bits of the largest int a 64-bit float's range holds (its maximum is under 2**1024): a
+document spelling a larger number is refused as out of range (see ``engine._decode``)."""
+
+
+def _out_of_range() -> DecodeError:
+    return DecodeError(DecodeReason.NUMBER_OUT_OF_RANGE, "a number is beyond the range of a 64-bit float")
 
 
 def _one_by_one(level: list[Any]) -> list[Any]:

@@ -243,8 +243,17 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
         if issubclass(type(schema), (bytes, bytearray, memoryview, str)):
             from ._decode import as_bytes, decode_json  # the same bounded parser as payloads
 
-            if type(schema) is memoryview and schema.nbytes > limits.max_schema_bytes:
-                raise _too_large(schema.nbytes, limits)  # measured before a strided view is copied
+            if type(schema) is memoryview:
+                try:
+                    viewed = schema.nbytes  # measured before a strided view is copied
+                except ValueError:  # released
+                    raise SchemaRejected(
+                        RejectReason.INVALID_SCHEMA,
+                        "schema is a released memoryview: it holds no bytes to read",
+                        location="",
+                    ) from None
+                if viewed > limits.max_schema_bytes:
+                    raise _too_large(viewed, limits)
             schema = as_bytes(schema)  # a memoryview measured in bytes, not in items
             try:
                 size = len(schema.encode() if isinstance(schema, str) else schema)

@@ -26,6 +26,7 @@ from ._decode import (
     member_colons,
     surely_within,
     too_short_to_nest,
+    view_over,
     within_depth,
 )
 from ._instance import referents
@@ -94,7 +95,7 @@ def one_pass_then_general(
 
     def read_bounded(data: bytes | bytearray | memoryview | str) -> Any:
         if type(data) is not bytes and type(data) is not str:  # a view in bytes; a subclass by what it holds
-            if type(data) is memoryview and data.nbytes > within:
+            if type(data) is memoryview and view_over(data, within):
                 return slow(data)  # measured there before it is copied
             data = as_bytes(data)
         size = len(data)
@@ -252,7 +253,7 @@ def counted_then_parsed(
 
     def read(data: bytes | bytearray | memoryview | str) -> Any:
         if type(data) is not bytes and type(data) is not str:  # a view in bytes; a subclass by what it holds
-            if type(data) is memoryview and data.nbytes > within:
+            if type(data) is memoryview and view_over(data, within):
                 return slow(data)  # measured there before it is copied
             data = as_bytes(data)
         size = len(data)
@@ -358,7 +359,7 @@ def typed_then_held(
 
         def read(data: bytes | bytearray | memoryview | str) -> Any:
             if type(data) is not bytes and type(data) is not str:  # a view in bytes; a subclass by what it holds
-                if type(data) is memoryview and data.nbytes > within:
+                if type(data) is memoryview and view_over(data, within):
                     return slow(data)  # measured there before it is copied
                 data = as_bytes(data)
             return held(data, len(data))
@@ -369,7 +370,7 @@ def typed_then_held(
 
     def read_sealed(data: bytes | bytearray | memoryview | str) -> Any:
         if type(data) is not bytes and type(data) is not str:  # a view in bytes; a subclass by what it holds
-            if type(data) is memoryview and data.nbytes > within:
+            if type(data) is memoryview and view_over(data, within):
                 return slow(data)  # measured there before it is copied
             data = as_bytes(data)
         size = len(data)

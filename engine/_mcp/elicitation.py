@@ -34,7 +34,7 @@ from msgspec import UNSET, UnsetType
 
 from .. import _compiled
 from .._compiled import CompiledSchema
-from .._decode import as_bytes, decode_json, held_nesting, short_bytes, surely_within, too_short_to_nest
+from .._decode import as_bytes, decode_json, held_nesting, short_bytes, surely_within, too_short_to_nest, view_over
 from .._dialect import Dialect
 from .._engine import Engine, compile_measured, engine_or_default
 from .._errors import Issue, SchemaRejected, ValidationFailed
@@ -261,7 +261,7 @@ class ElicitationForm:
         if type(data) is not bytes:
             # A view measured in bytes (`len` counts items), a longer one uncopied by the general
             # path; a subclass by what it holds (see `as_bytes`).
-            if type(data) is memoryview and data.nbytes > surely_within(self._max_bytes):
+            if type(data) is memoryview and view_over(data, surely_within(self._max_bytes)):
                 return self._general(data)
             data = cast("bytes | memoryview", as_bytes(data))
         size = len(data)

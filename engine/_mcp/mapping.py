@@ -89,7 +89,7 @@ def has_text_fallback(content: Sequence[Any], structured: Any) -> bool:
             continue
         try:
             value = msgspec.json.decode(text)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):  # not JSON, or nesting past msgspec's own bound
             continue
         if _same_json(value, structured):
             return True
@@ -97,14 +97,25 @@ def has_text_fallback(content: Sequence[Any], structured: Any) -> bool:
 
 
 def _same_json(a: Any, b: Any) -> bool:
-    # JSON equality: 1 and 1.0 are the same number, true is not 1.
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
-    return bool(a == b)
+    """JSON equality (1 and 1.0 are the same number, true is not 1), pair by pair from a stack:
+    a text block's value may nest as deep as the parser allows."""
+    pairs = [(a, b)]
+    while pairs:
+        a, b = pairs.pop()
+        if isinstance(a, bool) or isinstance(b, bool):
+            if type(a) is not type(b) or a != b:
+                return False
+        elif isinstance(a, list) and isinstance(b, list):
+            if len(a) != len(b):
+                return False
+            pairs += zip(a, b, strict=True)
+        elif isinstance(a, dict) and isinstance(b, dict):
+            if a.keys() != b.keys():
+                return False
+            pairs += ((a[k], b[k]) for k in a)
+        elif isinstance(a, (list, dict)) or isinstance(b, (list, dict)) or a != b:
+            return False
+    return True
 
 
 def with_text_fallback(result: CallToolResult) -> CallToolResult:

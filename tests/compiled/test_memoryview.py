@@ -194,3 +194,33 @@ def test_views_between_the_short_read_and_the_bound_answer_as_their_bytes(max_by
             expected = outcome(read, data)
             for view in views(data):
                 assert outcome(read, view) == expected, (read, data)
+
+
+def _released() -> memoryview:
+    view = memoryview(b'{"a": 1}')
+    view.release()
+    return view
+
+
+def test_a_released_view_is_refused_with_a_reason_wherever_it_is_read() -> None:
+    # Every reader, before and after its typed reader is built (the first four documents of a
+    # schema are read on the general path), and the schema's own intake.
+    with pytest.raises(engine.SchemaRejected) as refused:
+        engine.compile(_released())
+    assert refused.value.reason == "invalid-schema" and "released memoryview" in refused.value.message
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    compiled = engine.compile(schema)
+    tools = engine.compile_tools([{"name": "t", "inputSchema": schema, "outputSchema": schema}])
+    form = engine.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}})
+    readers = {
+        "decode": compiled.decode,
+        "arguments": partial(tools.validate_arguments, "t"),
+        "result": partial(tools.validate_result, "t"),
+        "answer": form.decode_result,
+    }
+    for name, read in readers.items():
+        for _ in range(6):
+            with pytest.raises(DecodeError) as failure:
+                read(_released())
+            assert failure.value.reason == "not-json", name
+            assert "released memoryview" in failure.value.message, name
