@@ -138,8 +138,8 @@ def admit(value: Any, max_depth: int, max_values: int) -> None:
         if not isfinite(value):
             raise _non_finite()
     elif kind is int:
-        if value.bit_length() > _FLOAT_BITS:
-            raise _out_of_range()
+        if value.bit_length() > _SPELLED_BITS:
+            _no_surrogates(value)
     elif kind not in _SCALARS:
         raise _not_json(kind)
 
@@ -297,30 +297,26 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
 def _no_surrogates(value: Any) -> int:
     """The surrogate pass for a value holding an int beyond 64 bits, which JSON encodes; the
     length of its compact JSON (read by :func:`within_size` as a msgpack length: a looser bound).
-    An int beyond a float's range is refused first, as a document spelling it is (and Python
-    writes no int of over 4,300 digits)."""
-    level = [value]
-    while level:
-        if any(type(item) is int and item.bit_length() > _FLOAT_BITS for item in level):
-            raise _out_of_range()
-        level = [
-            *chain.from_iterable(
-                item.values() if type(item) is dict else item for item in level if type(item) in _CONTAINERS
-            )
-        ]
+    An int this interpreter writes as no text (over ``sys.get_int_max_str_digits()`` digits) is
+    refused: no document spells it here, and the backends read it otherwise."""
     try:
         return len(_encode_json(value))
     except UnicodeEncodeError as exc:
         raise _surrogate(exc) from None
+    except ValueError:
+        raise _unspelled() from None
 
 
-_FLOAT_BITS = 1024
-"""Bits of the largest int a 64-bit float's range holds (its maximum is under 2**1024): a
-document spelling a larger number is refused as out of range (see ``engine._decode``)."""
+_SPELLED_BITS = 14_000
+"""Every int of at most this many bits is written as text (4,300 digits, Python's default bound
+of ``int`` to ``str``, take some 14,284 bits): a longer one is tried (see :func:`_no_surrogates`)."""
 
 
-def _out_of_range() -> DecodeError:
-    return DecodeError(DecodeReason.NUMBER_OUT_OF_RANGE, "a number is beyond the range of a 64-bit float")
+def _unspelled() -> DecodeError:
+    return DecodeError(
+        DecodeReason.NUMBER_OUT_OF_RANGE,
+        "a number has more digits than this interpreter writes as text (sys.get_int_max_str_digits)",
+    )
 
 
 def _one_by_one(level: list[Any]) -> list[Any]:

@@ -103,7 +103,7 @@ def run_check(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO) -
     progress = Progress(err, len(found), enabled=not args.quiet and not args.json)
     reports = []
     for target in found:
-        progress.step(target.name)
+        progress.step(_shown(target.name))
         schemas = {key: check_schema(eng, key, schema) for key, schema in target.schemas.items()}
         report: dict[str, Any] = {"name": target.name, "schemas": schemas}
         if target.problem is not None:
@@ -180,12 +180,12 @@ def _print_check(
         if refused:
             out.write("\n")
         for report in refused:
-            out.write(f"REFUSED {report['name']}: {_first_refusal(report)}\n")
+            out.write(f"REFUSED {_shown(report['name'])}: {_first_refusal(report)}\n")
     for report in reports if view != "summary" else ():
         if view == "refused" and report["status"] == "ok":
             continue
         mark = "ok     " if report["status"] == "ok" else "REFUSED"
-        out.write(f"\n{mark} {report['name']}\n")
+        out.write(f"\n{mark} {_shown(report['name'])}\n")
         if "refusal" in report:
             r = report["refusal"]
             out.write(f"  tool: refused ({r['reason']}) at {r['location']!r}: {r['message']}\n")
@@ -218,7 +218,15 @@ def _print_check(
         out.write(f"All {summary['tools']} accepted.\n")
     if summary["unlistable_before_2026_07_28"]:
         names = summary["unlistable_before_2026_07_28"]
-        out.write(f"{len(names)} cannot be listed to clients before protocol 2026-07-28: {', '.join(names)}.\n")
+        shown = ", ".join(map(_shown, names))
+        out.write(f"{len(names)} cannot be listed to clients before protocol 2026-07-28: {shown}.\n")
+
+
+def _shown(name: str) -> str:
+    """A tool's name as the terminal may show it: as it is where every character is printable,
+    else quoted with its escapes (a server's name may hold terminal controls or a direction
+    override)."""
+    return name if name.isprintable() else repr(name)
 
 
 def _first_refusal(report: dict[str, Any]) -> str:

@@ -430,3 +430,17 @@ def test_an_unknown_setting_in_the_environment_is_one_line_of_the_command(
     assert code == 1
     assert "engine: warning: ignoring unknown engine setting in the environment: ENGINE_COLOUR\n" in err
     assert "UserWarning" not in err and ".py:" not in err
+
+
+def test_check_shows_tool_names_without_terminal_controls(tmp_path: Path) -> None:
+    # A server names its tools: a name holding an escape sequence or a direction override is shown
+    # quoted with its escapes, in every view, not written to the terminal as it is.
+    names = ["\x1b[2J\x1b[31mred", "evil\u202etxt.exe", "plain name"]
+    tools = [{"name": name, "inputSchema": {"$ref": "https://evil.example/s.json"}} for name in names]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools))
+    for view in ((), ("--summary",), ("--refused",)):
+        code, out, _ = run("check", str(path), *view)
+        assert code == 1
+        assert "\x1b" not in out and "\u202e" not in out
+        assert "'\\x1b[2J\\x1b[31mred'" in out and "'evil\\u202etxt.exe'" in out and "plain name" in out

@@ -795,14 +795,15 @@ def test_buffers_answer_as_their_bytes() -> None:
 
 def test_a_released_view_is_refused_after_the_tools_lookup() -> None:
     """A released memoryview names no bytes: an unknown tool is still said first, and a known one
-    refuses the view as the reader always has (the view cannot be read)."""
+    refuses the view as not JSON (the view cannot be read)."""
     tools = engine.compile_tools([{"name": "t", "inputSchema": {"type": "object"}}], engine=engine.Engine())
     view = memoryview(b'{"a": 1}')
     view.release()
     with pytest.raises(engine.UnknownTool):
         tools.validate_arguments("nope", view)
-    with pytest.raises(ValueError, match="released"):
+    with pytest.raises(engine.DecodeError, match="released") as refused:
         tools.validate_arguments("t", view)
+    assert refused.value.reason == "not-json"
 
 
 def test_text_over_the_bound_is_refused_by_its_least_size() -> None:
