@@ -68,6 +68,49 @@ class FastjsonschemaValidator(BackendValidator):
         return self._rescue().iter_issues(instance)
 
 
+MAX_LITERAL_VALUES = 5_000
+"""Values of ``enum`` and ``const`` that fastjsonschema may be given: it writes each into the
+code it generates, which is then audited and compiled (some 0.2 ms a value: a ``const`` of 1,000
+members of 10 items each took 2.1 s and 270 MB to compile, one of 20,000 members half a
+minute and 3.8 GB). At the bound a compile spends about a second there."""
+
+
+def _check_literal_values(source: SchemaSource) -> None:
+    """Refuse a schema whose ``enum`` and ``const`` values together number more than
+    :data:`MAX_LITERAL_VALUES` (counted in every document, data and property maps included: more,
+    never less, than the subschemas hold)."""
+    count = 0
+    stack: list[Any] = [source.schema, *source.resources.values()]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            for keyword in ("enum", "const"):
+                if keyword in node:
+                    count += _values(node[keyword], MAX_LITERAL_VALUES - count)
+            if count > MAX_LITERAL_VALUES:
+                raise refuse(
+                    NAME,
+                    f"its enum and const values number over {MAX_LITERAL_VALUES}: fastjsonschema writes each "
+                    "into the code it generates, and its compile grows with them (jsonschema-rs reads them as data)",
+                )
+            stack.extend(value for key, value in node.items() if key not in ("enum", "const"))
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+def _values(value: Any, limit: int) -> int:
+    """How many values ``value`` holds (itself included), counted up to one past ``limit``."""
+    count, stack = 0, [value]
+    while stack and count <= limit:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return count
+
+
 class FastjsonschemaBackend(Backend):
     name: ClassVar[str] = NAME
     dialects: ClassVar[frozenset[Dialect]] = frozenset(Dialect)
@@ -76,6 +119,7 @@ class FastjsonschemaBackend(Backend):
 
     def compile(self, source: SchemaSource) -> FastjsonschemaValidator:
         self.check_dialect(source)
+        _check_literal_values(source)
         lowering = Lowering(source)
         try:
             schema = lowering.lower()
