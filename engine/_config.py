@@ -96,10 +96,8 @@ _SHORT_REPR.maxlevel = 1
 
 
 def short_repr(value: Any) -> str:
-    """``repr(value)`` for a message, in a few hundred characters at most: strings and numbers
-    shortened, four entries of a container, and containers within it as ``[...]``. A value from
-    outside (a setting, a schema's keyword) can be any size, or a structure that shares
-    containers and prints exponentially large."""
+    """``repr(value)`` for a message in a few hundred characters at most (four entries of a container,
+    nested ones as ``[...]``): a value from outside can be any size, or share containers and print huge."""
     return _SHORT_REPR.repr(value)
 
 
@@ -137,10 +135,11 @@ def _check(owner: type, name: str, hint: Any, value: Any, *, from_text: bool = F
     """``value`` as field ``name`` holds it, or :class:`_Problem`. ``from_text`` converts the
     strings of an environment variable (``"true"``, ``"32"``, ``"a.example,b.example"``)."""
     choices = _choices(owner, name, hint)
+    # A str or int subclass is read as the plain value it holds: its own methods are never called.
     if choices is not None:
-        if not isinstance(value, str) or value not in choices:
+        if not isinstance(value, str) or str.__str__(value) not in choices:
             raise _Problem(value, "one of " + ", ".join(choices))
-        return value
+        return str.__str__(value)
     if hint is bool:
         if from_text and isinstance(value, str) and value.strip().lower() in _BOOLS:
             return _BOOLS[value.strip().lower()]
@@ -161,6 +160,7 @@ def _check(owner: type, name: str, hint: Any, value: Any, *, from_text: bool = F
                 raise _Problem(original, allowed) from None
         if isinstance(value, bool) or not isinstance(value, (int, float) if hint is float else int):
             raise _Problem(original, allowed)
+        value = int.__index__(value) if isinstance(value, int) else float.__float__(value)
         if hint is float:
             try:
                 value = float(value)
@@ -181,7 +181,7 @@ def _check(owner: type, name: str, hint: Any, value: Any, *, from_text: bool = F
             or not all(isinstance(v, str) for v in value)
         ):
             raise _Problem(value, "a list of strings")
-        return tuple(value)
+        return tuple(map(str.__str__, value))
     section = _SECTIONS.get(name)
     if section is not None:
         if isinstance(value, Mapping) and all(type(key) is str for key in value):

@@ -163,3 +163,41 @@ def test_an_engine_takes_an_engine_config_or_none(config: object) -> None:
         engine.Engine(config)  # type: ignore[arg-type]
     assert "EngineConfig" in str(refused.value)
     assert engine.Engine(None).config == engine.EngineConfig()
+
+
+class _HostileInt(int):
+    """An int whose comparisons and hash raise: the engine compares and hashes its settings."""
+
+    def __lt__(self, other: object) -> bool:
+        raise RuntimeError("called")
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("called")
+
+    def __hash__(self) -> int:
+        raise RuntimeError("called")
+
+
+class _HostileStr(str):
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("called")
+
+    def __hash__(self) -> int:
+        raise RuntimeError("called")
+
+
+def test_subclasses_of_int_and_str_are_kept_as_the_plain_values_they_hold() -> None:
+    config = engine.EngineConfig(
+        limits={"max_issues": _HostileInt(5), "max_explain_seconds": _HostileInt(2)},
+        cache_size=_HostileInt(8),
+        backend=_HostileStr("auto"),
+        fetch={"allow_hosts": [_HostileStr("a.example")]},
+    )
+    assert type(config.limits.max_issues) is int and config.limits.max_issues == 5
+    assert type(config.limits.max_explain_seconds) is float and type(config.cache_size) is int
+    assert type(config.backend) is str and type(config.fetch.allow_hosts[0]) is str
+    compiled = engine.Engine(config).compile({"type": "integer"})
+    with pytest.raises(engine.ValidationFailed):
+        compiled.validate("x")
