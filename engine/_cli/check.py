@@ -179,8 +179,12 @@ def _print_check(
         refused = [r for r in reports if r["status"] == "refused"]
         if refused:
             out.write("\n")
+        written = set()  # a name listed several times is refused once, for all its entries
         for report in refused:
-            out.write(f"REFUSED {_shown(report['name'])}: {_first_refusal(report)}\n")
+            line = f"REFUSED {_shown(report['name'])}: {_first_refusal(report)}\n"
+            if line not in written:
+                written.add(line)
+                out.write(line)
     for report in reports if view != "summary" else ():
         if view == "refused" and report["status"] == "ok":
             continue

@@ -456,10 +456,15 @@ def _compile_each(
         first = seen.get(name)
         if first is not None:
             compiled.pop(name, None)
-            twice = f"tool name {name!r} is listed more than once (tools[{first}] and tools[{index}])"
+            earlier = rejected.get(name)
+            indexes = [*(earlier.details.get("indexes", [first]) if earlier is not None else [first]), index]
+            places = ", ".join(f"tools[{i}]" for i in indexes[:-1]) + f" and tools[{indexes[-1]}]"
+            listed = "more than once" if len(indexes) == 2 else f"{len(indexes)} times"
             rejected[name] = SchemaRejected(
-                RejectReason.INVALID_SCHEMA, f"{twice}: MCP requires unique names, and neither is used",
-                location=f"{at}/{index}/name", details={"tool": name, "indexes": [first, index]},
+                RejectReason.INVALID_SCHEMA,
+                f"tool name {name!r} is listed {listed} ({places}): MCP requires unique names, and "
+                + ("neither is used" if len(indexes) == 2 else "none is used"),
+                location=f"{at}/{index}/name", details={"tool": name, "indexes": indexes},
             )  # fmt: skip
             continue
         seen[name] = index

@@ -444,3 +444,11 @@ def test_check_shows_tool_names_without_terminal_controls(tmp_path: Path) -> Non
         assert code == 1
         assert "\x1b" not in out and "\u202e" not in out
         assert "'\\x1b[2J\\x1b[31mred'" in out and "'evil\\u202etxt.exe'" in out and "plain name" in out
+
+
+def test_check_summary_says_a_name_listed_several_times_once(tmp_path: Path) -> None:
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps([{"name": "a", "inputSchema": {"type": "object"}}] * 3))
+    code, out, _ = run("check", str(path), "--summary")
+    assert code == 1 and out.count("REFUSED a:") == 1 and "(tools[0], tools[1] and tools[2])" in out
+    assert "3 of 3 refused" in out

@@ -745,6 +745,10 @@ def test_a_tool_itself_is_refused_at_its_place_in_the_document_given(wrap: Any, 
     nameless = tools.rejected["<tools[3]>"]
     assert nameless.location == f"{at}/3" and nameless.details == {"index": 3}
     assert tools.validate_arguments("once", {}) == {}
+    # Listed three times: every place named, the refusal located at the last.
+    thrice = engine.compile_tools(wrap([tool, tool, {"name": "once"}, tool])).rejected["twice"]
+    assert thrice.details == {"tool": "twice", "indexes": [0, 1, 3]} and thrice.location == f"{at}/3/name"
+    assert "listed 3 times (tools[0], tools[1] and tools[3])" in thrice.message and "none is used" in thrice.message
     with pytest.raises(engine.SchemaRejected):
         tools.validate_arguments("twice", {})
 
