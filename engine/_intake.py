@@ -291,7 +291,7 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
     try:
         copy = _decode(encode(schema))
     except (TypeError, ValueError, msgspec.EncodeError, msgspec.DecodeError, RecursionError) as exc:
-        raise SchemaRejected(RejectReason.INVALID_SCHEMA, f"schema is not a JSON document: {exc}") from None
+        raise SchemaRejected(RejectReason.INVALID_SCHEMA, f"schema is not a JSON document: {_why(exc)}") from None
     text = _text(copy)
     if text is None:  # pragma: no cover - a plain copy always has a text
         raise _not_json("a value no JSON text spells")
@@ -444,6 +444,13 @@ def _too_deep(depth: int, limits: Limits) -> SchemaRejected:
 _blake2b: Callable[..., Any] | None = None
 
 
+def _why(exc: BaseException) -> str:
+    """What an encoder's refusal says, in the engine's words where Python's would advise a fix."""
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        return "it holds an integer of more digits than this interpreter writes as text"
+    return str(exc)
+
+
 def canonical_text(document: Any) -> bytes:
     """The JSON text of ``document`` with every object's keys sorted: the same for equal JSON,
     whatever the key order or the object identity. Refused with ``invalid-schema`` if it is not
@@ -453,7 +460,7 @@ def canonical_text(document: Any) -> bytes:
     except (TypeError, msgspec.EncodeError, RecursionError, ValueError) as exc:
         raise SchemaRejected(
             RejectReason.INVALID_SCHEMA,
-            f"schema is not a JSON document: {exc}",
+            f"schema is not a JSON document: {_why(exc)}",
         ) from None
 
 

@@ -429,3 +429,13 @@ def test_shared_generated_values_count_once_per_place(value: Any, copies: int) -
     exact = len(text_of(schema))
     assert decision(schema, limits(max_schema_bytes=exact)) in (None, "max_document_depth")
     assert decision(schema, limits(max_schema_bytes=exact - 1)) == "max_schema_bytes"
+
+
+def test_a_schema_int_of_more_digits_than_python_writes_is_refused_in_the_engines_words() -> None:
+    for schema in ({"maximum": 10**5000}, {"enum": [1, -(10**5000)]}):
+        with pytest.raises(engine.SchemaRejected) as refused:
+            engine.compile(schema)
+        assert refused.value.reason == "invalid-schema"
+        assert "more digits than this interpreter writes as text" in refused.value.message
+        assert "set_int_max_str_digits" not in refused.value.message
+    assert engine.compile({"maximum": 10**400}).is_valid(5)  # past a float's range, within the text bound
