@@ -38,11 +38,12 @@ from .._config import Limits
 from .._decode import nesting
 from .._errors import Issue, ValidationFailed
 from .._guard import GuardReport
-from ..backends import BackendValidator, locations, schema_documents
+from ..backends import BackendValidator, late, locations, schema_source
 from .budget import (
     EXPLAIN_FRAMES,
     INFINITE,
     SECONDS_PER_EVALUATION,
+    WEIGHED_TEXT,
     Budget,
     Issues,
     collect,
@@ -84,7 +85,7 @@ def explain(
     if callable(guard):
         guard = guard()
     if weight is None:
-        weight = error_weight(schema_documents(explainer))
+        weight = _weight(explainer)
     depth = 0 if depth_bound is None else nesting(instance, depth_bound)
     allowance = opening(limits)
     whole = _whole_cost(guard, instance, depth, allowance, width, weight)
@@ -155,7 +156,7 @@ def explainer_of(
         nonlocal settled
         if settled is None:
             report = guard() if callable(guard) else guard
-            weight = error_weight(schema_documents(explainer))
+            weight = _weight(explainer)
             longest = -1 if depth_bound is not None else _explained_whole(report, opening(limits), weight)
             settled = (longest, limits.max_issues, limits.max_explain_seconds, explainer.iter_issues, report, weight)
         longest, cap, seconds, iter_issues, report, weight = settled
@@ -175,6 +176,18 @@ def explainer_of(
         )
 
     return failure
+
+
+def _weight(explainer: BackendValidator) -> int:
+    """:func:`~.budget.error_weight` of the schema behind ``explainer``: 1 without a walk where
+    its canonical text spells no key the weight reads (and it has no resources)."""
+    source = schema_source(explainer)
+    if source is None:
+        return 1
+    if not source.resources and source.text is not None and not WEIGHED_TEXT.search(source.text):
+        return 1
+    source = late(source)  # a private copy, as compiled
+    return error_weight((source.schema, *source.resources.values()))
 
 
 def _explained_whole(guard: GuardReport | None, allowance: int, weight: int = 1) -> int:

@@ -5,8 +5,9 @@ multiply by."""
 from __future__ import annotations
 
 import heapq
+import re
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from itertools import compress, repeat
 from operator import is_, rshift
 from typing import Any
@@ -21,6 +22,7 @@ __all__ = [
     "EXPLAIN_FRAMES",
     "INFINITE",
     "NAMES_PER_EVALUATION",
+    "WEIGHED_TEXT",
     "SECONDS_PER_EVALUATION",
     "Budget",
     "Issues",
@@ -66,14 +68,14 @@ is copied into the error of each value it refuses (some 0.5 microseconds a value
 _NAME_LISTS = ("required",)
 _NAME_MAPS = ("dependentRequired", "dependencies")
 _COPIED = ("enum", "const")
+_WEIGHED = frozenset({*_NAME_LISTS, *_NAME_MAPS, *_COPIED})
 
 
-def node_weight(node: Mapping[str, Any], values: Callable[[Any], int] | None = None) -> int:
+def node_weight(node: Mapping[str, Any]) -> int:
     """What one evaluation of the subschema ``node`` may cost on the error path beyond itself, in
     evaluations: the names its ``required`` and dependency lists hold (an error each, see
     :data:`NAMES_PER_EVALUATION`) and the values its ``enum`` and ``const`` hold (copied into an
-    error, see :data:`VALUES_PER_EVALUATION`), counted by ``values`` (a walk of each where not
-    given). 0 for the short lists of most schemas."""
+    error, see :data:`VALUES_PER_EVALUATION`). 0 for the short lists of most schemas."""
     names = 0
     for keyword in _NAME_LISTS:
         listed = node.get(keyword)
@@ -86,7 +88,7 @@ def node_weight(node: Mapping[str, Any], values: Callable[[Any], int] | None = N
     copied = 0
     for keyword in _COPIED:
         if keyword in node:
-            copied += (values or _values)(node[keyword])
+            copied += _values(node[keyword])
     return names // NAMES_PER_EVALUATION + copied // VALUES_PER_EVALUATION
 
 
@@ -94,32 +96,30 @@ def error_weight(documents: tuple[Any, ...]) -> int:
     """What one evaluation of ``documents`` (a schema and its resources) may cost on the error
     path, in evaluations: 1 plus the heaviest :func:`node_weight` of its objects (1 for most
     schemas), as if every subschema were that one (a heavy one may be reached through many
-    references). Every object is weighed, data and property maps included (more, never less, than
-    the subschemas alone), in one walk: the values under each container counted from its
-    children's counts. Made once per schema, on its first failure."""
-    containers: list[Any] = []
+    references). One walk, made once per schema on its first failure: every object is weighed,
+    property maps and data included (more, never less, than the subschemas alone), but what an
+    ``enum`` or ``const`` holds is counted as its values, not walked again (so nothing is counted
+    twice: a subschema under a property named ``const`` counts as values, a list of names in it
+    an eighth of what it would as a subschema's)."""
+    heaviest = 0
     stack = list(documents)
     while stack:
         node = stack.pop()
-        if isinstance(node, Mapping):
-            containers.append(node)
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            containers.append(node)
+        kind = type(node)  # plain JSON values: the schema's private copy, through intake
+        if kind is dict:
+            if _WEIGHED.isdisjoint(node):
+                stack.extend(node.values())
+                continue
+            heaviest = max(heaviest, node_weight(node))
+            stack.extend(value for key, value in node.items() if key not in _COPIED)
+        elif kind is list:
             stack.extend(node)
-    held: dict[int, int] = {}  # a container's values, itself included, by its id (every one is alive)
-
-    def values(value: Any) -> int:
-        return held.get(id(value), 1)
-
-    heaviest = 0
-    for node in reversed(containers):  # each after every container below it
-        if isinstance(node, Mapping):
-            held[id(node)] = 1 + sum(map(values, node.values()))
-            heaviest = max(heaviest, node_weight(node, values))
-        else:
-            held[id(node)] = 1 + sum(map(values, node))
     return 1 + heaviest
+
+
+WEIGHED_TEXT = re.compile(rb'"(?:required|dependentRequired|dependencies|enum|const)":')
+"""A key :func:`node_weight` reads, as a schema's canonical text spells it: a text without one
+weighs 1 without a walk."""
 
 
 def _values(value: Any) -> int:
@@ -128,9 +128,9 @@ def _values(value: Any) -> int:
     while stack:
         item = stack.pop()
         count += 1
-        if isinstance(item, Mapping):
+        if type(item) is dict:
             stack.extend(item.values())
-        elif isinstance(item, list):
+        elif type(item) is list:
             stack.extend(item)
     return count
 

@@ -35,7 +35,7 @@ __all__ = [
     "locations",
     "msgspec_translation",
     "refuse",
-    "schema_documents",
+    "schema_source",
 ]
 
 AUTO = "auto"
@@ -97,12 +97,16 @@ def msgspec_translation(source: SchemaSource) -> Translation:
     return translate(source)
 
 
-def schema_documents(explainer: BackendValidator) -> tuple[Any, ...]:
-    """The schema behind ``explainer`` and its registry's resources, as compiled (``()`` where
-    the explainer keeps none): what an explanation weighs before it starts."""
-    from ._locations import schema_documents as documents
+def schema_source(explainer: BackendValidator) -> SchemaSource | None:
+    """The source of the schema behind ``explainer`` (``None`` where the explainer keeps none):
+    what an explanation weighs before it starts. Its documents are read through :func:`late`."""
+    from ._jsonschema_rs import JsonschemaRsValidator  # loaded with the general backend
 
-    return documents(explainer)
+    general: Any = explainer
+    if not isinstance(general, JsonschemaRsValidator):
+        rescue = getattr(explainer, "general", None)  # python-jsonschema keeps one for its rescue
+        general = rescue() if callable(rescue) else None
+    return general.source if isinstance(general, JsonschemaRsValidator) else None
 
 
 def locations(explainer: BackendValidator) -> LocationValidators | None:

@@ -21,7 +21,7 @@ from .._pointer import pointer
 from ._contract import BackendValidator, SchemaSource, late
 from ._jsonschema_rs import JsonschemaRsValidator, issue_from_rs, rs_options
 
-__all__ = ["LocationValidators", "locations_of", "schema_documents"]
+__all__ = ["LocationValidators", "locations_of"]
 
 _DOCUMENT = "urn:engine:explain"
 """The URI the schema is registered under."""
@@ -182,19 +182,6 @@ def locations_of(explainer: BackendValidator) -> LocationValidators | None:
                 cached = False
         _BUILT[general] = cached
     return cached if isinstance(cached, LocationValidators) else None
-
-
-def schema_documents(explainer: BackendValidator) -> tuple[Any, ...]:
-    """The schema behind ``explainer`` and its resources, as they were at compile time (the
-    general backend's, as :func:`locations_of` reads them); ``()`` where none is kept."""
-    general: Any = explainer
-    if not isinstance(general, JsonschemaRsValidator):
-        rescue = getattr(explainer, "general", None)
-        general = rescue() if callable(rescue) else None
-    if not isinstance(general, JsonschemaRsValidator) or general.source is None:
-        return ()
-    source = late(general.source)
-    return (source.schema, *source.resources.values())
 
 
 def _uri(at: Pointer) -> str:

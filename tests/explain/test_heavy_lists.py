@@ -121,9 +121,11 @@ def test_the_weight_of_a_schema_is_its_longest_list() -> None:
     assert weight(({"enum": [{"a": [1, 2]}] * 640},)) == 1 + (640 * 4 + 1) // 64  # every value copied
     assert weight(({"const": list(range(6_400))},)) == 1 + 6_401 // 64
     # Wherever the list is: under definitions, a property named like a keyword, a second document.
-    hidden = {"properties": {"enum": {"properties": {"default": {"required": NAMES[:80]}}}}}
-    assert weight((hidden,)) == 11
+    assert weight(({"properties": {"default": {"properties": {"examples": {"required": NAMES[:80]}}}}},)) == 11
     assert weight(({}, {"$defs": {"x": {"required": NAMES[:80]}}})) == 11
+    # Under a property named `enum` or `const`, a subschema is counted as that keyword's values (what
+    # they hold is not walked again): its names weigh an eighth of what they would, never nothing.
+    assert weight(({"properties": {"enum": {"required": NAMES[:640]}}},)) == 1 + 643 // 64
 
 
 def test_a_heavy_schema_is_not_explained_whole_where_its_errors_would_not_fit() -> None:
