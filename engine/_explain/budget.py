@@ -21,6 +21,7 @@ from .._pointer import pointer
 __all__ = [
     "EXPLAIN_FRAMES",
     "INFINITE",
+    "MAX_MESSAGE",
     "NAMES_PER_EVALUATION",
     "WEIGHED_TEXT",
     "SECONDS_PER_EVALUATION",
@@ -28,6 +29,7 @@ __all__ = [
     "Issues",
     "Pointer",
     "collect",
+    "cut_message",
     "error_weight",
     "failed",
     "node_weight",
@@ -205,12 +207,15 @@ def collect(issues: Iterator[Issue], into: list[Issue], cap: int, deadline: floa
             if len(into) >= cap or (read and monotonic() > deadline):
                 return True
             read += 1
-            if path or prefix:
+            message = issue.message
+            if len(message) > MAX_MESSAGE:
+                message = cut_message(message)
+            if path or prefix or message is not issue.message:
                 issue = Issue(
                     instance_path=path + issue.instance_path,
                     keyword_location=prefix + issue.keyword_location,
                     keyword=issue.keyword,
-                    message=issue.message,
+                    message=message,
                 )
             into.append(issue)
     except (ValueError, RecursionError) as exc:
@@ -220,6 +225,17 @@ def collect(issues: Iterator[Issue], into: list[Issue], cap: int, deadline: floa
             into.append(Issue(instance_path=path, keyword_location=prefix, keyword="", message=message))
         return True
     return False
+
+
+MAX_MESSAGE = 1_000
+"""The longest issue message kept whole. A backend's message quotes the failing value and what the
+keyword lists (a value outside a 10,000-value enum: half a megabyte), and a host hands messages
+to a model as the tool's error text: a longer one is cut, saying so."""
+
+
+def cut_message(message: str) -> str:
+    """``message`` cut to :data:`MAX_MESSAGE` characters, with how long it was."""
+    return f"{message[:MAX_MESSAGE]}... (message cut: {len(message)} characters)"
 
 
 def failed(issues: list[Issue], *, truncated: bool, at: str = "") -> ValidationFailed:

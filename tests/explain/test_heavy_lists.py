@@ -171,3 +171,27 @@ def test_missing_names_are_those_the_whole_explanation_gives(dialect: str, depen
     ]
     assert any(i.keyword_location == "/properties/o/dependentRequired" for i in named) is dependent
     assert len([i for i in named if i.keyword_location == "/dependencies"]) == 10
+
+
+def test_a_long_message_is_cut_saying_how_long_it_was() -> None:
+    # A backend's message quotes the failing value and what the keyword lists; a host hands it to
+    # a model as the tool's error text.
+    compiled = engine.compile(
+        {"type": "object", "properties": {"n": {"type": "integer"}, "e": {"enum": NAMES[:5_000]}}}
+    )
+    with pytest.raises(engine.ValidationFailed) as failure:
+        compiled.validate({"n": "y" * 100_000, "e": "nope"})
+    messages = {issue.instance_path: issue.message for issue in failure.value.issues}
+    assert len(messages["/n"]) < explain_budget.MAX_MESSAGE + 60
+    assert messages["/n"].startswith('"yyy') and messages["/n"].endswith("(message cut: 100027 characters)")
+    assert messages["/e"] == '"nope" is not one of "p0", "p1" or 4998 other candidates'  # jsonschema-rs's own
+    tools = engine.compile_tools(
+        [{"name": "t", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}]
+    )
+    with pytest.raises(engine.ValidationFailed) as failure:
+        tools.validate_arguments("t", {"n": "y" * 100_000})
+    text = engine.invalid_arguments_result(failure.value, "t")["content"][0]["text"]
+    assert len(text) < 1_200
+    with pytest.raises(engine.ValidationFailed) as failure:  # a short message is kept whole
+        compiled.validate({"n": "y"})
+    assert [issue.message for issue in failure.value.issues] == ['"y" is not of type "integer"']
