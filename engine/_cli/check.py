@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 from collections.abc import Mapping
 from typing import Any, TextIO
 
@@ -14,7 +15,7 @@ from .._engine import Engine
 from .._errors import EngineError, SchemaRejected
 from .._mcp import compile_tools
 from .._mcp.mapping import older_versions_cannot_list
-from .input import EXIT_OK, EXIT_REFUSED, Target, read_json, targets
+from .input import EXIT_OK, EXIT_REFUSED, Target, read_json, shown, targets
 
 __all__ = ["check_schema", "guard_facts", "guard_measurements", "print_json", "run_check"]
 
@@ -103,7 +104,7 @@ def run_check(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO) -
     progress = Progress(err, len(found), enabled=not args.quiet and not args.json)
     reports = []
     for target in found:
-        progress.step(_shown(target.name))
+        progress.step(shown(target.name))
         schemas = {key: check_schema(eng, key, schema) for key, schema in target.schemas.items()}
         report: dict[str, Any] = {"name": target.name, "schemas": schemas}
         if target.problem is not None:
@@ -170,6 +171,14 @@ def _count_reasons(reports: list[dict[str, Any]]) -> dict[str, int]:
 
 
 def _print_check(
+    reports: list[dict[str, Any]], summary: dict[str, Any], terminal: TextIO, *, verbose: bool, view: str
+) -> None:
+    out = io.StringIO()  # written whole at the end, as a terminal may be given it (see `shown`)
+    _write_check(reports, summary, out, verbose=verbose, view=view)
+    terminal.write(shown(out.getvalue()))
+
+
+def _write_check(
     reports: list[dict[str, Any]], summary: dict[str, Any], out: TextIO, *, verbose: bool, view: str
 ) -> None:
     out.write(
@@ -181,7 +190,7 @@ def _print_check(
             out.write("\n")
         written = set()  # a name listed several times is refused once, for all its entries
         for report in refused:
-            line = f"REFUSED {_shown(report['name'])}: {_first_refusal(report)}\n"
+            line = f"REFUSED {report['name']}: {_first_refusal(report)}\n"
             if line not in written:
                 written.add(line)
                 out.write(line)
@@ -189,7 +198,7 @@ def _print_check(
         if view == "refused" and report["status"] == "ok":
             continue
         mark = "ok     " if report["status"] == "ok" else "REFUSED"
-        out.write(f"\n{mark} {_shown(report['name'])}\n")
+        out.write(f"\n{mark} {report['name']}\n")
         if "refusal" in report:
             r = report["refusal"]
             out.write(f"  tool: refused ({r['reason']}) at {r['location']!r}: {r['message']}\n")
@@ -222,15 +231,7 @@ def _print_check(
         out.write(f"All {summary['tools']} accepted.\n")
     if summary["unlistable_before_2026_07_28"]:
         names = summary["unlistable_before_2026_07_28"]
-        shown = ", ".join(map(_shown, names))
-        out.write(f"{len(names)} cannot be listed to clients before protocol 2026-07-28: {shown}.\n")
-
-
-def _shown(name: str) -> str:
-    """A tool's name as the terminal may show it: as it is where every character is printable,
-    else quoted with its escapes (a server's name may hold terminal controls or a direction
-    override)."""
-    return name if name.isprintable() else repr(name)
+        out.write(f"{len(names)} cannot be listed to clients before protocol 2026-07-28: {', '.join(names)}.\n")
 
 
 def _first_refusal(report: dict[str, Any]) -> str:

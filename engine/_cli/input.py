@@ -24,6 +24,7 @@ __all__ = [
     "describe_decode_error",
     "read_bytes",
     "read_json",
+    "shown",
     "targets",
     "tools_document",
 ]
@@ -41,6 +42,15 @@ SCHEMA_KEYS = ("inputSchema", "outputSchema")
 # Decode failures that mean "this is not JSON" (the command cannot run: exit 2); the others
 # (too large, too deep, a number out of range) are JSON the limits refuse.
 NOT_JSON = frozenset({DecodeReason.MALFORMED_JSON, DecodeReason.INVALID_UTF8, DecodeReason.NON_FINITE_NUMBER})
+
+
+def shown(text: str) -> str:
+    """``text`` as a terminal may be given it: every character it would act on rather than show
+    (a control, a direction override: not printable) written as its ``\\u`` escape, newlines kept.
+    Names, keys and values in the output come from schemas and documents nobody vetted."""
+    if text.replace("\n", "").isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == "\n" else f"\\u{ord(c):04x}" for c in text)
 
 
 class UsageError(Exception):

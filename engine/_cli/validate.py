@@ -17,6 +17,7 @@ from .input import (
     label_of,
     read_bytes,
     read_json,
+    shown,
     tools_document,
 )
 
@@ -40,7 +41,7 @@ def run_validate(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO
             print_json(out, {"valid": None, "schema_refused": exc.to_dict()})
         else:
             where = f" at {exc.location!r}" if exc.location else ""
-            err.write(f"the schema {args.schema!r} is refused ({exc.reason}){where}: {exc.message}\n")
+            err.write(shown(f"the schema {args.schema!r} is refused ({exc.reason}){where}: {exc.message}\n"))
         return EXIT_REFUSED
     label = label_of(args.instance)
     data = read_bytes(args.instance, "instance", eng.config.limits.max_instance_bytes)
@@ -55,10 +56,12 @@ def run_validate(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO
                 f"{label}: invalid, {count} issue{'s' if count != 1 else ''}"
                 f"{' (list cut short)' if exc.truncated else ''}\n"
             )
-            for issue in exc.issues:
+            for issue in exc.issues:  # paths and messages quote the document's keys and values
                 out.write(
-                    f"  at {issue.instance_path or '(root)'}: {issue.message}"
-                    f"  [schema {issue.keyword_location or '(root)'}]\n"
+                    shown(
+                        f"  at {issue.instance_path or '(root)'}: {issue.message}"
+                        f"  [schema {issue.keyword_location or '(root)'}]\n"
+                    )
                 )
         return EXIT_REFUSED
     except DecodeError as exc:
@@ -69,7 +72,7 @@ def run_validate(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO
         if args.json:
             print_json(out, {"valid": False, "reason": str(exc.reason), "message": message})
         else:
-            out.write(f"{message}\n")
+            out.write(shown(f"{message}\n"))
         return EXIT_REFUSED
     if args.json:
         print_json(out, {"valid": True, "backend": cs.backend, "dialect": cs.dialect.value})

@@ -443,7 +443,7 @@ def test_check_shows_tool_names_without_terminal_controls(tmp_path: Path) -> Non
         code, out, _ = run("check", str(path), *view)
         assert code == 1
         assert "\x1b" not in out and "\u202e" not in out
-        assert "'\\x1b[2J\\x1b[31mred'" in out and "'evil\\u202etxt.exe'" in out and "plain name" in out
+        assert "\\u001b[2J\\u001b[31mred" in out and "evil\\u202etxt.exe" in out and "plain name" in out
 
 
 def test_check_summary_says_a_name_listed_several_times_once(tmp_path: Path) -> None:
@@ -452,3 +452,12 @@ def test_check_summary_says_a_name_listed_several_times_once(tmp_path: Path) -> 
     code, out, _ = run("check", str(path), "--summary")
     assert code == 1 and out.count("REFUSED a:") == 1 and "(tools[0], tools[1] and tools[2])" in out
     assert "3 of 3 refused" in out
+
+
+def test_validate_shows_keys_and_values_without_terminal_controls(tmp_path: Path) -> None:
+    schema, instance = tmp_path / "s.json", tmp_path / "i.json"
+    schema.write_text(json.dumps({"type": "object", "additionalProperties": {"type": "integer"}}))
+    instance.write_text(json.dumps({"\x1b[2Jevil\u202e": "x"}))
+    code, out, _ = run("validate", "--schema", str(schema), "--instance", str(instance))
+    assert code == 1 and "\x1b" not in out and "\u202e" not in out
+    assert "at /\\u001b[2Jevil\\u202e:" in out
