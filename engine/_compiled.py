@@ -53,20 +53,17 @@ __all__ = [
     "depth_bound",
 ]
 
-# How many schema applications jsonschema-rs may nest (instance depth x the schema's evaluation
-# depth) before its native stack is at risk, measured on a 1 MiB thread stack (the main thread
-# has 8 MiB) with plain and anyOf-nested recursion: `is_valid` first crashed at 8192 frames, the
-# error path (`iter_errors`, which builds nested error contexts) at 1024 (``EXPLAIN_FRAMES``, kept
-# with the explanation in ``_explain``). Each bound keeps a factor of two below.
+# Schema applications jsonschema-rs may nest (instance depth x evaluation depth) before its native
+# stack is at risk, on a 1 MiB thread stack with plain and anyOf-nested recursion: `is_valid` first
+# crashed at 8192 frames, `iter_errors` at 1024 (``EXPLAIN_FRAMES``, in ``_explain``); half each.
 EVAL_FRAMES = 4096
 
-# How many documents a schema that may translate to msgspec types reads on the general path
-# through its short path (`ToolSet`'s read) before its typed reader is built. Building it (the
-# translation, its types, their decoder: 120-150 us a corpus tool, some hundred times their
-# first read on the general path) is worth it for a schema read again and again, not for the tool
-# a session calls once or twice, nor for the form a user answers once.
+# Documents a schema that may translate to msgspec types reads on the general path (its short
+# path, `ToolSet`'s read) before its typed reader is built: building it (120-150 us a corpus tool,
+# a hundred first reads) pays for a schema read again and again, not for a tool called once.
 WARM_DOCUMENTS = 4
 _BINDING = threading.Lock()
+_DECIDING = threading.RLock()  # one decision a schema, whichever threads ask at once (see `_decide`)
 
 
 class HotPath(NamedTuple):
@@ -198,8 +195,7 @@ class CompiledSchema:
         owner = getattr(decoder, "__self__", None)
         self._typed: Any = owner if hasattr(owner, "plain_reader") else None
         self._other_decoder = decoder if self._typed is None else None
-        # `schema`: the schema itself where it is the pipeline's own, else a private copy made on
-        # first use from the snapshot taken at compile time (see `SchemaSource.pinned`).
+        # `schema`: the pipeline's own, or a private copy made on first use (`SchemaSource.pinned`).
         self._snapshot: Callable[[], Any] | None = pinned
         if pinned is None:
             self.schema = schema
@@ -306,7 +302,7 @@ class CompiledSchema:
             if name == "schema" and self._snapshot is not None:
                 schema = self.schema = self._snapshot()
                 return schema
-            if (name == "backend" or name == "notes") and getattr(self, "_undecided", None) is not None:
+            if name == "backend" or name == "notes":  # set at compile time, or by the decision
                 self._decide()
                 return getattr(self, name)
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -315,24 +311,28 @@ class CompiledSchema:
         """Settle a backend put off at compile time: the one-pass decoder's own decision, and if
         it refuses, the general backend alone (see ``Plan.undecided``). ``translating``: the
         caller needs the translation next, so the translator decides (the lean walk that decides
-        without translating would only run before it)."""
-        pending = self._undecided
-        if pending is None:
+        without translating would only run before it). Under a lock: a thread asking while another
+        decides waits for its answer (it would read the cleared decoder as no refusal)."""
+        if self._undecided is None:
             return
-        deferred, general, notes = pending
-        typed = self._typed
-        if typed is not None and translating:
-            try:
-                typed.translation  # noqa: B018 - made now; a refusal is kept and said below
-            except BackendRefused:
-                pass
-        why = typed.refused() if typed is not None else None
-        if why is None:
-            self.backend, self.notes = deferred, notes
-        else:
-            self._typed = None  # the general path is exact on its own
-            self.backend, self.notes = general, {**notes, deferred: why}
-        self._undecided = None
+        with _DECIDING:
+            pending = self._undecided
+            if pending is None:
+                return
+            deferred, general, notes = pending
+            typed = self._typed
+            if typed is not None and translating:
+                try:
+                    typed.translation  # noqa: B018 - made now; a refusal is kept and said below
+                except BackendRefused:
+                    pass
+            why = typed.refused() if typed is not None else None
+            if why is None:
+                self.backend, self.notes = deferred, notes
+            else:
+                self._typed = None  # the general path is exact on its own
+                self.backend, self.notes = general, {**notes, deferred: why}
+            self._undecided = None
 
     def _build_reader(self) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         path = self._short_path
