@@ -23,6 +23,7 @@ import engine._explain as explain_module
 from engine._explain import budget as explain_budget
 from engine._explain import pieces as explain_pieces
 from engine.backends import locations
+from tests.explain._probe import TIMED_FAILURE
 
 
 def tower(levels: int, combinator: str) -> dict[str, Any]:
@@ -33,8 +34,9 @@ def tower(levels: int, combinator: str) -> dict[str, Any]:
     return {"$defs": defs, "type": "array", "items": {"$ref": f"#/$defs/l{levels - 1}"}}
 
 
-TOWER_PROBE = textwrap.dedent(
-    """
+TOWER_PROBE = (
+    textwrap.dedent(
+        """
     import json, resource, sys, time
     resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
     import engine
@@ -53,18 +55,15 @@ TOWER_PROBE = textwrap.dedent(
         else:
             call = lambda value: tools.validate_result("t", value)
             argument = {"content": [], "structuredContent": {"a": instance}}
-    started = time.perf_counter()  # the failing call alone: compiling is not explaining
-    try:
-        call(argument)
-    except engine.ValidationFailed as failure:
-        issues, truncated = failure.issues, failure.truncated
-    elapsed = time.perf_counter() - started
-    # This process's own high-water mark (ru_maxrss would carry the forking pytest worker's).
-    with open("/proc/self/status") as status:
-        peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) // 1024
+    """
+    )
+    + TIMED_FAILURE
+    + textwrap.dedent(
+        """
     print(json.dumps({"seconds": elapsed, "peak_mib": peak, "issues": len(issues), "truncated": truncated,
                       "first": issues[0].message}))
     """
+    )
 )
 
 

@@ -21,6 +21,7 @@ import pytest
 import engine
 import engine._explain as explain_module
 from engine._explain import budget as explain_budget
+from tests.explain._probe import TIMED_FAILURE
 
 NAMES = [f"p{i}" for i in range(20_000)]
 
@@ -61,8 +62,9 @@ HEAVY_SHAPES: dict[str, tuple[dict[str, Any], Any]] = {
     ),
 }
 
-PROBE = textwrap.dedent(
-    """
+PROBE = (
+    textwrap.dedent(
+        """
     import json, resource, sys, time
     resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
     import engine
@@ -72,17 +74,15 @@ PROBE = textwrap.dedent(
     else:
         tools = engine.compile_tools([{"name": "t", "inputSchema": schema}])
         call, argument = (lambda data: tools.validate_arguments("t", data)), json.dumps(instance).encode()
-    started = time.perf_counter()
-    try:
-        call(argument)
-    except engine.ValidationFailed as failure:
-        issues, truncated = failure.issues, failure.truncated
-    elapsed = time.perf_counter() - started
-    with open("/proc/self/status") as status:
-        peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) // 1024
+    """
+    )
+    + TIMED_FAILURE
+    + textwrap.dedent(
+        """
     print(json.dumps({"seconds": elapsed, "peak_mib": peak, "issues": [i.message for i in issues],
                       "truncated": truncated}))
     """
+    )
 )
 
 
