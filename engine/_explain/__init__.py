@@ -13,7 +13,9 @@ evaluations, ``max_explain_seconds``):
 
 1. The estimate for the whole explanation is the schema's cost per instance value (the guard's
    inlined size; for recursive schemas its width times its fan-out to the power of the depth)
-   times the instance's size. Within budget, the explainer runs on the whole instance.
+   times the instance's size, each evaluation weighed by the schema's longest list (a long
+   ``required`` makes an error per missing name, an ``enum`` is copied into each error: see
+   :func:`~.budget.error_weight`). Within budget, the explainer runs on the whole instance.
 2. Otherwise the explanation goes piece by piece, recursing only into failing parts: the
    schema's own assertions are checked by a validator of just those keywords; each applicator's
    subschemas are checked by the fast ``is_valid`` of a validator compiled for that subschema's
