@@ -98,6 +98,42 @@ def _check_literal_values(source: SchemaSource) -> None:
             stack.extend(node)
 
 
+# CPython's compiler refuses more than 20 loop, try and with blocks nested in one function
+# (CO_MAXBLOCKS), and its tokenizer more than 100 levels of indentation; reporting either, it opens
+# the file the code names to quote the line: a file named `<fastjsonschema>` in the working
+# directory. Generated code past either bound is refused first, from its text.
+_MAX_BLOCKS = 19
+_MAX_LEVELS = 90
+_BLOCKS = ("for ", "while ", "try:", "with ", "except", "finally:")
+
+
+def _check_static_nesting(code: str) -> None:
+    """Refuse generated ``code`` nesting more loop, try and with blocks, or more levels of
+    indentation, than Python compiles (read from its lines: fastjsonschema writes one statement a
+    line, and no string over several)."""
+    levels: list[int] = [0]  # the indentation of each enclosing line
+    blocks: list[int] = []  # and of each enclosing block
+    for line in code.splitlines():
+        stripped = line.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(line) - len(stripped)
+        while levels[-1] > indent:
+            levels.pop()
+        if levels[-1] < indent:
+            levels.append(indent)
+        while blocks and blocks[-1] >= indent:
+            blocks.pop()
+        if stripped.startswith(_BLOCKS) and stripped.rstrip().endswith(":"):
+            blocks.append(indent)
+        if len(blocks) > _MAX_BLOCKS or len(levels) > _MAX_LEVELS:
+            raise refuse(
+                NAME,
+                "the code fastjsonschema generates for it nests deeper than Python compiles "
+                f"(over {_MAX_BLOCKS} loop or try blocks, or {_MAX_LEVELS} levels of indentation)",
+            )
+
+
 def _values(value: Any, limit: int) -> int:
     """How many values ``value`` holds (itself included), counted up to one past ``limit``."""
     count, stack = 0, [value]
@@ -137,6 +173,7 @@ class FastjsonschemaBackend(Backend):
                 use_formats=False,
                 detailed_exceptions=True,  # False trips a KeyError in its generator
             )
+            _check_static_nesting(code)  # before anything parses or compiles it (see there)
             check_generated_code(code)
             namespace: dict[str, Any] = {"__builtins__": __builtins__}
             exec(compile(code, "<fastjsonschema>", "exec"), namespace)  # noqa: S102 - checked above

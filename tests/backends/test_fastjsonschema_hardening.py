@@ -381,3 +381,38 @@ def test_enum_values_within_the_bound_are_compiled() -> None:
     fast = engine.Engine(engine.EngineConfig(backend="fastjsonschema"))
     compiled = fast.compile({"enum": [f"s{i}" for i in range(4_999)]})
     assert compiled.is_valid("s4998") and not compiled.is_valid("s4999")
+
+
+OPEN_PROBE = """
+import json, sys
+import engine
+opened = []
+sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" else None)
+schema = {"type": "integer"}
+for _ in range(int(sys.argv[1])):
+    schema = {"type": "array", "items": schema}
+try:
+    engine.Engine(engine.EngineConfig(backend="fastjsonschema")).compile(schema)
+    outcome = "compiled"
+except engine.SchemaRejected as refused:
+    outcome = refused.message
+print(json.dumps({"outcome": outcome, "opened": [name for name in opened if name.startswith("<")]}))
+"""
+
+
+@pytest.mark.parametrize(("levels", "compiled"), [(19, True), (25, False), (38, False)])
+def test_code_nested_past_what_python_compiles_is_refused_before_python_reads_it(levels: int, compiled: bool) -> None:
+    # Refusing it, CPython's compiler opened the file the code names (`<fastjsonschema>`) in the
+    # working directory to quote the line: nothing may touch the file system.
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", OPEN_PROBE, str(levels)], capture_output=True, text=True, timeout=60, check=True
+    )
+    report = json.loads(result.stdout)
+    assert report["opened"] == []
+    if compiled:
+        assert report["outcome"] == "compiled"
+    else:
+        assert "nests deeper than Python compiles" in report["outcome"]
