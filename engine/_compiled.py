@@ -486,15 +486,15 @@ class CompiledSchema:
         # documents of one schema are alike; see `counted_then_parsed`).
         shallow = [max_depth >= 2 and not sealed]
         parse_levels = levels_parser(min(SHOWN_LEVELS, max_depth)) if shallow[0] else parse  # never used then
-        # A deeper one's depth bounded by the brackets in its bytes (one C pass, 0.6-0.8x the time
-        # of the walk of its values) until one holds more than the bound; then by the walk alone.
+        # A deeper one's depth by its brackets (one C pass, 0.6-0.8x the walk) until one holds too many: the walk.
         bracketed = [True]
 
         def general(data: bytes | bytearray | memoryview | str) -> Any:
-            # A long (or released) view is measured by the bounded parse; other buffers read as their bytes.
-            longer = type(data) is memoryview and view_over(data, within)
-            if not longer and type(data) is not bytes and type(data) is not str:
-                data = as_bytes(data)
+            longer = False
+            if type(data) is not bytes and type(data) is not str:  # a view in bytes; a subclass by what it holds
+                longer = type(data) is memoryview and view_over(data, within)  # (or released) to the bounded parse
+                if not longer:
+                    data = as_bytes(data)
             shown = True  # the value's depth shown within the bound (or, sealed, by validity alone)
             if not longer and len(data) <= within:
                 long = len(data) > short  # not within the depth bound by its length

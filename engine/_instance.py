@@ -52,6 +52,7 @@ __all__ = [
     "bind_checked",
     "bind_is_valid",
     "flat_limit",
+    "json_values",
     "max_values",
     "only_plain_scalars",
     "referents",
@@ -114,6 +115,20 @@ def max_values(max_bytes: int) -> int:
     """The most values a JSON document of ``max_bytes`` bytes can hold: ``[0,0,...]``, ``n`` items
     and the array in ``2 * n + 1`` bytes."""
     return max(1, (max_bytes + 1) // 2)
+
+
+def json_values(value: Any, limit: int) -> int:
+    """How many values the JSON value ``value`` holds (itself included), counted up to one past
+    ``limit`` (a schema's ``enum`` or ``const``, weighed by what reads it)."""
+    count, stack = 0, [value]
+    while stack and count <= limit:
+        item = stack.pop()
+        count += 1
+        if type(item) is dict:
+            stack.extend(item.values())
+        elif type(item) is list:
+            stack.extend(item)
+    return count
 
 
 def flat_limit(max_depth: int, max_values: int) -> int:

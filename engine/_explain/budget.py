@@ -16,6 +16,7 @@ import msgspec
 
 from .._config import Limits
 from .._errors import Issue, ValidationFailed
+from .._instance import json_values
 from .._pointer import pointer
 
 __all__ = [
@@ -90,7 +91,7 @@ def node_weight(node: Mapping[str, Any]) -> int:
     copied = 0
     for keyword in _COPIED:
         if keyword in node:
-            copied += _values(node[keyword])
+            copied += json_values(node[keyword], INFINITE)
     return names // NAMES_PER_EVALUATION + copied // VALUES_PER_EVALUATION
 
 
@@ -122,19 +123,6 @@ def error_weight(documents: tuple[Any, ...]) -> int:
 WEIGHED_TEXT = re.compile(rb'"(?:required|dependentRequired|dependencies|enum|const)":')
 """A key :func:`node_weight` reads, as a schema's canonical text spells it: a text without one
 weighs 1 without a walk."""
-
-
-def _values(value: Any) -> int:
-    """How many values ``value`` holds (itself included)."""
-    count, stack = 0, [value]
-    while stack:
-        item = stack.pop()
-        count += 1
-        if type(item) is dict:
-            stack.extend(item.values())
-        elif type(item) is list:
-            stack.extend(item)
-    return count
 
 
 def opening(limits: Limits) -> int:

@@ -119,9 +119,9 @@ class Pieces:
             # Long lists of names: the missing ones found here, an issue each as the backend words
             # it, where the backend would build an error for each, a copy of the object in each.
             missing = _missing_names(own, instance, budget, "dependentRequired" in self.keywords.assertions, cap)
-            weight = node_weight({k: v for k, v in own.items() if k not in _NAME_KEYWORDS})
             for keyword in _NAME_KEYWORDS:
                 own.pop(keyword, None)
+            weight = node_weight(own)  # what the backend still copies (an enum, a const)
         budget.spend(1 + weight)
         if self.locations.own_valid(at, own, instance):
             return iter(missing)

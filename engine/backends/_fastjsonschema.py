@@ -18,6 +18,7 @@ import fastjsonschema
 from .. import _patterns
 from .._dialect import Dialect
 from .._errors import Issue
+from .._instance import json_values
 from ._contract import Backend, BackendValidator, SchemaSource, refuse
 from ._fastjsonschema_audit import UnsafeGeneratedCode, check_generated_code
 from ._fastjsonschema_lowering import NAME, Lowering
@@ -86,7 +87,7 @@ def _check_literal_values(source: SchemaSource) -> None:
         if isinstance(node, Mapping):
             for keyword in ("enum", "const"):
                 if keyword in node:
-                    count += _values(node[keyword], MAX_LITERAL_VALUES - count)
+                    count += json_values(node[keyword], MAX_LITERAL_VALUES - count)
             if count > MAX_LITERAL_VALUES:
                 raise refuse(
                     NAME,
@@ -132,19 +133,6 @@ def _check_static_nesting(code: str) -> None:
                 "the code fastjsonschema generates for it nests deeper than Python compiles "
                 f"(over {_MAX_BLOCKS} loop or try blocks, or {_MAX_LEVELS} levels of indentation)",
             )
-
-
-def _values(value: Any, limit: int) -> int:
-    """How many values ``value`` holds (itself included), counted up to one past ``limit``."""
-    count, stack = 0, [value]
-    while stack and count <= limit:
-        item = stack.pop()
-        count += 1
-        if isinstance(item, Mapping):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return count
 
 
 class FastjsonschemaBackend(Backend):
