@@ -86,6 +86,13 @@ def _load_list(path: Path) -> list[Any]:
     return _load(path) if path.is_file() else []
 
 
+def _require(entry: Any, members: tuple[str, ...], path: Path, index: int) -> None:
+    """Stop with the reason where an entry of an optional file lacks what the benchmark reads."""
+    missing = [m for m in members if not isinstance(entry, dict) or m not in entry]
+    if missing:
+        raise SystemExit(f"{path}: entry {index} has no {', '.join(map(repr, missing))} (each entry needs {members})")
+
+
 def load_corpus(root: Path = BENCH_DATA) -> Corpus:
     """The corpus in ``root``: ``tools/*.json`` (each a list of tool definitions, named by its
     source), and where they are present ``structured/tool-results.json`` (recorded results) and
@@ -105,14 +112,16 @@ def load_corpus(root: Path = BENCH_DATA) -> Corpus:
     by_key = {(t.source, t.name): t for t in tools}
 
     results: list[RecordedResult] = []
-    for entry in _load_list(root / "structured" / "tool-results.json"):
-        tool = by_key.get((entry.get("source"), entry.get("tool")))
+    recorded = root / "structured" / "tool-results.json"
+    for index, entry in enumerate(_load_list(recorded)):
+        _require(entry, ("source", "tool", "result"), recorded, index)
+        tool = by_key.get((entry["source"], entry["tool"]))
         if tool is not None and tool.arguments is None and isinstance(entry.get("arguments"), dict):
             tool.arguments = entry["arguments"]
             tool.arguments_recorded = True
         results.append(
             RecordedResult(
-                id=entry["id"],
+                id=entry.get("id") or f"{entry['source']}/{entry['tool']}#{index}",
                 source=entry["source"],
                 tool=entry["tool"],
                 output_schema=entry.get("outputSchema"),
@@ -124,12 +133,12 @@ def load_corpus(root: Path = BENCH_DATA) -> Corpus:
             tool.arguments = valid_instance(tool.input_schema)
 
     forms: list[ElicitationForm] = []
-    for entry in _load_list(root / "elicitation" / "requested-schemas.json"):
-        schema = entry.get("requestedSchema")
+    requested = root / "elicitation" / "requested-schemas.json"
+    for index, entry in enumerate(_load_list(requested)):
+        _require(entry, ("source", "requestedSchema"), requested, index)
+        schema = entry["requestedSchema"]
         if isinstance(schema, dict):
-            forms.append(
-                ElicitationForm(
-                    id=entry["id"], source=entry["source"], requested_schema=schema, content=valid_instance(schema)
-                )
-            )
+            name = entry.get("id") or f"{entry['source']}#{index}"
+            content = valid_instance(schema)
+            forms.append(ElicitationForm(id=name, source=entry["source"], requested_schema=schema, content=content))
     return Corpus(tools=tools, results=results, forms=forms, sources=sources)

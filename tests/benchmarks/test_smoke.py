@@ -152,6 +152,25 @@ def test_a_data_folder_without_tools_is_refused_with_the_reason(tmp_path: Path) 
         load_corpus(tmp_path)
 
 
+def test_recorded_results_and_forms_need_no_id(tmp_path: Path) -> None:
+    # Records gathered elsewhere rarely carry this corpus's ids: they are named from where they are.
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "structured").mkdir()
+    (tmp_path / "elicitation").mkdir()
+    tool = {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}
+    (tmp_path / "tools" / "s.json").write_text(json.dumps([tool]))
+    record = {"source": "s", "tool": "t", "arguments": {"a": 1}, "result": {"content": [], "structuredContent": {}}}
+    (tmp_path / "structured" / "tool-results.json").write_text(json.dumps([record]))
+    form = {"source": "s", "requestedSchema": {"type": "object", "properties": {}}}
+    (tmp_path / "elicitation" / "requested-schemas.json").write_text(json.dumps([form]))
+    corpus = load_corpus(tmp_path)
+    assert [r.id for r in corpus.results] == ["s/t#0"] and corpus.tools[0].arguments == {"a": 1}
+    assert [f.id for f in corpus.forms] == ["s#0"]
+    (tmp_path / "structured" / "tool-results.json").write_text(json.dumps([{"source": "s", "tool": "t"}]))
+    with pytest.raises(SystemExit, match="entry 0 has no 'result'"):
+        load_corpus(tmp_path)
+
+
 def test_a_crashing_contender_is_reported_not_fatal() -> None:
     case = next(c for c in CASES if c["id"] == "deep-instance-100k")
     job = {"contender": "jsonschema-rs", "schema": case["schema"], "instance": case["instance"], "payload": "object"}
