@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from .._errors import Issue, ValidationFailed
+from .._errors import DecodeError, Issue, ValidationFailed
 from .envelope import CallToolResult
 
 __all__ = [
@@ -34,7 +34,7 @@ def arguments_not_an_object() -> ValidationFailed:
 
 
 def invalid_arguments_result(
-    error: ValidationFailed, tool: str | None = None, *, structured_content: bool = True
+    error: ValidationFailed | DecodeError, tool: str | None = None, *, structured_content: bool = True
 ) -> dict[str, Any]:
     """The ``CallToolResult`` dict a server returns for arguments that failed validation.
 
@@ -44,16 +44,29 @@ def invalid_arguments_result(
     that declares an ``outputSchema``: clients that check ``structuredContent`` even on error
     results (the TypeScript SDK's ``callTool`` does) would refuse an error object their schema
     does not describe, and the model would never see the message.
+
+    A :class:`DecodeError` (arguments that are no JSON value: bytes that do not parse, a NaN, a
+    lone surrogate...) is answered the same way, with its sentence and no issues; its reason is
+    ``structuredContent.error.decode``.
     """
-    if not isinstance(error, ValidationFailed):
-        raise TypeError(f"invalid_arguments_result takes the ValidationFailed raised, not a {type(error).__name__}")
+    if not isinstance(error, (ValidationFailed, DecodeError)):
+        raise TypeError(
+            f"invalid_arguments_result takes the ValidationFailed or DecodeError raised, not a {type(error).__name__}"
+        )
     subject = f"tool {tool!r}" if tool else "the tool"
+    if isinstance(error, DecodeError):
+        text = f"Invalid arguments for {subject}: {error.message}"
+        result: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": True}
+        if structured_content:
+            details: dict[str, Any] = {"reason": "invalid-arguments", "tool": tool, "issues": [], "truncated": False}
+            result["structuredContent"] = {"error": {**details, "decode": str(error.reason), "message": error.message}}
+        return result
     lines = [f"Invalid arguments for {subject}:"]
     for issue in error.issues:
         lines.append(f"- at {issue.instance_path or '(root)'}: {issue.message}")
     if error.truncated:
         lines.append("- (more issues not listed)")
-    result: dict[str, Any] = {"content": [{"type": "text", "text": "\n".join(lines)}], "isError": True}
+    result = {"content": [{"type": "text", "text": "\n".join(lines)}], "isError": True}
     if structured_content:
         issues = [
             {

@@ -17,6 +17,7 @@ each adapter maps them to what its SDK expects.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping
@@ -38,6 +39,9 @@ __all__ = [
     "REFRESH_INTERVAL",
     "ReportOnly",
     "ToolCatalog",
+    "check_session_settings",
+    "checked_flag",
+    "checked_interval",
     "log_invalid",
     "nonconforming",
     "observe",
@@ -72,14 +76,49 @@ def _always(name: str | None) -> bool:
 
 
 def report_only_for(setting: ReportOnly) -> Callable[[str | None], bool]:
-    """Whether a tool is in report-only mode, as a predicate."""
+    """Whether a tool is in report-only mode, as a predicate; a ``TypeError`` naming the setting
+    for anything but ``True``, ``False`` or a collection of tool names (checked when the adapter
+    is built, not on the first call)."""
     if setting is True:
         return _always
     if setting is False:
         return _never
-    if isinstance(setting, str):
-        raise TypeError("report_only takes True, False or a collection of tool names, not one string")
-    return frozenset(setting).__contains__
+    if isinstance(setting, (str, bytes)) or not isinstance(setting, Collection):
+        raise TypeError(f"report_only takes True, False or a collection of tool names, not {_shown(setting)}")
+    names = frozenset(setting)
+    odd = next((name for name in names if type(name) is not str), None)
+    if odd is not None:
+        raise TypeError(f"report_only takes tool names (str), not {_shown(odd)}")
+    return names.__contains__
+
+
+def check_session_settings(engine: object, report_only: object) -> None:
+    """A client's ``engine=`` and ``report_only=``, checked where they are given: its sessions,
+    which read them, are built later (when the client connects)."""
+    if engine is not None:
+        engine_or_default(engine)  # type: ignore[arg-type]  # raises the TypeError that says what it takes
+    report_only_for(report_only)  # type: ignore[arg-type]
+
+
+def checked_flag(name: str, value: object) -> bool:
+    """An adapter's on/off setting: exactly ``True`` or ``False`` (``"no"`` is not false)."""
+    if type(value) is not bool:
+        raise TypeError(f"{name} takes True or False, not {_shown(value)}")
+    return value
+
+
+def checked_interval(value: object) -> float:
+    """``refresh_interval``: a finite number of seconds, zero (re-read on every call) or more."""
+    if type(value) not in (int, float) or not math.isfinite(value):  # type: ignore[arg-type]
+        raise TypeError(f"refresh_interval takes a number of seconds, not {_shown(value)}")
+    if value < 0:  # type: ignore[operator]
+        raise ValueError(f"refresh_interval takes a number of seconds, zero or more, not {value!r}")
+    return float(value)  # type: ignore[arg-type]
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
 
 
 @dataclass(frozen=True, slots=True)

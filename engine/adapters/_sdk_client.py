@@ -16,8 +16,8 @@ from mcp.client.session import ClientSession
 
 from .. import _metrics
 from .._engine import Engine
-from .._errors import SchemaRejected, ValidationFailed
-from ._catalog import ReportOnly, ToolCatalog, log_invalid, observe, report_only_for
+from .._errors import DecodeError, SchemaRejected, ValidationFailed
+from ._catalog import ReportOnly, ToolCatalog, check_session_settings, log_invalid, observe, report_only_for
 from ._sdk_tools import structured_content, tool_definition
 
 logger = logging.getLogger("engine.adapters.mcp_sdk")
@@ -27,10 +27,11 @@ class InvalidToolResult(RuntimeError):
     """A tool result the engine refused. A ``RuntimeError``, like the SDK's own validation error,
     so existing callers keep working; ``error`` is the engine's error: a
     :class:`~engine.ValidationFailed` (``issues`` and all) for a result that breaks the tool's
-    ``outputSchema``, a :class:`~engine.SchemaRejected` for a tool whose ``outputSchema`` the
-    engine refuses."""
+    ``outputSchema``, a :class:`~engine.DecodeError` for one that is no JSON value (a NaN, a lone
+    surrogate: the SDK's parser admits both), a :class:`~engine.SchemaRejected` for a tool whose
+    ``outputSchema`` the engine refuses."""
 
-    def __init__(self, message: str, *, tool: str, error: ValidationFailed | SchemaRejected) -> None:
+    def __init__(self, message: str, *, tool: str, error: ValidationFailed | DecodeError | SchemaRejected) -> None:
         super().__init__(message)
         self.tool = tool
         self.error = error
@@ -40,7 +41,9 @@ class InvalidToolResult(RuntimeError):
         return (_invalid_tool_result, (str(self), self.tool, self.error))
 
 
-def _invalid_tool_result(message: str, tool: str, error: ValidationFailed | SchemaRejected) -> InvalidToolResult:
+def _invalid_tool_result(
+    message: str, tool: str, error: ValidationFailed | DecodeError | SchemaRejected
+) -> InvalidToolResult:
     return InvalidToolResult(message, tool=tool, error=error)
 
 
@@ -141,11 +144,11 @@ class EngineClientSession(ClientSession):
             return
         hooks = _metrics.hooks
         start = time.perf_counter() if hooks else 0.0
-        error: ValidationFailed | SchemaRejected | None = catalog.rejected(name)
+        error: ValidationFailed | DecodeError | SchemaRejected | None = catalog.rejected(name)
         if error is None:
             try:
                 catalog.validate_structured(name, structured_content(result))
-            except (ValidationFailed, SchemaRejected) as exc:
+            except (ValidationFailed, DecodeError, SchemaRejected) as exc:
                 error = exc
         enforced = not self._engine_report_only(name)
         if hooks:
@@ -155,7 +158,7 @@ class EngineClientSession(ClientSession):
         log_invalid(name, "result", "client", error, enforced=enforced)
         if not enforced:
             return
-        if isinstance(error, ValidationFailed):
+        if not isinstance(error, SchemaRejected):
             raise InvalidToolResult(
                 f"Invalid structured content returned by tool {name}: {error.message}", tool=name, error=error
             )
@@ -186,6 +189,10 @@ class EngineClient(Client):
 
     engine: Engine | None = None
     report_only: ReportOnly = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_session_settings(self.engine, self.report_only)  # here, not when the session opens
 
     async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
         session = await super()._build_session(exit_stack)

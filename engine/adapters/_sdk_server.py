@@ -20,7 +20,7 @@ from mcp_types.version import LATEST_MODERN_VERSION, MODERN_PROTOCOL_VERSIONS
 
 from .. import _metrics
 from .._engine import Engine
-from .._errors import SchemaRejected, UnknownTool, ValidationFailed
+from .._errors import DecodeError, SchemaRejected, UnknownTool, ValidationFailed
 from .._mcp import invalid_arguments_result
 from .._mcp.mapping import arguments_not_an_object, has_text_fallback, older_versions_cannot_list, text_fallback
 from . import _elicit
@@ -29,13 +29,15 @@ from ._catalog import (
     REFRESH_INTERVAL,
     ReportOnly,
     ToolCatalog,
+    checked_flag,
+    checked_interval,
     log_invalid,
     nonconforming,
     observe,
     report_only_for,
     unavailable,
 )
-from ._sdk_tools import ToolLike, ToolSource, structured_content, tool_definition
+from ._sdk_tools import ToolLike, ToolSource, checked_source, checked_tools, structured_content, tool_definition
 
 logger = logging.getLogger("engine.adapters.mcp_sdk")
 
@@ -85,11 +87,11 @@ class ToolValidation:
         refresh_interval: float = REFRESH_INTERVAL,
     ) -> None:
         self.catalog = ToolCatalog(engine, side="server")
-        self.validate_results = validate_results
-        self.text_fallback = text_fallback
-        self.refresh_interval = refresh_interval
+        self.validate_results = checked_flag("validate_results", validate_results)
+        self.text_fallback = checked_flag("text_fallback", text_fallback)
+        self.refresh_interval = checked_interval(refresh_interval)
         self._report_only = report_only_for(report_only)
-        self._source: ToolSource | None = tools
+        self._source: ToolSource | None = checked_source(tools)
         self._server: Server[Any] | None = None
         self._list_handler: Callable[..., Awaitable[Any]] | None = None
         self._refreshed_at: float | None = None
@@ -165,7 +167,7 @@ class ToolValidation:
     async def _read_source(self, ctx: ServerRequestContext[Any, Any] | None) -> Sequence[ToolLike]:
         source = self._source
         if source is not None:
-            return await source() if callable(source) else source
+            return checked_tools(await source(), returned=True) if callable(source) else source
         handler = self._list_handler
         if handler is None:
             raise RuntimeError("ToolValidation has no tools: pass tools= or install it on a server")
@@ -222,7 +224,7 @@ class ToolValidation:
             catalog.validate_arguments(name, arguments)
         except UnknownTool as exc:
             raise _invalid_params(exc) from None
-        except ValidationFailed as exc:
+        except (ValidationFailed, DecodeError) as exc:  # a NaN or a lone surrogate is no JSON value either
             if hooks:
                 observe(name, "arguments", "server", start, False, enforced)
             log_invalid(name, "arguments", "server", exc, enforced=enforced)
@@ -285,7 +287,7 @@ class ToolValidation:
         enforced = not self._report_only(name)
         try:
             self.catalog.validate_structured(name, structured)
-        except (ValidationFailed, SchemaRejected) as exc:
+        except (ValidationFailed, DecodeError, SchemaRejected) as exc:
             if hooks:
                 observe(name, "result", "server", start, False, enforced)
             log_invalid(name, "result", "server", exc, enforced=enforced)
@@ -363,13 +365,16 @@ class InputRequired(_elicit.InputRequired, MCPError):
     ``types.InputRequiredResult.model_validate(exc.result)``. Left uncaught, it reaches the client
     as a JSON-RPC error saying so (it is an ``MCPError``, which ``MCPServer`` passes through)."""
 
+    remedy = "install ToolValidation on the server"
+    """What the message tells the server's author to do (each SDK's adapter names its own)."""
+
     def __init__(self, result: dict[str, Any]) -> None:
         _elicit.InputRequired.__init__(self, result)
         MCPError.__init__(
             self,
             code=types.INTERNAL_ERROR,
             message="the tool asked for input (InputRequiredResult) but no engine adapter "
-            "answered with it: install ToolValidation on the server",
+            f"answered with it: {self.remedy}",
         )
 
 

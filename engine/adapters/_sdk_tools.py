@@ -15,6 +15,29 @@ ToolSource = Sequence[ToolLike] | Callable[[], Awaitable[Sequence[ToolLike]]]
 """What a server advertises: a list of ``Tool`` models or dicts, or an async callable returning one."""
 
 
+def checked_tools(tools: object, *, returned: bool = False) -> Sequence[ToolLike]:
+    """A list of tools as given (``Tool`` models or dicts); a ``TypeError`` saying what is wrong
+    otherwise, raised where the list is given rather than on the first call that reads it.
+    ``returned``: the list came from the ``tools=`` callable."""
+    if isinstance(tools, (str, bytes, Mapping)) or not isinstance(tools, Sequence):
+        if returned:
+            raise TypeError(f"the tools= callable returned {type(tools).__name__}, not a list of Tool models or dicts")
+        kind = type(tools).__name__
+        raise TypeError(f"tools= takes a list of Tool models or dicts, or an async callable returning one, not {kind}")
+    for index, tool in enumerate(tools):
+        if not isinstance(tool, (types.Tool, Mapping)):
+            where = "the tools= callable's list" if returned else "tools="
+            raise TypeError(f"{where} item {index} is {type(tool).__name__}: a tool is a Tool model or a dict")
+    return tools
+
+
+def checked_source(tools: object) -> ToolSource | None:
+    """``ToolValidation``'s ``tools=``: ``None``, an async callable, or a list :func:`checked_tools` reads."""
+    if tools is None or callable(tools):
+        return tools  # a callable's list is checked when it is read
+    return checked_tools(tools)
+
+
 def tool_definition(tool: ToolLike) -> dict[str, Any]:
     """A tool as the plain JSON the engine compiles: name and schemas, exactly as advertised.
 

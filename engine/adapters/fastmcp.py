@@ -23,37 +23,45 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
-import anyio
-import mcp_types as types
-from fastmcp import Client, Context
-from fastmcp.client.transports.base import TransportOptions, VersionAwareClientSession
-from fastmcp.exceptions import FastMCPError, ToolError
-from fastmcp.server.dependencies import extract_version_spec
-from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
-from fastmcp.tools.base import InputRequiredToolResult, Tool, ToolResult
-from fastmcp.utilities.versions import VersionSpec, dedupe_with_versions
-from mcp.shared.exceptions import MCPError
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from .._optional import missing_dependency
 
-from .. import _metrics
-from .._engine import Engine
-from .._errors import SchemaRejected, UnknownTool, ValidationFailed
-from .._mcp import ElicitResult, compile_elicitation, invalid_arguments_result
-from .._mcp.mapping import older_versions_cannot_list
-from . import _elicit
-from ._catalog import (
-    ABSENT,
-    REFRESH_INTERVAL,
-    ReportOnly,
-    ToolCatalog,
-    log_invalid,
-    nonconforming,
-    observe,
-    report_only_for,
-    unavailable,
-)
-from ._elicit import ask
-from .mcp_sdk import EngineClientSession, InputRequired
+try:
+    import anyio
+    import mcp_types as types
+    from fastmcp import Client, Context
+    from fastmcp.client.transports.base import TransportOptions, VersionAwareClientSession
+    from fastmcp.exceptions import FastMCPError, ToolError
+    from fastmcp.server.dependencies import extract_version_spec
+    from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+    from fastmcp.tools.base import InputRequiredToolResult, Tool, ToolResult
+    from fastmcp.utilities.versions import VersionSpec, dedupe_with_versions
+    from mcp.shared.exceptions import MCPError
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    from .. import _metrics
+    from .._engine import Engine
+    from .._errors import DecodeError, SchemaRejected, UnknownTool, ValidationFailed
+    from .._mcp import ElicitResult, compile_elicitation, invalid_arguments_result
+    from .._mcp.mapping import older_versions_cannot_list
+    from . import _elicit
+    from ._catalog import (
+        ABSENT,
+        REFRESH_INTERVAL,
+        ReportOnly,
+        ToolCatalog,
+        check_session_settings,
+        checked_flag,
+        checked_interval,
+        log_invalid,
+        nonconforming,
+        observe,
+        report_only_for,
+        unavailable,
+    )
+    from ._elicit import ask
+    from .mcp_sdk import EngineClientSession, InputRequired
+except ModuleNotFoundError as exc:
+    raise missing_dependency(exc, module=__name__, needs="FastMCP (fastmcp 4.x)", extra="fastmcp") from exc
 
 __all__ = ["EngineValidation", "InputRequired", "elicit", "tool_definition", "validate_results"]
 
@@ -86,8 +94,8 @@ class EngineValidation(Middleware):
         refresh_interval: float = REFRESH_INTERVAL,
     ) -> None:
         self.catalog = ToolCatalog(engine, side="server")
-        self.validate_results = validate_results
-        self.refresh_interval = refresh_interval
+        self.validate_results = checked_flag("validate_results", validate_results)
+        self.refresh_interval = checked_interval(refresh_interval)
         self._report_only = report_only_for(report_only)
         self._listed_at: float | None = None
         self._hidden_from_older: set[str] = set()
@@ -155,7 +163,7 @@ class EngineValidation(Middleware):
             except UnknownTool as exc:
                 error = exc.to_jsonrpc_error()
                 raise MCPError(code=error["code"], message=error["message"], data=error.get("data")) from None
-            except ValidationFailed as exc:
+            except (ValidationFailed, DecodeError) as exc:  # a NaN or a lone surrogate is no JSON value either
                 if hooks:
                     observe(name, "arguments", "server", start, False, enforced)
                 log_invalid(name, "arguments", "server", exc, enforced=enforced)
@@ -179,7 +187,7 @@ class EngineValidation(Middleware):
         start = time.perf_counter() if hooks else 0.0
         try:
             catalog.validate_structured(name, structured)
-        except (ValidationFailed, SchemaRejected) as exc:
+        except (ValidationFailed, DecodeError, SchemaRejected) as exc:
             if hooks:
                 observe(name, "result", "server", start, False, enforced)
             log_invalid(name, "result", "server", exc, enforced=enforced)
@@ -242,6 +250,7 @@ def validate_results(client: C, *, engine: Engine | None = None, report_only: Re
     listed version's schema). ``EngineClientSession.upgrade(client.session, ...)`` does the same
     for one connected session.
     """
+    check_session_settings(engine, report_only)
     base = client._transport_options.session_class if client._transport_options else VersionAwareClientSession
 
     class _Bound(EngineClientSession):  # the transport builds sessions without engine arguments
@@ -261,6 +270,8 @@ def validate_results(client: C, *, engine: Engine | None = None, report_only: Re
 class _FastMCPInputRequired(InputRequired, FastMCPError):
     """Passes through FastMCP's tool runner untouched (it re-raises its own errors) to
     :class:`EngineValidation`, which answers the call with the ``InputRequiredResult``."""
+
+    remedy = "add the EngineValidation middleware to the FastMCP server"
 
     def __init__(self, result: dict[str, Any]) -> None:
         InputRequired.__init__(self, result)

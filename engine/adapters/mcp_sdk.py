@@ -22,10 +22,15 @@
 
 from __future__ import annotations
 
-from ._sdk_client import EngineClient, EngineClientSession, InvalidToolResult
-from ._sdk_elicit import ElicitationForms, elicit
-from ._sdk_server import InputRequired, ToolValidation
-from ._sdk_tools import ToolLike, ToolSource, tool_definition
+from .._optional import missing_dependency
+
+try:
+    from ._sdk_client import EngineClient, EngineClientSession, InvalidToolResult
+    from ._sdk_elicit import ElicitationForms, elicit
+    from ._sdk_server import InputRequired, ToolValidation
+    from ._sdk_tools import ToolLike, ToolSource, tool_definition
+except ModuleNotFoundError as exc:
+    raise missing_dependency(exc, module=__name__, needs="the MCP Python SDK (mcp 2.x)", extra="mcp") from exc
 
 __all__ = [
     "ElicitationForms",

@@ -15,10 +15,15 @@ Instruments on the meter ``engine`` (attributes in brackets):
 
 from __future__ import annotations
 
-from opentelemetry import metrics as otel_metrics
-from opentelemetry.metrics import MeterProvider
-
 from .._metrics import CacheEvent, CompileEvent, Event, RefusalEvent, ValidationEvent, add_hook
+from .._optional import missing_dependency
+
+try:
+    from opentelemetry import metrics as otel_metrics
+    from opentelemetry.metrics import MeterProvider
+except ModuleNotFoundError as exc:
+    needs = "the OpenTelemetry API (opentelemetry-api)"
+    raise missing_dependency(exc, module=__name__, needs=needs, extra="opentelemetry") from exc
 
 __all__ = ["OpenTelemetryExporter", "install"]
 

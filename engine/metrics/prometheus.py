@@ -19,9 +19,13 @@ beside the MCP endpoint). Names (``namespace`` defaults to ``engine``):
 
 from __future__ import annotations
 
-from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
-
 from .._metrics import CacheEvent, CompileEvent, Event, RefusalEvent, ValidationEvent, add_hook
+from .._optional import missing_dependency
+
+try:
+    from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
+except ModuleNotFoundError as exc:
+    raise missing_dependency(exc, module=__name__, needs="prometheus_client", extra="prometheus") from exc
 
 __all__ = ["PrometheusExporter", "install"]
 
