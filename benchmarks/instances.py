@@ -62,8 +62,9 @@ def one_wrong_type(schema: Any, instance: Any) -> Any:
     if not isinstance(schema, dict) or not isinstance(instance, dict):
         return None
     for name, sub in (schema.get("properties") or {}).items():
-        if isinstance(sub, dict) and sub.get("type") in _WRONG_TYPE:
-            wrong = {**instance, name: _WRONG_TYPE[sub["type"]]}
+        declared = sub.get("type") if isinstance(sub, dict) else None
+        if isinstance(declared, str) and declared in _WRONG_TYPE:  # one type, not a list of them
+            wrong = {**instance, name: _WRONG_TYPE[declared]}
             return None if is_valid_reference(schema, wrong) else wrong
     return None
 

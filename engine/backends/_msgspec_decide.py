@@ -34,6 +34,7 @@ from ._msgspec_shape import (
     KINDS,
     NEUTRAL,
     WIDEST_OBJECT,
+    admits_every_name,
     json_equal,
     json_kinds_of_value,
     slot_of_value,
@@ -154,6 +155,8 @@ class _Walk:
                 if key == "id" and not self.draft4:
                     continue
                 if key == "uniqueItems" and schema[key] is False:
+                    continue
+                if key == "propertyNames" and admits_every_name(schema[key], assert_formats=self.assert_formats):
                     continue
                 raise _Unsure
         if "anyOf" in schema or "oneOf" in schema:

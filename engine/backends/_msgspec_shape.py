@@ -16,7 +16,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, Literal
 
-from .._keywords import ANCHORS, ANNOTATIONS
+from .._keywords import ANCHORS, ANNOTATIONS, KNOWN_IN_ANY_DIALECT
 
 __all__ = [
     "FLOAT_MAX",
@@ -62,6 +62,26 @@ FLOAT_MAX = 1.7976931348623157e308
 NEUTRAL = ANNOTATIONS | ANCHORS | {"$defs", "definitions"}
 
 KINDS = ("null", "boolean", "integer", "number", "string", "array", "object")
+
+
+def admits_every_name(names: Any, *, assert_formats: bool) -> bool:
+    """Whether a ``propertyNames`` schema admits every string, so every property name: ``true``,
+    or nothing but ``type: "string"`` and annotations (zod 4 writes ``z.record(z.string(), ...)``
+    so). Such a ``propertyNames`` constrains nothing, and the translation passes over it."""
+    if names is True:
+        return True
+    if type(names) is not dict:
+        return False
+    for key, value in names.items():
+        if key in NEUTRAL or key not in KNOWN_IN_ANY_DIALECT:
+            continue
+        if key == "type" and (value == "string" or (type(value) is list and "string" in value)):
+            continue
+        if key == "format" and not assert_formats:
+            continue
+        return False
+    return True
+
 
 # Union slots: msgspec allows at most one type of each.
 SLOTS = ("null", "bool", "int", "float", "str", "array", "object")

@@ -46,6 +46,7 @@ from ._msgspec_shape import (
     Refusal,
     Shape,
     Variant,
+    admits_every_name,
     constant,
     exact_float,
     is_integral,
@@ -125,6 +126,8 @@ class _Translator:
             if key == "id" and self.dialect is not Dialect.DRAFT4:
                 continue  # not a keyword before/after draft 4
             if key == "uniqueItems" and schema[key] is False:
+                continue
+            if key == "propertyNames" and admits_every_name(schema[key], assert_formats=self.assert_formats):
                 continue
             raise Refusal(f"keyword `{key}` has no exact msgspec translation", f"{where}/{escape(key)}")
 

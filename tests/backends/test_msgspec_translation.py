@@ -124,6 +124,21 @@ def test_formats() -> None:
     refused({"type": "string", "format": "email"}, "asserted", asserting)
 
 
+def test_property_names_that_admit_every_string_constrain_nothing() -> None:
+    # zod 4 writes `z.record(z.string(), V)` as an object whose `propertyNames` is `{"type": "string"}`.
+    record = {"type": "object", "propertyNames": {"type": "string"}, "additionalProperties": {"type": "integer"}}
+    for names in ({"type": "string"}, {"type": ["string", "null"], "description": "a key"}, True, {}):
+        cs = typed({**record, "propertyNames": names})
+        assert cs.decode(b'{"a": 1, "b": 2}') == {"a": 1, "b": 2}
+        assert not cs.is_valid({"a": "1"}) and not cs.is_valid([])
+    assert typed({"propertyNames": {"type": "string"}}).is_valid(5)  # it applies to objects only
+    assert typed({"propertyNames": {"type": "string", "format": "uri"}}).is_valid({"not a uri": 1})
+    asserting = engine.Engine(engine.EngineConfig(backend="msgspec", formats="assert"))
+    refused({"propertyNames": {"type": "string", "format": "uri"}}, "propertyNames", asserting)
+    for names in ({"type": "string", "maxLength": 2}, {"type": "integer"}, {"pattern": "^a"}, False, {"$ref": "#"}):
+        refused({"type": "object", "propertyNames": names}, "propertyNames")
+
+
 def test_ecma_differences_are_refused_or_exact() -> None:
     try:
         import engine._patterns  # noqa: F401

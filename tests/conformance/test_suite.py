@@ -40,7 +40,7 @@ OPTIONAL_SKIPPED = {"cross-draft", "format-assertion"}
 # CASES_PER_DIALECT. Lower a pin when a backend learns more; never raise one to make a test pass.
 PINNED_REFUSALS: dict[str, dict[str, int]] = {
     "jsonschema-rs": {"draft4": 0, "draft6": 0, "draft7": 0, "2019-09": 0, "2020-12": 0},
-    "msgspec": {"draft4": 115, "draft6": 170, "draft7": 206, "2019-09": 320, "2020-12": 332},
+    "msgspec": {"draft4": 115, "draft6": 169, "draft7": 205, "2019-09": 319, "2020-12": 331},
     "fastjsonschema": {"draft4": 18, "draft6": 21, "draft7": 40, "2019-09": 136, "2020-12": 152},
     "jsonschema": {"draft4": 15, "draft6": 18, "draft7": 36, "2019-09": 51, "2020-12": 43},
 }
