@@ -116,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
         "instance location, the schema keyword that said no, and a message.",
         epilog="examples:\n  engine validate --schema s.json --instance payload.json\n"
         "  curl -s https://example.invalid/x | engine validate --schema s.json -\n\n"
-        "exit status: 0 valid, 1 invalid or schema refused, 2 unreadable input.",
+        "exit status: 0 valid, 1 invalid or schema refused, 2 unreadable input, or '-' for both schema and instance.",
     )
     validate.add_argument("--schema", required=True, metavar="FILE", help="the schema (JSON)")
     source = validate.add_mutually_exclusive_group()

@@ -591,6 +591,44 @@ def test_check_json_has_one_shape_for_tools_and_schemas(tools_file: Path, tmp_pa
     assert lines[0].startswith("REFUSED search (tools[0]): tool (invalid-tool)")
 
 
+def test_validate_json_has_issues_when_refused_before_validation(tmp_path: Path) -> None:
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "array"}))
+    config = tmp_path / "engine.toml"
+    config.write_text("[limits]\nmax_instance_bytes = 50\nmax_instance_depth = 10\n")
+    shapes = {}
+    for reason, text in (
+        ("invalid-instance", "1"),
+        ("too-deep", "[" * 20 + "]" * 20),
+        ("too-large", "[1" + ",1" * 30 + "]"),
+    ):
+        instance = tmp_path / f"{reason}.json"
+        instance.write_text(text)
+        code, out, _ = run(
+            "validate", "--schema", str(schema), "--instance", str(instance), "--json", "--config", str(config)
+        )
+        doc = json.loads(out)
+        assert code == 1 and doc["valid"] is False and doc["reason"] == reason and doc["message"]
+        shapes[reason] = set(doc)
+        if reason != "invalid-instance":  # refused before validation: no issue, the list not cut
+            assert doc["issues"] == [] and doc["truncated"] is False
+    assert all(shape == {"valid", "reason", "message", "issues", "truncated"} for shape in shapes.values())
+
+
+@pytest.mark.parametrize("instance", [["--instance", "-"], ["-"]])
+def test_validate_reads_only_one_of_schema_and_instance_from_stdin(
+    instance: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run("validate", "--schema", "-", *instance, stdin=b"{}", monkeypatch=monkeypatch)
+    assert code == 2 and out == ""
+    assert err == (
+        "engine validate: only one of --schema and the instance can be '-' (standard input is read once): "
+        "give the other as a file (see: engine validate --help)\n"
+    )
+    code, out, _ = run("validate", "--schema", "-", *instance, "--json", stdin=b"{}", monkeypatch=monkeypatch)
+    assert code == 2 and json.loads(out)["error"]["reason"] == "usage"
+
+
 def test_validate_refuses_a_tool_or_a_jsonrpc_message_as_schema(tmp_path: Path) -> None:
     instance = tmp_path / "i.json"
     instance.write_text("{}")
