@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -640,3 +641,35 @@ def test_validate_refuses_a_tool_or_a_jsonrpc_message_as_schema(tmp_path: Path) 
         schema.write_text(json.dumps(document))
         code, out, err = run("validate", "--schema", str(schema), "--instance", str(instance))
         assert code == 2 and out == "" and f"is {kind}, not a schema" in err
+
+
+def test_config_prints_toml_that_loads_back_as_the_same_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine._config import resolve
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[tool.engine]\nformats = "assert"\n[tool.engine.limits]\nmax_issues = 9\n')
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("ENGINE_CACHE_SIZE", "12")
+    # Strings TOML must escape: a quote, a backslash, a tab, a direction override, and one that needs none.
+    monkeypatch.setenv("ENGINE_FETCH_ALLOW_HOSTS", 'a"b\\c,t\tab,x\u202ey,é.example')
+    monkeypatch.setenv("ENGINE_FETCH_CONNECT_TIMEOUT", "0.00001")
+    code, out, _ = run("config", "--backend", "jsonschema-rs")
+    assert code == 0 and "[tool.engine]\n" in out and "\n[tool.engine.limits]\n" in out
+    expected = resolve(env=dict(os.environ), backend="jsonschema-rs").config
+    assert expected.fetch.allow_hosts == ('a"b\\c', "t\tab", "x\u202ey", "é.example")
+    pasted = tmp_path / "elsewhere" / "pyproject.toml"
+    pasted.parent.mkdir()
+    pasted.write_text(out, encoding="utf-8")  # what the output says: a pyproject.toml's [tool.engine] tables
+    assert resolve(pasted, env={}).config == expected
+    assert "\u202e" not in out and "\t" not in out
+    # Given a file of its own, the output is that file's form (its top level).
+    own = tmp_path / "engine.toml"
+    own.write_text("[limits]\nmax_issues = 7\n")
+    code, out, _ = run("config", "--config", str(own))
+    assert code == 0 and "[tool.engine]" not in out and "\n[limits]\n" in out
+    copy = tmp_path / "copy.toml"
+    copy.write_text(out, encoding="utf-8")
+    assert resolve(copy, env={}).config == resolve(own).config
