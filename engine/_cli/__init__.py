@@ -49,6 +49,13 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
                 raise UsageError("say where the instance is: --instance FILE, or '-' for standard input", "usage")
             if args.instance is None:
                 args.instance = "-"
+            if args.schema == "-" and args.instance == "-":
+                # One stream: the schema would read all of it and leave the instance nothing.
+                raise UsageError(
+                    "only one of --schema and the instance can be '-' (standard input is read once): "
+                    "give the other as a file (see: engine validate --help)",
+                    "usage",
+                )
         if args.command == "bench":
             return int(args.run(args, None, out, err))
         with warnings.catch_warnings():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 import msgspec
@@ -15,7 +15,7 @@ from .._engine import Engine
 from .._errors import EngineError, SchemaRejected
 from .._mcp import compile_tools
 from .._mcp.mapping import older_versions_cannot_list
-from .input import EXIT_OK, EXIT_REFUSED, Target, read_json, shown, targets
+from .input import EXIT_OK, EXIT_REFUSED, Target, read_json, shown, targets, tool_refusal
 
 __all__ = ["check_schema", "guard_facts", "guard_measurements", "print_json", "run_check"]
 
@@ -80,57 +80,75 @@ def check_schema(eng: Engine, key: str, schema: Any) -> dict[str, Any]:
     }
 
 
-def _mcp_refusals(eng: Engine, found: list[Target]) -> dict[str, SchemaRejected]:
-    """Refusals that come from MCP's rules on tools (an ``inputSchema`` must be an object schema,
-    names must be unique) rather than from JSON Schema itself: the engine's tool set decides."""
-    # Each tool at its place in the list (a tool refused on its own already, as `None`), so that a
-    # refusal's location is the one the file gives it.
-    tools = [
-        t.tool if t.problem is None and t.schemas.get("inputSchema") is not None else None
-        for t in found
-        if t.tool is not None
-    ]
-    if not any(tools):
-        return {}
+def _mcp_refusal(eng: Engine, target: Target) -> SchemaRejected | None:
+    """The refusal that comes from MCP's rules on a tool's schemas (an ``inputSchema`` must be an
+    object schema, ``true``/``{}`` as the configuration allows) rather than from JSON Schema
+    itself: the engine's tool set decides, on this tool alone (its name may be listed again; a
+    tool refused for its name is named as the report names it, so that its schemas are judged too)."""
+    if target.tool is None or target.schemas.get("inputSchema") is None:
+        return None
+    definition = target.tool if target.refusal is None else {**target.tool, "name": target.name}
     try:
-        toolset = compile_tools({"tools": tools}, engine=eng)
-    except EngineError:
-        return {}
-    return dict(toolset.rejected)
+        toolset = compile_tools([definition], engine=eng)
+    except EngineError:  # pragma: no cover - a list of one object with a string name is a tool list
+        return None
+    return next(iter(toolset.rejected.values()), None)
+
+
+def _duplicate_names(found: list[Target]) -> dict[int, dict[str, Any]]:
+    """A tool-level refusal for each entry whose name another entry also has, by its position in
+    ``found``: MCP requires unique names, and a client cannot tell which is meant, so none is used
+    (as ``compile_tools`` decides)."""
+    places: dict[str, list[int]] = {}
+    for position, target in enumerate(found):
+        if target.tool is not None and target.refusal is None and target.index is not None:
+            places.setdefault(target.name, []).append(position)
+    refusals: dict[int, dict[str, Any]] = {}
+    for name, positions in places.items():
+        if len(positions) < 2:
+            continue
+        indexes = [found[p].index for p in positions]
+        listed = "more than once" if len(indexes) == 2 else f"{len(indexes)} times"
+        where = ", ".join(f"tools[{i}]" for i in indexes[:-1]) + f" and tools[{indexes[-1]}]"
+        message = f"tool name {name!r} is listed {listed} ({where}): MCP requires unique names, and " + (
+            "neither is used" if len(indexes) == 2 else "none is used"
+        )
+        for p in positions:
+            details = {"tool": name, "indexes": indexes}
+            refusals[p] = tool_refusal(message, f"{found[p].pointer}/name", details)
+    return refusals
+
+
+def _schema_refusal(refusal: SchemaRejected, key: str) -> dict[str, Any]:
+    """A slot of a tool's report refused by MCP's rules; its location points into that schema,
+    as JSON Schema refusals' do (the tool set's points into the tool)."""
+    report = refusal.to_dict()
+    report["location"] = (report["location"] or "").removeprefix(f"/{key}")
+    return {"status": "refused", "refusal": report}
 
 
 def run_check(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO) -> int:
     kind, found = targets(read_json(args.file, "file"))
     progress = Progress(err, len(found), enabled=not args.quiet and not args.json)
+    duplicates = _duplicate_names(found)
     reports = []
-    for target in found:
+    for position, target in enumerate(found):
         progress.step(shown(target.name))
         schemas = {key: check_schema(eng, key, schema) for key, schema in target.schemas.items()}
-        report: dict[str, Any] = {"name": target.name, "schemas": schemas}
-        if target.problem is not None:
-            report["refusal"] = {
-                "reason": "invalid-tool",
-                "message": target.problem,
-                "location": f"/tools/{target.index}/name",
-                "details": {},
-            }
+        mcp = _mcp_refusal(eng, target)
+        if mcp is not None:
+            key = mcp.details.get("schema", "inputSchema")
+            if key in schemas and schemas[key]["status"] == "ok":  # else a JSON Schema refusal says why
+                schemas[key] = _schema_refusal(mcp, key)
+        report: dict[str, Any] = {"name": target.name, "index": target.index, "schemas": schemas}
+        refusal = target.refusal or duplicates.get(position)
+        if refusal is not None:
+            report["refusal"] = refusal
         # Clients before protocol 2026-07-28 cannot be sent this tool (an outputSchema that is not an object).
         if target.tool is not None and (older := older_versions_cannot_list(target.tool)) is not None:
             report["older_protocol_versions"] = older
         reports.append(report)
     progress.done()
-    extra = _mcp_refusals(eng, found)
-    for report in reports:
-        rejected = extra.get(report["name"])
-        if rejected is None:
-            continue
-        # Attach the MCP-level refusal where no JSON Schema refusal already explains it.
-        if all(s["status"] == "ok" for s in report["schemas"].values()):
-            where = rejected.details.get("schema", "inputSchema") if rejected.details else "inputSchema"
-            slot = report["schemas"].get(where) or report["schemas"].get("inputSchema")
-            if slot is not None:
-                slot["status"] = "refused"
-                slot["refusal"] = rejected.to_dict()
     for report in reports:
         refused_here = "refusal" in report or any(s["status"] == "refused" for s in report["schemas"].values())
         report["status"] = "refused" if refused_here else "ok"
@@ -184,21 +202,18 @@ def _write_check(
     out.write(
         f"{summary['file']}: {summary['document']}, {summary['tools']} {'tool' if summary['tools'] == 1 else 'tools'}\n"
     )
+    label = _labels(reports)
     if view == "summary":
         refused = [r for r in reports if r["status"] == "refused"]
         if refused:
             out.write("\n")
-        written = set()  # a name listed several times is refused once, for all its entries
-        for report in refused:
-            line = f"REFUSED {report['name']}: {_first_refusal(report)}\n"
-            if line not in written:
-                written.add(line)
-                out.write(line)
+        for report in refused:  # one line per entry, as the count counts them
+            out.write(f"REFUSED {label(report)}: {_first_refusal(report)}\n")
     for report in reports if view != "summary" else ():
         if view == "refused" and report["status"] == "ok":
             continue
         mark = "ok     " if report["status"] == "ok" else "REFUSED"
-        out.write(f"\n{mark} {report['name']}\n")
+        out.write(f"\n{mark} {label(report)}\n")
         if "refusal" in report:
             r = report["refusal"]
             out.write(f"  tool: refused ({r['reason']}) at {r['location']!r}: {r['message']}\n")
@@ -224,7 +239,9 @@ def _write_check(
             elif verbose:
                 out.write("    guard: no measurements in this build\n")
     out.write("\n")
-    if summary["refused"]:
+    if not summary["tools"]:
+        out.write("No tools listed: nothing to check.\n")
+    elif summary["refused"]:
         reasons = ", ".join(f"{n} {reason}" for reason, n in summary["reasons"].items())
         out.write(f"{summary['refused']} of {summary['tools']} refused ({reasons}).\n")
     else:
@@ -232,6 +249,19 @@ def _write_check(
     if summary["unlistable_before_2026_07_28"]:
         names = summary["unlistable_before_2026_07_28"]
         out.write(f"{len(names)} cannot be listed to clients before protocol 2026-07-28: {', '.join(names)}.\n")
+
+
+def _labels(reports: list[dict[str, Any]]) -> Callable[[dict[str, Any]], str]:
+    """How the text names each entry: its name, and its place where another entry has that name."""
+    counts: dict[str, int] = {}
+    for report in reports:
+        counts[report["name"]] = counts.get(report["name"], 0) + 1
+
+    def label(report: dict[str, Any]) -> str:
+        name: str = report["name"]
+        return f"{name} (tools[{report['index']}])" if counts[name] > 1 and report["index"] is not None else name
+
+    return label
 
 
 def _first_refusal(report: dict[str, Any]) -> str:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any, TextIO
 
-from .._config import ResolvedConfig, resolve
+from .._config import PYPROJECT, ResolvedConfig, resolve
 from .check import print_json
 from .input import EXIT_OK
 
@@ -33,10 +34,38 @@ def _toml(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return f'"{value}"'
+        return _toml_string(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
-    return repr(value)
+    return repr(value)  # an int, or a float (`1.0`, `1e-05`, `inf`: TOML spells them so)
+
+
+def _toml_string(text: str) -> str:
+    """``text`` as a TOML basic string."""
+    return '"' + _escaped(text, quoted='"\\') + '"'
+
+
+def _escaped(text: str, *, quoted: str = "") -> str:
+    """``text`` with the characters in ``quoted`` escaped by a backslash, and every one a TOML
+    string or comment may not hold, or a terminal would act on rather than show (controls, line
+    breaks, direction overrides), as its ``\\u`` escape, which TOML strings read back."""
+    return "".join(
+        "\\" + c
+        if c in quoted
+        else c
+        if c.isprintable()
+        else (f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}")
+        for c in text
+    )
+
+
+def _table_prefix(resolved: ResolvedConfig) -> str | None:
+    """The TOML table the settings go in where the configuration lives: ``tool.engine`` in a
+    ``pyproject.toml`` (the file found, or where one would be looked for), ``None`` (the top
+    level) in a file of its own given with ``--config``."""
+    if resolved.file is not None and Path(resolved.file).name != PYPROJECT:
+        return None
+    return "tool.engine"
 
 
 def run_config(args: argparse.Namespace, resolved: ResolvedConfig, out: TextIO, err: TextIO) -> int:
@@ -54,14 +83,19 @@ def run_config(args: argparse.Namespace, resolved: ResolvedConfig, out: TextIO, 
         print_json(out, {"file": resolved.file, "searched_from": resolved.searched_from, "settings": settings})
         return EXIT_OK
     if resolved.file is not None:
-        out.write(f"# configuration file: {resolved.file}\n")
+        out.write(f"# configuration file: {_escaped(resolved.file)}\n")
     elif resolved.searched_from is not None:
-        out.write(f"# no pyproject.toml with [tool.engine] in {resolved.searched_from} or above\n")
+        out.write(f"# no pyproject.toml with [tool.engine] in {_escaped(resolved.searched_from)} or above\n")
     out.write("# precedence: command-line options > ENGINE_* variables > the file > defaults\n")
-    rows: list[tuple[str, str]] = []
+    prefix = _table_prefix(resolved)
+    if prefix is None:
+        out.write("# TOML for a configuration file of its own (read with --config FILE), as below\n")
+    else:
+        out.write(f"# TOML for a pyproject.toml, whose [{prefix}] tables it reads, as below\n")
+    rows: list[tuple[str, str]] = [] if prefix is None else [(f"[{prefix}]", "")]
     for name, value in values.items():
         if isinstance(value, dict):
-            rows.append((f"\n[{name}]", ""))
+            rows.append((f"\n[{name if prefix is None else f'{prefix}.{name}'}]", ""))
             rows.extend(
                 (f"{field} = {_toml(inner)}", resolved.sources[f"{name}.{field}"]) for field, inner in value.items()
             )
@@ -69,5 +103,5 @@ def run_config(args: argparse.Namespace, resolved: ResolvedConfig, out: TextIO, 
             rows.append((f"{name} = {_toml(value)}", resolved.sources[name]))
     width = max(len(text) for text, _ in rows)
     for text, source in rows:
-        out.write(f"{text:<{width}}  # {source}\n" if source else f"{text}\n")
+        out.write(f"{text:<{width}}  # {_escaped(source)}\n" if source else f"{text}\n")
     return EXIT_OK

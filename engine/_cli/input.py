@@ -9,9 +9,11 @@ from typing import Any
 
 import msgspec
 
+from .._config import short_repr
 from .._decode import decode_json
 from .._errors import DecodeError, DecodeReason
 from .._intake import json_type
+from .._keywords import ANNOTATIONS, KNOWN_IN_ANY_DIALECT
 
 __all__ = [
     "EXIT_OK",
@@ -22,10 +24,13 @@ __all__ = [
     "Target",
     "UsageError",
     "describe_decode_error",
+    "is_jsonrpc",
+    "looks_like_tool",
     "read_bytes",
     "read_json",
     "shown",
     "targets",
+    "tool_refusal",
     "tools_document",
 ]
 
@@ -119,27 +124,53 @@ class Target(msgspec.Struct, frozen=True):
     name: str
     schemas: dict[str, Any]
     tool: dict[str, Any] | None = None
+    """The tool's definition; ``None`` for a lone schema or a list entry that is no object."""
     index: int | None = None
-    """The tool's position in its list."""
-    problem: str | None = None
-    """Why the tool itself (not one of its schemas) cannot be used: no name."""
+    """The tool's position in its list (``None`` for one tool or one schema given alone)."""
+    pointer: str = ""
+    """Where the tool is in the document read (a JSON pointer): ``/result/tools/3``, ``/3``, ``""``."""
+    refusal: dict[str, Any] | None = None
+    """Why the entry itself (not one of its schemas) cannot be used: no object, no string name."""
+
+
+# Members only a JSON-RPC message has; none is a JSON Schema keyword.
+JSONRPC_MEMBERS = frozenset({"jsonrpc", "result", "error"})
+# Keywords that make an object a schema rather than a tool. A tool shares the annotations
+# (`title`, `description`...) with JSON Schema, so those decide nothing.
+SCHEMA_KEYWORDS = KNOWN_IN_ANY_DIALECT - ANNOTATIONS
+
+
+def is_jsonrpc(document: Any) -> bool:
+    """A JSON-RPC message: an object with a ``jsonrpc``, ``result`` or ``error`` member."""
+    return isinstance(document, Mapping) and not JSONRPC_MEMBERS.isdisjoint(document)
+
+
+def looks_like_tool(value: Any) -> bool:
+    """A tool definition rather than a schema: an object with an ``inputSchema`` or
+    ``outputSchema``, or with a ``name`` and no JSON Schema keyword but the annotations (so
+    ``{"name": "x"}`` is a tool without ``inputSchema``, not a schema that accepts anything)."""
+    if not isinstance(value, Mapping):
+        return False
+    if "inputSchema" in value or "outputSchema" in value:
+        return True
+    return "name" in value and SCHEMA_KEYWORDS.isdisjoint(value)
 
 
 def targets(document: Any) -> tuple[str, list[Target]]:
-    """What kind of document this is, and the tools or schema in it.
+    """What kind of document this is, and the tools or schema in it (see docs/cli.md for the rules).
 
     Accepts a whole JSON-RPC response to ``tools/list``, its ``result`` object, a list of tools,
-    a single tool, or a single schema.
+    a single tool, or a single schema; anything else, a JSON-RPC error response included, is a
+    :class:`UsageError`.
     """
-    if isinstance(document, Mapping) and "jsonrpc" in document and "result" in document:
-        kind, found = targets(document["result"])
-        return f"JSON-RPC response ({kind})", found
-    if isinstance(document, Mapping) and isinstance(document.get("tools"), list):
-        return "tools/list result", _tools(document["tools"])
+    if is_jsonrpc(document):
+        return "JSON-RPC response (tools/list result)", _tools(_jsonrpc_tools(document), "/result/tools")
+    if isinstance(document, Mapping) and "tools" in document:
+        return "tools/list result", _tools(_tool_list(document["tools"], "the document's"), "/tools")
     if isinstance(document, list):
-        return "list of tools", _tools(document)
-    if isinstance(document, Mapping) and "inputSchema" in document:
-        return "one tool", _tools([document])
+        return "list of tools", _tools(document, "")
+    if looks_like_tool(document):
+        return "one tool", [_tool(document, None, "")]
     if isinstance(document, (Mapping, bool)):
         return "one schema", [Target(name="<schema>", schemas={"schema": document})]
     raise UsageError(
@@ -149,39 +180,96 @@ def targets(document: Any) -> tuple[str, list[Target]]:
     )
 
 
+def _jsonrpc_tools(response: Mapping[str, Any]) -> Any:
+    """The tool list of a JSON-RPC response to ``tools/list``, or a :class:`UsageError` saying why
+    the message holds none (an error response, a request, a result of another kind)."""
+    if "error" in response:
+        error = response["error"]
+        said = ""
+        if isinstance(error, Mapping):
+            said = f" {short_repr(error.get('code'))}: {short_repr(error.get('message'))}"
+        raise UsageError(
+            f"the document is a JSON-RPC error response (error{said}), not a tools/list result: "
+            "the server listed no tools to check",
+            "jsonrpc-error",
+        )
+    if "result" not in response:
+        raise UsageError(
+            "the document is a JSON-RPC message with neither a result nor an error (a request or a "
+            "notification?), not a response to tools/list",
+            "wrong-document",
+        )
+    result = response["result"]
+    if not isinstance(result, Mapping) or "tools" not in result:
+        what = "an object without a tools member" if isinstance(result, Mapping) else json_type(result)
+        raise UsageError(
+            f'the JSON-RPC response\'s result is {what}, not a tools/list result ({{"tools": [...]}})',
+            "wrong-document",
+        )
+    return _tool_list(result["tools"], "the JSON-RPC result's")
+
+
+def _tool_list(tools: Any, whose: str) -> list[Any]:
+    if not isinstance(tools, list):
+        raise UsageError(f"{whose} tools member is {json_type(tools)}, not a list of tools", "wrong-document")
+    return tools
+
+
 def tools_document(document: Any) -> str | None:
-    """What kind of tool document this is (a tools/list result, a tool...), or ``None`` when it
-    can be a schema: ``validate --schema`` must not take a tool list for a schema that, having no
-    keyword it knows, accepts anything."""
-    if isinstance(document, Mapping) and "jsonrpc" in document and isinstance(document.get("result"), Mapping):
-        inner = tools_document(document["result"])
-        return None if inner is None else f"JSON-RPC response ({inner})"
-    if isinstance(document, Mapping) and isinstance(document.get("tools"), list):
+    """What kind of tool document this is (a tools/list result, a tool, a JSON-RPC message...), or
+    ``None`` when it can be a schema: ``validate --schema`` must not take a tool list for a schema
+    that, having no keyword it knows, accepts anything. The rules are those of :func:`targets`."""
+    if is_jsonrpc(document):
+        if "error" in document:
+            return "JSON-RPC error response"
+        result = document.get("result")
+        return (
+            "JSON-RPC response (tools/list result)"
+            if isinstance(result, Mapping) and "tools" in result
+            else "JSON-RPC message"
+        )
+    if isinstance(document, Mapping) and "tools" in document:
         return "tools/list result"
-    if isinstance(document, list) and document and all(isinstance(t, Mapping) and "inputSchema" in t for t in document):
+    if isinstance(document, list) and document and all(map(looks_like_tool, document)):
         return "list of tools"
-    if isinstance(document, Mapping) and "inputSchema" in document and isinstance(document.get("name"), str):
-        return "one tool"
+    if looks_like_tool(document):
+        return "tool"
     return None
 
 
-def _tools(items: Sequence[Any]) -> list[Target]:
-    found = []
-    for index, item in enumerate(items):
-        if not isinstance(item, Mapping):
-            raise UsageError(f"tool #{index} is {type(item).__name__}, not an object", "wrong-document")
-        name = item.get("name")
-        named = isinstance(name, str) and name != ""
-        schemas = {key: item[key] for key in SCHEMA_KEYS if key in item and item[key] is not None}
-        if "inputSchema" not in item:
-            schemas["inputSchema"] = None  # reported as missing
-        problem = None
-        if not named:
-            problem = (
-                f"tool #{index} has no name: MCP requires every tool to have a non-empty string name"
-                if name is None or name == ""
-                else f"tool #{index} has a name that is {type(name).__name__}, not a string: MCP requires a string"
-            )
-        label = name if isinstance(name, str) and named else f"#{index} (no name)"
-        found.append(Target(name=label, schemas=schemas, tool=dict(item), index=index, problem=problem))
-    return found
+def _tools(items: Sequence[Any], at: str) -> list[Target]:
+    """The entries of a tool list found at ``at`` in the document."""
+    return [_tool(item, index, f"{at}/{index}") for index, item in enumerate(items)]
+
+
+def _tool(item: Any, index: int | None, pointer: str) -> Target:
+    """One entry of a tool list (``index`` its place), or the one tool given alone (``None``)."""
+    place = "the tool" if index is None else f"tools[{index}]"
+    if not isinstance(item, Mapping):
+        # Refused on its own, named as `compile_tools` names it; the other entries are checked.
+        return Target(
+            name="<tool>" if index is None else f"<{place}>",
+            schemas={},
+            index=index,
+            pointer=pointer,
+            refusal=tool_refusal(f"{place} is {json_type(item)}, not a tool definition (an object)", pointer),
+        )
+    name = item.get("name")
+    named = isinstance(name, str) and name != ""
+    schemas = {key: item[key] for key in SCHEMA_KEYS if key in item and item[key] is not None}
+    if "inputSchema" not in item:
+        schemas["inputSchema"] = None  # reported as missing
+    refusal = None
+    if not named:
+        problem = (
+            f"{place} has no name: MCP requires every tool to have a non-empty string name"
+            if name is None or name == ""
+            else f"{place} has a name that is {type(name).__name__}, not a string: MCP requires a string"
+        )
+        refusal = tool_refusal(problem, f"{pointer}/name")
+    label = name if isinstance(name, str) and named else ("<tool>" if index is None else f"<{place}>")
+    return Target(name=label, schemas=schemas, tool=dict(item), index=index, pointer=pointer, refusal=refusal)
+
+
+def tool_refusal(message: str, location: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"reason": "invalid-tool", "message": message, "location": location, "details": details or {}}

@@ -83,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
         "measurements against each limit, and every refusal with its reason and location.",
         epilog="examples:\n  engine check tools.json\n  engine check tools.json --summary\n"
         "  engine check - --json < tools.json\n\n"
-        "exit status: 0 all accepted, 1 at least one schema refused, 2 unreadable input.",
+        "exit status: 0 all accepted (or no tools listed), 1 at least one tool or schema refused, 2 input that "
+        "is no tool list or schema (unreadable, not JSON, a JSON-RPC error response...).",
     )
     check.add_argument("file", help="the JSON file to read ('-' for standard input)")
     check.add_argument("-q", "--quiet", action="store_true", help="no progress display")
@@ -115,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
         "instance location, the schema keyword that said no, and a message.",
         epilog="examples:\n  engine validate --schema s.json --instance payload.json\n"
         "  curl -s https://example.invalid/x | engine validate --schema s.json -\n\n"
-        "exit status: 0 valid, 1 invalid or schema refused, 2 unreadable input.",
+        "exit status: 0 valid, 1 invalid or schema refused, 2 unreadable input, or '-' for both schema and instance.",
     )
     validate.add_argument("--schema", required=True, metavar="FILE", help="the schema (JSON)")
     source = validate.add_mutually_exclusive_group()

@@ -70,7 +70,10 @@ def run_validate(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO
             raise UsageError(message, str(exc.reason)) from None
         # JSON the instance limits refuse (too large, too deep): a refusal, like an invalid instance.
         if args.json:
-            print_json(out, {"valid": False, "reason": str(exc.reason), "message": message})
+            # The shape of an invalid instance's, with no issue: it was refused before validation.
+            print_json(
+                out, {"valid": False, "reason": str(exc.reason), "message": message, "issues": [], "truncated": False}
+            )
         else:
             out.write(shown(f"{message}\n"))
         return EXIT_REFUSED

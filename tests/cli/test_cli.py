@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -232,11 +233,16 @@ def test_check_applies_mcp_rules_on_tools(tmp_path: Path) -> None:
     assert code == 1
     reports = json.loads(out)["tools"]
     first = reports[0]["schemas"]["inputSchema"]
-    assert first["status"] == "refused" and first["refusal"]["location"] == "/inputSchema/type"
+    # Located in the schema, as a JSON Schema refusal is; the slot holds the refusal only.
+    assert first == {"status": "refused", "refusal": first["refusal"]} and first["refusal"]["location"] == "/type"
     assert "MCP requires" in first["refusal"]["message"]
-    assert all("more than once" in r["schemas"]["inputSchema"]["refusal"]["message"] for r in reports[1:3])
-    assert all(r["schemas"]["inputSchema"]["refusal"]["location"] == "/tools/2/name" for r in reports[1:3])
-    assert reports[1]["schemas"]["inputSchema"]["refusal"]["details"] == {"tool": "twice", "indexes": [1, 2]}
+    # A name listed twice refuses each entry, as a tool; their schemas compiled and say so.
+    for index in (1, 2):
+        refusal = reports[index]["refusal"]
+        assert refusal["reason"] == "invalid-tool" and "more than once" in refusal["message"]
+        assert refusal["location"] == f"/tools/{index}/name"
+        assert refusal["details"] == {"tool": "twice", "indexes": [1, 2]}
+        assert reports[index]["status"] == "refused" and reports[index]["schemas"]["inputSchema"]["status"] == "ok"
     assert reports[3]["status"] == "ok"  # `true`: a tool without parameters (allow_empty_input_schema)
 
 
@@ -355,15 +361,19 @@ def test_tool_without_a_name_is_refused(tmp_path: Path) -> None:
                     {"name": "a", "inputSchema": {"type": "object"}},
                     {"inputSchema": {"type": "object"}},
                     {"name": 3, "inputSchema": {}},
+                    {"inputSchema": {"type": "string"}},
                 ]
             }
         )
     )
     code, out, _ = run("check", str(path))
     assert code == 1
-    assert "REFUSED #1 (no name)" in out and "tool #1 has no name: MCP requires" in out
-    assert "REFUSED #2 (no name)" in out and "a name that is int" in out
-    assert "2 of 3 refused (2 invalid-tool)" in out
+    # Named as `compile_tools` names an entry it cannot name.
+    assert "REFUSED <tools[1]>" in out and "tools[1] has no name: MCP requires" in out
+    assert "REFUSED <tools[2]>" in out and "a name that is int" in out
+    # A tool refused for its name has its schemas judged too, by MCP's rules as well.
+    assert "REFUSED <tools[3]>" in out and "inputSchema of tool '<tools[3]>': inputSchema is not an object" in out
+    assert "3 of 4 refused (1 invalid-schema, 3 invalid-tool)" in out
     code, out, _ = run("check", str(path), "--json")
     doc = json.loads(out)
     refusal = doc["tools"][1]["refusal"]
@@ -446,12 +456,15 @@ def test_check_shows_tool_names_without_terminal_controls(tmp_path: Path) -> Non
         assert "\\u001b[2J\\u001b[31mred" in out and "evil\\u202etxt.exe" in out and "plain name" in out
 
 
-def test_check_summary_says_a_name_listed_several_times_once(tmp_path: Path) -> None:
+def test_check_summary_gives_each_entry_of_a_repeated_name_its_line(tmp_path: Path) -> None:
+    # Every entry of the list counts as a tool: the count and the lines agree.
     path = tmp_path / "tools.json"
     path.write_text(json.dumps([{"name": "a", "inputSchema": {"type": "object"}}] * 3))
     code, out, _ = run("check", str(path), "--summary")
-    assert code == 1 and out.count("REFUSED a:") == 1 and "(tools[0], tools[1] and tools[2])" in out
-    assert "3 of 3 refused" in out
+    assert code == 1 and "3 of 3 refused" in out
+    lines = [line for line in out.splitlines() if line.startswith("REFUSED ")]
+    assert [line.split(":")[0] for line in lines] == [f"REFUSED a (tools[{i}])" for i in range(3)]
+    assert all("(tools[0], tools[1] and tools[2])" in line for line in lines)
 
 
 def test_validate_shows_keys_and_values_without_terminal_controls(tmp_path: Path) -> None:
@@ -461,3 +474,202 @@ def test_validate_shows_keys_and_values_without_terminal_controls(tmp_path: Path
     code, out, _ = run("validate", "--schema", str(schema), "--instance", str(instance))
     assert code == 1 and "\x1b" not in out and "\u202e" not in out
     assert "at /\\u001b[2Jevil\\u202e:" in out
+
+
+# Keys of a schema's report: compiled, or refused (nothing else alongside the refusal).
+COMPILED_SLOT = {"status", "dialect", "backend", "why", "refused_by", "guard", "facts"}
+REFUSED_SLOT = {"status", "refusal"}
+
+
+@pytest.mark.parametrize(
+    ("document", "reason", "phrase"),
+    [
+        (
+            {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "x"}},
+            "jsonrpc-error",
+            "JSON-RPC error response (error -32601: 'x')",
+        ),
+        ({"error": {"code": -32603, "message": "down"}}, "jsonrpc-error", "error -32603: 'down'"),
+        ({"tools": 5}, "wrong-document", "the document's tools member is an integer, not a list"),
+        ({"jsonrpc": "2.0", "id": 1, "result": {}}, "wrong-document", "an object without a tools member"),
+        ({"jsonrpc": "2.0", "id": 1, "result": {"tools": {}}}, "wrong-document", "tools member is an object"),
+        ({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, "wrong-document", "neither a result nor an error"),
+        ({"result": [{"name": "t", "inputSchema": {}}]}, "wrong-document", "result is an array"),
+    ],
+)
+def test_check_refuses_a_document_that_holds_no_tool_list(
+    tmp_path: Path, document: object, reason: str, phrase: str
+) -> None:
+    # Each was read as one schema accepting everything: "All 1 accepted", exit 0.
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(document))
+    code, out, err = run("check", str(path))
+    assert code == 2 and out == "" and phrase in err
+    code, out, _ = run("check", str(path), "--json")
+    assert code == 2 and json.loads(out)["error"]["reason"] == reason
+
+
+def test_check_reads_a_result_without_tools_as_no_tools(tmp_path: Path) -> None:
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"result": {"tools": []}}))
+    code, out, _ = run("check", str(path))
+    assert code == 0
+    assert "JSON-RPC response (tools/list result), 0 tools" in out and "No tools listed: nothing to check." in out
+    code, out, _ = run("check", str(path), "--json")
+    assert code == 0 and json.loads(out)["summary"]["tools"] == 0 and json.loads(out)["tools"] == []
+
+
+@pytest.mark.parametrize(
+    ("document", "kind", "code"),
+    [
+        ({"name": "x"}, "one tool", 1),
+        ({"name": "x", "description": "d", "title": "T"}, "one tool", 1),
+        ({"name": "x", "description": "d", "parameters": {"type": "object"}}, "one tool", 1),
+        ({"name": "x", "inputSchema": {"type": "object"}}, "one tool", 0),
+        ({"name": "x", "type": "object"}, "one schema", 0),  # a JSON Schema keyword: a schema
+        ({"description": "anything"}, "one schema", 0),
+        (True, "one schema", 0),
+    ],
+)
+def test_check_reads_an_object_with_a_name_and_no_schema_keyword_as_a_tool(
+    tmp_path: Path, document: object, kind: str, code: int
+) -> None:
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(document))
+    status, out, _ = run("check", str(path), "--json")
+    doc = json.loads(out)
+    assert status == code and doc["summary"]["document"] == kind
+    if kind == "one tool" and code == 1:
+        slot = doc["tools"][0]["schemas"]["inputSchema"]
+        assert slot["status"] == "refused" and "no inputSchema" in slot["refusal"]["message"]
+
+
+def test_check_refuses_an_entry_that_is_no_object_and_checks_the_others(tmp_path: Path) -> None:
+    tools = [
+        {"name": "ok", "inputSchema": {"type": "object"}},
+        5,
+        None,
+        {"name": "remote", "inputSchema": {"$ref": "https://evil.example/s.json"}},
+    ]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}))
+    code, out, err = run("check", str(path))
+    assert code == 1 and err == ""
+    assert "REFUSED <tools[1]>" in out and "tools[1] is an integer, not a tool definition" in out
+    assert "REFUSED <tools[2]>" in out and "ok      ok" in out and "REFUSED remote" in out
+    assert "3 of 4 refused (2 invalid-tool, 1 remote-ref)." in out
+    _, out, _ = run("check", str(path), "--json")
+    reports = json.loads(out)["tools"]
+    assert [r["name"] for r in reports] == ["ok", "<tools[1]>", "<tools[2]>", "remote"]
+    assert [r["index"] for r in reports] == [0, 1, 2, 3]
+    assert reports[1]["refusal"]["location"] == "/result/tools/1" and reports[1]["schemas"] == {}
+
+
+def test_check_json_has_one_shape_for_tools_and_schemas(tools_file: Path, tmp_path: Path) -> None:
+    newcomer = [
+        {"name": "search", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}},
+        {"name": "broken", "inputSchema": {"type": "object", "properties": {"a": {"$ref": "https://x.example/a"}}}},
+        {"name": "tags", "inputSchema": {"type": "object"}},
+        {"name": "search", "inputSchema": {"type": "string"}},
+        {"name": "bad", "inputSchema": {"type": "string"}},
+    ]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"tools": newcomer}}))
+    for file in (tools_file, path):
+        _, out, _ = run("check", str(file), "--json")
+        for report in json.loads(out)["tools"]:
+            assert set(report) - {"refusal", "older_protocol_versions"} == {"name", "index", "status", "schemas"}
+            for slot in report["schemas"].values():
+                assert set(slot) == (COMPILED_SLOT if slot["status"] == "ok" else REFUSED_SLOT)
+    reports = json.loads(run("check", str(path), "--json")[1])["tools"]
+    # The second `search` is refused twice over: its name, and its inputSchema (MCP's rule).
+    assert reports[3]["refusal"]["location"] == "/result/tools/3/name"
+    assert reports[3]["schemas"]["inputSchema"]["refusal"]["location"] == "/type"
+    assert reports[0]["refusal"]["location"] == "/result/tools/0/name"
+    code, out, _ = run("check", str(path), "--summary")
+    lines = [line for line in out.splitlines() if line.startswith("REFUSED ")]
+    assert code == 1 and "4 of 5 refused" in out and len(lines) == 4
+    assert lines[0].startswith("REFUSED search (tools[0]): tool (invalid-tool)")
+
+
+def test_validate_json_has_issues_when_refused_before_validation(tmp_path: Path) -> None:
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "array"}))
+    config = tmp_path / "engine.toml"
+    config.write_text("[limits]\nmax_instance_bytes = 50\nmax_instance_depth = 10\n")
+    shapes = {}
+    for reason, text in (
+        ("invalid-instance", "1"),
+        ("too-deep", "[" * 20 + "]" * 20),
+        ("too-large", "[1" + ",1" * 30 + "]"),
+    ):
+        instance = tmp_path / f"{reason}.json"
+        instance.write_text(text)
+        code, out, _ = run(
+            "validate", "--schema", str(schema), "--instance", str(instance), "--json", "--config", str(config)
+        )
+        doc = json.loads(out)
+        assert code == 1 and doc["valid"] is False and doc["reason"] == reason and doc["message"]
+        shapes[reason] = set(doc)
+        if reason != "invalid-instance":  # refused before validation: no issue, the list not cut
+            assert doc["issues"] == [] and doc["truncated"] is False
+    assert all(shape == {"valid", "reason", "message", "issues", "truncated"} for shape in shapes.values())
+
+
+@pytest.mark.parametrize("instance", [["--instance", "-"], ["-"]])
+def test_validate_reads_only_one_of_schema_and_instance_from_stdin(
+    instance: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run("validate", "--schema", "-", *instance, stdin=b"{}", monkeypatch=monkeypatch)
+    assert code == 2 and out == ""
+    assert err == (
+        "engine validate: only one of --schema and the instance can be '-' (standard input is read once): "
+        "give the other as a file (see: engine validate --help)\n"
+    )
+    code, out, _ = run("validate", "--schema", "-", *instance, "--json", stdin=b"{}", monkeypatch=monkeypatch)
+    assert code == 2 and json.loads(out)["error"]["reason"] == "usage"
+
+
+def test_validate_refuses_a_tool_or_a_jsonrpc_message_as_schema(tmp_path: Path) -> None:
+    instance = tmp_path / "i.json"
+    instance.write_text("{}")
+    for document, kind in (
+        ({"name": "x"}, "a tool"),
+        ({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "x"}}, "a JSON-RPC error response"),
+    ):
+        schema = tmp_path / "s.json"
+        schema.write_text(json.dumps(document))
+        code, out, err = run("validate", "--schema", str(schema), "--instance", str(instance))
+        assert code == 2 and out == "" and f"is {kind}, not a schema" in err
+
+
+def test_config_prints_toml_that_loads_back_as_the_same_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine._config import resolve
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[tool.engine]\nformats = "assert"\n[tool.engine.limits]\nmax_issues = 9\n')
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("ENGINE_CACHE_SIZE", "12")
+    # Strings TOML must escape: a quote, a backslash, a tab, a direction override, and one that needs none.
+    monkeypatch.setenv("ENGINE_FETCH_ALLOW_HOSTS", 'a"b\\c,t\tab,x\u202ey,é.example')
+    monkeypatch.setenv("ENGINE_FETCH_CONNECT_TIMEOUT", "0.00001")
+    code, out, _ = run("config", "--backend", "jsonschema-rs")
+    assert code == 0 and "[tool.engine]\n" in out and "\n[tool.engine.limits]\n" in out
+    expected = resolve(env=dict(os.environ), backend="jsonschema-rs").config
+    assert expected.fetch.allow_hosts == ('a"b\\c', "t\tab", "x\u202ey", "é.example")
+    pasted = tmp_path / "elsewhere" / "pyproject.toml"
+    pasted.parent.mkdir()
+    pasted.write_text(out, encoding="utf-8")  # what the output says: a pyproject.toml's [tool.engine] tables
+    assert resolve(pasted, env={}).config == expected
+    assert "\u202e" not in out and "\t" not in out
+    # Given a file of its own, the output is that file's form (its top level).
+    own = tmp_path / "engine.toml"
+    own.write_text("[limits]\nmax_issues = 7\n")
+    code, out, _ = run("config", "--config", str(own))
+    assert code == 0 and "[tool.engine]" not in out and "\n[limits]\n" in out
+    copy = tmp_path / "copy.toml"
+    copy.write_text(out, encoding="utf-8")
+    assert resolve(copy, env={}).config == resolve(own).config
