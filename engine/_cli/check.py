@@ -152,6 +152,8 @@ def run_check(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO) -
     for report in reports:
         refused_here = "refusal" in report or any(s["status"] == "refused" for s in report["schemas"].values())
         report["status"] = "refused" if refused_here else "ok"
+        if refused_here:  # refused on every protocol version: no older listing to warn of
+            report.pop("older_protocol_versions", None)
     refused = [r for r in reports if r["status"] == "refused"]
     summary = {
         "file": args.file,

@@ -244,6 +244,9 @@ def test_check_applies_mcp_rules_on_tools(tmp_path: Path) -> None:
         assert refusal["details"] == {"tool": "twice", "indexes": [1, 2]}
         assert reports[index]["status"] == "refused" and reports[index]["schemas"]["inputSchema"]["status"] == "ok"
     assert reports[3]["status"] == "ok"  # `true`: a tool without parameters (allow_empty_input_schema)
+    # A refused tool is refused on every protocol version: no warning about older listings.
+    assert all("older_protocol_versions" not in report for report in reports[:3])
+    assert json.loads(out)["summary"]["unlistable_before_2026_07_28"] == ["no_params"]  # `true` is no object schema
 
 
 def test_check_shows_the_guards_measurements_and_limit_refusals(tmp_path: Path) -> None:
