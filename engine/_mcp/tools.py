@@ -220,9 +220,10 @@ class ToolSet:
         return value
 
     def validate_result(self, name: str, result: Any, *, require_text_fallback: bool = False) -> CallToolResult:
-        """A ``CallToolResult`` (dict, JSON bytes, or a JSON-RPC response carrying one) decoded and
-        checked: ``structuredContent`` against the tool's ``outputSchema`` unless ``isError`` is
-        true. A tool with an ``outputSchema`` must return ``structuredContent``.
+        """A ``CallToolResult`` (dict, JSON bytes, a JSON-RPC response carrying one, or a
+        :class:`CallToolResult` this engine returned) decoded and checked: ``structuredContent``
+        against the tool's ``outputSchema`` unless ``isError`` is true. A tool with an
+        ``outputSchema`` must return ``structuredContent``.
 
         From bytes, readers bound once per tool: a result (or a JSON-RPC response carrying one)
         too short to nest past the depth bound is decoded whole in one pass and its
@@ -303,6 +304,13 @@ class ToolSet:
             if envelope is not None:
                 return with_text_fallback(envelope) if require_text_fallback else envelope
             return self._judged_result(name, result, is_bytes=True, require_text_fallback=require_text_fallback)
+        if kind is CallToolResult:  # one this engine returned: judged again as its wire form
+            result = {
+                "content": result.content,
+                "isError": result.is_error,
+                **({} if result.structured_content is UNSET else {"structuredContent": result.structured_content}),
+                **({} if result.meta is UNSET else {"_meta": result.meta}),
+            }
         return self._judged_result(name, result, is_bytes=False, require_text_fallback=require_text_fallback)
 
     def validate_structured(self, name: str, structured: Any) -> Any:

@@ -824,3 +824,17 @@ def test_text_over_the_bound_is_refused_by_its_least_size() -> None:
     with pytest.raises(engine.DecodeError) as exact:
         tools.validate_arguments("t", '{"a":"aaaaa"}')  # ASCII: its length is its size
     assert "document is 13 bytes" in str(exact.value)
+
+
+def test_a_result_the_engine_returned_is_judged_again_as_its_wire_form() -> None:
+    tools = engine.compile_tools(
+        [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "required": ["a"]}}]
+    )
+    result = tools.validate_result("t", b'{"content": [], "structuredContent": {"a": 1}, "_meta": {"k": 1}}')
+    assert tools.validate_result("t", result) == result
+    result.structured_content.pop("a")  # changed since: held to the schema again
+    with pytest.raises(engine.ValidationFailed) as info:
+        tools.validate_result("t", result)
+    assert info.value.issues[0].instance_path == "/structuredContent"
+    error = tools.validate_result("t", engine.CallToolResult(is_error=True))
+    assert error.is_error and not error.has_structured_content
