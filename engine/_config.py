@@ -232,17 +232,13 @@ class _Settings(msgspec.StructMeta):
 
     def __call__(cls: type[_T], *args: Any, **kwargs: Any) -> _T:
         fields: tuple[str, ...] = cls.__struct_fields__  # type: ignore[attr-defined]
-        if args or any(name not in fields for name in kwargs):
-            section = next((name for name, struct in _SECTIONS.items() if struct is cls), "")
-            known = ", ".join(fields)
-            if args:
-                message = f"{cls.__name__} takes its settings as keyword arguments, not {len(args)} by position"
-                dotted = None
-            else:
-                name = next(name for name in kwargs if name not in fields)
-                dotted = f"{section}.{name}" if section else name
-                message = f"{dotted}: unknown setting; the {section or 'top-level'} settings are {known}"
-            raise ConfigError(message, field=dotted, source="keyword", allowed=known)
+        if args:
+            message = f"{cls.__name__} takes its settings as keyword arguments, not {len(args)} by position"
+            raise ConfigError(message, source="keyword", allowed=", ".join(fields))
+        for name in kwargs:
+            if name not in fields:
+                section = next((key for key, struct in _SECTIONS.items() if struct is cls), "")
+                raise _unknown_setting(section, name, f"{section}.{name}" if section else name, "keyword")
         built: _T = super().__call__(*args, **kwargs)  # type: ignore[misc]
         return built
 
@@ -481,19 +477,22 @@ def _checked(layer: _Layer, section: str, name: str, value: Any) -> Any:
     owner: type[msgspec.Struct] = _SECTIONS[section] if section else EngineConfig
     dotted = f"{section}.{name}" if section else name
     where = layer.names.get(dotted) or (f"{layer.label} {dotted}" if layer.label != "keyword" else dotted)
-    if name not in owner.__struct_fields__ or (not section and name in _SECTIONS):
-        known = ", ".join(n for n in owner.__struct_fields__ if section or n not in _SECTIONS)
-        raise ConfigError(
-            f"{where}: unknown setting; the {section or 'top-level'} settings are {known}",
-            field=dotted,
-            source=layer.label,
-            allowed=known,
-        )
+    if name not in owner.__struct_fields__:  # a section's name is routed to its fields by `_leaves`
+        raise _unknown_setting(section, name, where, layer.label)
     try:
         return _check(owner, name, _hints(owner)[name], value, from_text=layer.from_text)
     except _Problem as problem:
         text, allowed = problem.text, problem.allowed
         raise ConfigError(f"{where}: {text}", field=dotted, source=layer.label, allowed=allowed) from None
+
+
+def _unknown_setting(section: str, name: str, where: str, source: str) -> ConfigError:
+    """The one refusal of a setting that does not exist, however the configuration arrives: it
+    lists every setting of its section (``limits`` and ``fetch`` among the top-level ones)."""
+    known = ", ".join((_SECTIONS[section] if section else EngineConfig).__struct_fields__)
+    dotted = f"{section}.{name}" if section else name
+    message = f"{where}: unknown setting; the {section or 'top-level'} settings are {known}"
+    return ConfigError(message, field=dotted, source=source, allowed=known)
 
 
 def _assemble(layers: list[_Layer]) -> tuple[EngineConfig, dict[str, str]]:

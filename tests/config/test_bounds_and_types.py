@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -87,6 +88,33 @@ def test_unknown_fields_and_positional_arguments_are_config_errors(build: Any, f
         with pytest.raises(ConfigError) as by_engine:
             engine.Engine(bogus=1)  # type: ignore[call-arg]
         assert by_engine.value.message.startswith(message)
+
+
+TOP_LEVEL = (
+    "backend, default_dialect, formats, cache_size, regex, backtrack_limit, allow_empty_input_schema, limits, fetch"
+)
+
+
+def test_an_unknown_setting_lists_the_same_settings_however_the_configuration_arrives(tmp_path: Path) -> None:
+    """`EngineConfig(bogus=1)` listed `limits` and `fetch` among the top-level settings, while
+    `Engine(None, bogus=1)`, `config.replace(bogus=1)` and a TOML file left them out."""
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text("[tool.engine]\nbogus = 1\n")
+    own = tmp_path / "engine.toml"
+    own.write_text("bogus = 1\n")
+    attempts = {
+        "EngineConfig": lambda: EngineConfig(bogus=1),
+        "Engine": lambda: engine.Engine(None, bogus=1),  # type: ignore[call-arg]
+        "replace": lambda: EngineConfig().replace(bogus=1),  # type: ignore[call-arg]
+        "load": lambda: EngineConfig.load(False, env={}, bogus=1),  # type: ignore[call-arg]
+        "pyproject": lambda: EngineConfig.load(pyproject, env={}),
+        "own file": lambda: EngineConfig.load(own, env={}),
+    }
+    for how, attempt in attempts.items():
+        with pytest.raises(ConfigError) as refused:
+            attempt()
+        assert refused.value.message.endswith(f"bogus: unknown setting; the top-level settings are {TOP_LEVEL}"), how
+        assert refused.value.allowed == TOP_LEVEL and refused.value.field == "bogus", how
 
 
 def test_the_structs_still_build_copy_and_pickle() -> None:
