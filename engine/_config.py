@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import math
 import os
-import reprlib
 import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, Unpack, get_args, get_origin, get_type_hints
 
 import msgspec
 
+from ._config_values import MAXIMUM, MINIMUM, short_repr
 from ._errors import EngineError
 
 if TYPE_CHECKING:
@@ -81,26 +81,6 @@ def backend_names() -> tuple[str, ...]:
 # ------------------------------------------------------------------------------ field checks
 
 
-class _ShortRepr(reprlib.Repr):
-    def repr_int(self, x: int, level: int) -> str:
-        # `repr` of an int past 4300 digits raises, and of a long one is a long text.
-        if x.bit_length() > 128:
-            return f"<an integer of {x.bit_length()} bits>"
-        return super().repr_int(x, level)
-
-
-_SHORT_REPR = _ShortRepr()
-_SHORT_REPR.maxstring = _SHORT_REPR.maxother = _SHORT_REPR.maxlong = 50
-_SHORT_REPR.maxlist = _SHORT_REPR.maxtuple = _SHORT_REPR.maxdict = _SHORT_REPR.maxset = 4
-_SHORT_REPR.maxlevel = 1
-
-
-def short_repr(value: Any) -> str:
-    """``repr(value)`` for a message in a few hundred characters at most (four entries of a container,
-    nested ones as ``[...]``): a value from outside can be any size, or share containers and print huge."""
-    return _SHORT_REPR.repr(value)
-
-
 class _Problem(Exception):
     """A value a field does not accept; ``allowed`` says in words what would do."""
 
@@ -108,19 +88,6 @@ class _Problem(Exception):
         super().__init__(allowed)
         self.text = f"{short_repr(value)} is not {allowed}"
         self.allowed = allowed
-
-
-# The smallest value each numeric field accepts (0 where zero means "none": no cache, no issue).
-_MINIMUM: dict[str, float] = {"backtrack_limit": 1, "max_bytes": 1}
-# The largest, for the values that reach native code or the OS: jsonschema-rs takes the backtrack
-# limit as a machine word (a u32 fits every platform's), and a timeout, once added to a clock or
-# handed to a socket or a lock, must stay within their range (a day is far past any use).
-_MAXIMUM: dict[str, float] = {
-    "backtrack_limit": 2**32 - 1,
-    "connect_timeout": 86_400.0,
-    "total_timeout": 86_400.0,
-    "max_explain_seconds": 86_400.0,
-}
 
 
 def _choices(owner: type, name: str, hint: Any) -> tuple[str, ...] | None:
@@ -147,8 +114,8 @@ def _check(owner: type, name: str, hint: Any, value: Any, *, from_text: bool = F
             raise _Problem(value, "true or false")
         return value
     if hint is int or hint is float:
-        minimum = _MINIMUM.get(name, 0)
-        maximum = _MAXIMUM.get(name, math.inf)
+        minimum = MINIMUM.get(name, 0)
+        maximum = MAXIMUM.get(name, math.inf)
         allowed = f"an integer >= {minimum:g}" if hint is int else f"a number > {minimum:g}"
         if maximum < math.inf:
             allowed += f" and <= {maximum:.0f}"

@@ -46,5 +46,5 @@ def test_messages_name_python_types_and_json_values_plainly() -> None:
         anything.decode(b"[1, 2e400]")
     assert far.value.message == "a number is beyond the range of a 64-bit float (at `$[1]`)"
     with pytest.raises(engine.ValidationFailed) as capped:
-        engine.Engine(limits={"max_issues": 0}).compile({"type": "string"}).validate(1)
+        engine.Engine(limits={"max_issues": 1}).compile({"required": ["a", "b"]}).validate({})
     assert capped.value.message.endswith("(list truncated)") and "0 more" not in capped.value.message

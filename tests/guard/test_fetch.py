@@ -123,6 +123,16 @@ def test_fetched_once_logged_and_cached(server: Server, caplog: pytest.LogCaptur
     assert server.hits == ["/int.json"]
 
 
+def test_a_fetch_cache_of_size_zero_keeps_nothing(server: Server) -> None:
+    """`fetch.cache_size = 0` kept one document (the cache was made of size 1 at least): zero
+    means no cache, as the engine's own `cache_size` does; each compile fetches again."""
+    server.serve("/int.json", INTEGER)
+    eng = fetching(cache_size=0)
+    for schema in ({"$ref": server.url("/int.json")}, {"allOf": [{"$ref": server.url("/int.json")}]}):
+        assert not eng.compile(schema).is_valid("x")
+    assert server.hits == ["/int.json", "/int.json"]
+
+
 def test_fetched_documents_are_guarded_too(server: Server) -> None:
     server.serve("/loop.json", {"$ref": "#"})
     with pytest.raises(engine.SchemaRejected) as refused:
