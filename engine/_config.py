@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import math
 import os
-import reprlib
 import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, Unpack, get_args, get_origin, get_type_hints
 
 import msgspec
 
+from ._config_values import ALLOWED_HOSTS, MAXIMUM, MINIMUM, host_entry_problem, short_repr
 from ._errors import EngineError
 
 if TYPE_CHECKING:
@@ -81,46 +81,15 @@ def backend_names() -> tuple[str, ...]:
 # ------------------------------------------------------------------------------ field checks
 
 
-class _ShortRepr(reprlib.Repr):
-    def repr_int(self, x: int, level: int) -> str:
-        # `repr` of an int past 4300 digits raises, and of a long one is a long text.
-        if x.bit_length() > 128:
-            return f"<an integer of {x.bit_length()} bits>"
-        return super().repr_int(x, level)
-
-
-_SHORT_REPR = _ShortRepr()
-_SHORT_REPR.maxstring = _SHORT_REPR.maxother = _SHORT_REPR.maxlong = 50
-_SHORT_REPR.maxlist = _SHORT_REPR.maxtuple = _SHORT_REPR.maxdict = _SHORT_REPR.maxset = 4
-_SHORT_REPR.maxlevel = 1
-
-
-def short_repr(value: Any) -> str:
-    """``repr(value)`` for a message in a few hundred characters at most (four entries of a container,
-    nested ones as ``[...]``): a value from outside can be any size, or share containers and print huge."""
-    return _SHORT_REPR.repr(value)
-
-
 class _Problem(Exception):
-    """A value a field does not accept; ``allowed`` says in words what would do."""
+    """A value a field does not accept; ``allowed`` says in words what would do. ``why`` says what
+    is wrong where "is not <allowed>" would not, and ``at`` is the list entry at fault (``[0]``)."""
 
-    def __init__(self, value: Any, allowed: str) -> None:
+    def __init__(self, value: Any, allowed: str, *, why: str = "", at: str = "") -> None:
         super().__init__(allowed)
-        self.text = f"{short_repr(value)} is not {allowed}"
+        self.text = f"{short_repr(value)} {why or 'is not ' + allowed}"
         self.allowed = allowed
-
-
-# The smallest value each numeric field accepts (0 where zero means "none": no cache, no issue).
-_MINIMUM: dict[str, float] = {"backtrack_limit": 1, "max_bytes": 1}
-# The largest, for the values that reach native code or the OS: jsonschema-rs takes the backtrack
-# limit as a machine word (a u32 fits every platform's), and a timeout, once added to a clock or
-# handed to a socket or a lock, must stay within their range (a day is far past any use).
-_MAXIMUM: dict[str, float] = {
-    "backtrack_limit": 2**32 - 1,
-    "connect_timeout": 86_400.0,
-    "total_timeout": 86_400.0,
-    "max_explain_seconds": 86_400.0,
-}
+        self.at = at
 
 
 def _choices(owner: type, name: str, hint: Any) -> tuple[str, ...] | None:
@@ -147,8 +116,8 @@ def _check(owner: type, name: str, hint: Any, value: Any, *, from_text: bool = F
             raise _Problem(value, "true or false")
         return value
     if hint is int or hint is float:
-        minimum = _MINIMUM.get(name, 0)
-        maximum = _MAXIMUM.get(name, math.inf)
+        minimum = MINIMUM.get(name, 0)
+        maximum = MAXIMUM.get(name, math.inf)
         allowed = f"an integer >= {minimum:g}" if hint is int else f"a number > {minimum:g}"
         if maximum < math.inf:
             allowed += f" and <= {maximum:.0f}"
@@ -181,7 +150,13 @@ def _check(owner: type, name: str, hint: Any, value: Any, *, from_text: bool = F
             or not all(isinstance(v, str) for v in value)
         ):
             raise _Problem(value, "a list of strings")
-        return tuple(map(str.__str__, value))
+        entries = tuple(map(str.__str__, value))
+        if name == "allow_hosts":  # entries the fetcher could never match are refused now, not at each fetch
+            for index, entry in enumerate(entries):
+                why = host_entry_problem(entry)
+                if why is not None:
+                    raise _Problem(entry, ALLOWED_HOSTS, why=why, at=f"[{index}]")
+        return entries
     section = _SECTIONS.get(name)
     if section is not None:
         if isinstance(value, Mapping) and all(type(key) is str for key in value):
@@ -211,7 +186,7 @@ def _validate(struct: msgspec.Struct, prefix: str) -> None:
             checked = _check(owner, name, _hints(owner)[name], value)
         except _Problem as problem:
             raise ConfigError(
-                f"{prefix}{name}: {problem.text}",
+                f"{prefix}{name}{problem.at}: {problem.text}",
                 field=prefix + name,
                 source="keyword",
                 allowed=problem.allowed,
@@ -232,17 +207,13 @@ class _Settings(msgspec.StructMeta):
 
     def __call__(cls: type[_T], *args: Any, **kwargs: Any) -> _T:
         fields: tuple[str, ...] = cls.__struct_fields__  # type: ignore[attr-defined]
-        if args or any(name not in fields for name in kwargs):
-            section = next((name for name, struct in _SECTIONS.items() if struct is cls), "")
-            known = ", ".join(fields)
-            if args:
-                message = f"{cls.__name__} takes its settings as keyword arguments, not {len(args)} by position"
-                dotted = None
-            else:
-                name = next(name for name in kwargs if name not in fields)
-                dotted = f"{section}.{name}" if section else name
-                message = f"{dotted}: unknown setting; the {section or 'top-level'} settings are {known}"
-            raise ConfigError(message, field=dotted, source="keyword", allowed=known)
+        if args:
+            message = f"{cls.__name__} takes its settings as keyword arguments, not {len(args)} by position"
+            raise ConfigError(message, source="keyword", allowed=", ".join(fields))
+        for name in kwargs:
+            if name not in fields:
+                section = next((key for key, struct in _SECTIONS.items() if struct is cls), "")
+                raise _unknown_setting(section, name, f"{section}.{name}" if section else name, "keyword")
         built: _T = super().__call__(*args, **kwargs)  # type: ignore[misc]
         return built
 
@@ -282,7 +253,8 @@ class FetchConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
     enabled: bool = False
     allow_hosts: tuple[str, ...] = ()
-    """Hosts that may be fetched from: exact names, or ``.example.com`` for its subdomains."""
+    """Hosts that may be fetched from: names or IP addresses, or ``.example.com`` for its
+    subdomains (a URL, a port or a path is refused); at least one when ``enabled``."""
     allow_http: bool = False
     """Allow plain ``http://`` (``https://`` only otherwise)."""
     allow_private: bool = False
@@ -298,6 +270,8 @@ class FetchConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
     def __post_init__(self) -> None:
         _validate(self, "fetch.")
+        if self.enabled and not self.allow_hosts:
+            raise _nothing_to_fetch("fetch.enabled", "keyword")
 
 
 class EngineConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, metaclass=_Settings):
@@ -480,31 +454,53 @@ def _checked(layer: _Layer, section: str, name: str, value: Any) -> Any:
     """``value`` as the field holds it, or :class:`ConfigError` naming it as ``layer`` spells it."""
     owner: type[msgspec.Struct] = _SECTIONS[section] if section else EngineConfig
     dotted = f"{section}.{name}" if section else name
-    where = layer.names.get(dotted) or (f"{layer.label} {dotted}" if layer.label != "keyword" else dotted)
-    if name not in owner.__struct_fields__ or (not section and name in _SECTIONS):
-        known = ", ".join(n for n in owner.__struct_fields__ if section or n not in _SECTIONS)
-        raise ConfigError(
-            f"{where}: unknown setting; the {section or 'top-level'} settings are {known}",
-            field=dotted,
-            source=layer.label,
-            allowed=known,
-        )
+    where = _where(layer, dotted)
+    if name not in owner.__struct_fields__:  # a section's name is routed to its fields by `_leaves`
+        raise _unknown_setting(section, name, where, layer.label)
     try:
         return _check(owner, name, _hints(owner)[name], value, from_text=layer.from_text)
     except _Problem as problem:
         text, allowed = problem.text, problem.allowed
-        raise ConfigError(f"{where}: {text}", field=dotted, source=layer.label, allowed=allowed) from None
+        raise ConfigError(f"{where}{problem.at}: {text}", field=dotted, source=layer.label, allowed=allowed) from None
+
+
+def _where(layer: _Layer, dotted: str) -> str:
+    """The setting ``dotted`` as ``layer`` spells it: ``ENGINE_FORMATS``, ``<file> [tool.engine] formats``."""
+    return layer.names.get(dotted) or (f"{layer.label} {dotted}" if layer.label != "keyword" else dotted)
+
+
+def _nothing_to_fetch(where: str, source: str) -> ConfigError:
+    return ConfigError(
+        f"{where}: fetching is on, but fetch.allow_hosts is empty, so nothing would ever be fetched; "
+        "list the hosts to fetch from in fetch.allow_hosts, or leave fetch.enabled false",
+        field="fetch.enabled",
+        source=source,
+        allowed="fetch.enabled false, or hosts in fetch.allow_hosts",
+    )
+
+
+def _unknown_setting(section: str, name: str, where: str, source: str) -> ConfigError:
+    """The one refusal of a setting that does not exist, however the configuration arrives: it
+    lists every setting of its section (``limits`` and ``fetch`` among the top-level ones)."""
+    known = ", ".join((_SECTIONS[section] if section else EngineConfig).__struct_fields__)
+    dotted = f"{section}.{name}" if section else name
+    message = f"{where}: unknown setting; the {section or 'top-level'} settings are {known}"
+    return ConfigError(message, field=dotted, source=source, allowed=known)
 
 
 def _assemble(layers: list[_Layer]) -> tuple[EngineConfig, dict[str, str]]:
     """Check every value of every layer against its field, then build the configuration."""
     values: dict[str, dict[str, Any]] = {"": {}, **{section: {} for section in _SECTIONS}}
     sources: dict[str, str] = {}
+    wheres: dict[str, tuple[str, str]] = {}  # how each source spells each setting, and its label
     for layer in layers:
         for section, name, value in _leaves(layer):
             values[section][name] = _checked(layer, section, name, value)
             dotted = f"{section}.{name}" if section else name
             sources[dotted] = layer.names.get(dotted) or layer.label
+            wheres[dotted] = (_where(layer, dotted), layer.label)
+    if values["fetch"].get("enabled") and not values["fetch"].get("allow_hosts"):  # named where it was set
+        raise _nothing_to_fetch(*wheres["fetch.enabled"])
     top: dict[str, Any] = values.pop("")
     sections: dict[str, Any] = {s: _SECTIONS[s](**v) for s, v in values.items()}
     config = EngineConfig(**top, **sections)
@@ -540,7 +536,7 @@ def _leaves(layer: _Layer) -> list[tuple[str, str, Any]]:
     for key, value in layer.data.items():
         if key in _SECTIONS:
             if not isinstance(value, Mapping):
-                where = layer.names.get(key) or (f"{layer.label} {key}" if layer.label != "keyword" else key)
+                where = _where(layer, key)
                 struct = _SECTIONS[key]
                 raise ConfigError(
                     f"{where}: {short_repr(value)} is not a table of {struct.__name__} fields",

@@ -77,7 +77,11 @@ def levels_parser(levels: int) -> Callable[[bytes | bytearray | memoryview | str
 
 
 _OFFSET = re.compile(r"\(byte (\d+)\)")
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+# Every escape of a JSON text, left to right as a string reads them: a surrogate pair, a lone
+# surrogate (group 1), or any other escape, an escaped backslash among them.
+_ESCAPES = re.compile(
+    rb"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|(u[dD][89a-fA-F][0-9a-fA-F]{2})|.)", re.S
+)
 _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity", b"+Infinity", b"-NaN")
 
 
@@ -199,13 +203,16 @@ def parse_refusal(exc: Exception, data: bytes | bytearray | memoryview | str) ->
 
 
 def out_of_range(exc: msgspec.ValidationError) -> DecodeError:
-    """The :class:`DecodeError` for a number no float holds (msgspec says "Number out of range",
-    and where)."""
-    where = str(exc).partition(" - ")[2]
-    return DecodeError(
-        DecodeReason.NUMBER_OUT_OF_RANGE,
-        "a number is beyond the range of a 64-bit float" + (f" ({where})" if where else ""),
-    )
+    """The :class:`DecodeError` for a number msgspec does not read, and where: one no float holds
+    ("Number out of range"), or an integer of too many digits ("Integer value out of range":
+    msgspec reads integers of at most 4300 characters, whatever their value, where the float
+    range was blamed for a 5001-digit integer)."""
+    text, _, where = str(exc).partition(" - ")
+    if text.startswith("Integer"):
+        what = "a number has too many digits: integers are read up to 4300 characters long, sign included"
+    else:
+        what = "a number is beyond the range of a 64-bit float"
+    return DecodeError(DecodeReason.NUMBER_OUT_OF_RANGE, what + (f" ({where})" if where else ""))
 
 
 def syntax_error(exc: Exception, data: bytes | bytearray | memoryview | str) -> DecodeError:
@@ -215,15 +222,37 @@ def syntax_error(exc: Exception, data: bytes | bytearray | memoryview | str) -> 
     if isinstance(exc, UnicodeEncodeError):  # text with lone surrogates: no UTF-8 document spells it
         return DecodeError(DecodeReason.INVALID_UTF8, f"not valid JSON text: {exc}")
     text = str(exc)
-    if "UTF-8" in text or "surrogate" in text or ("truncated" in text and _SURROGATE_ESCAPE.search(_raw(data))):
+    if "surrogate" in text or "truncated" in text:
         # A `\ud800` escape with no pair spells a lone surrogate: no UTF-8 text holds one, and a
-        # Python string holding one is refused the same way.
+        # Python string holding one is refused the same way. msgspec says "invalid utf-16
+        # surrogate pair", or, for one that ends its string, "Input data was truncated".
+        lone = lone_surrogate(data)
+        if lone is not None:
+            escape, at = lone
+            return DecodeError(
+                DecodeReason.INVALID_UTF8,
+                f"not valid JSON: the escape {escape} (byte {at}) is a lone surrogate, half of a UTF-16 pair, "
+                "not a character UTF-8 can hold",
+            )
+    if "UTF-8" in text or "surrogate" in text:
         return DecodeError(DecodeReason.INVALID_UTF8, f"not valid JSON: {text}")
     if _non_finite_at(data, text):
         return DecodeError(
             DecodeReason.NON_FINITE_NUMBER, f"not valid JSON: NaN and Infinity are not JSON numbers ({text})"
         )
     return DecodeError(DecodeReason.MALFORMED_JSON, f"not valid JSON: {text}")
+
+
+def lone_surrogate(data: bytes | bytearray | memoryview | str) -> tuple[str, int] | None:
+    """The first ``\\uXXXX`` escape of ``data`` that spells half a surrogate pair alone, and the
+    byte it starts at; ``None`` if every surrogate escape is paired (a pair spells one character)."""
+    raw = _raw(data)
+    if b"\\" not in raw:
+        return None
+    for escape in _ESCAPES.finditer(raw):
+        if escape.group(1) is not None:
+            return escape.group(0).decode("ascii"), escape.start()
+    return None
 
 
 def brackets(data: bytes | bytearray | memoryview | str) -> int:

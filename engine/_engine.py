@@ -288,7 +288,17 @@ def engine_or_default(engine: Engine | None) -> Engine:
     if engine is None:
         return default_engine()
     if not isinstance(engine, Engine):
-        raise TypeError(f"engine= takes an engine.Engine (or None for the default engine), not {type(engine).__name__}")
+        if isinstance(engine, EngineConfig):
+            instead = "; build the engine from it: engine=engine.Engine(config)"
+        elif isinstance(engine, Mapping):
+            instead = "; build one from the settings: engine=engine.Engine(**settings)"
+        elif isinstance(engine, str):
+            instead = "; a backend is chosen with engine=engine.Engine(backend=...)"
+        else:
+            instead = ""
+        raise TypeError(
+            f"engine= takes an engine.Engine (or None for the default engine), not {type(engine).__name__}{instead}"
+        )
     return engine
 
 

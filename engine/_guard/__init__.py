@@ -15,7 +15,8 @@ from typing import Any
 
 import msgspec
 
-from .._config import EngineConfig, FetchConfig, Limits, short_repr
+from .._config import EngineConfig, FetchConfig, Limits
+from .._config_values import short_repr
 from .._dialect import Dialect
 from .._errors import RejectReason, SchemaRejected
 from .._patterns import backtracking_construct, star_height

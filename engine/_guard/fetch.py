@@ -23,7 +23,8 @@ from urllib.parse import quote, urljoin, urlsplit
 
 import cachetools
 
-from .._config import FetchConfig, short_repr
+from .._config import FetchConfig
+from .._config_values import short_repr
 from .._decode import decode_json
 from .._errors import DecodeError, RejectReason, SchemaRejected
 
@@ -263,6 +264,7 @@ class Fetcher:
 
     def __init__(self, config: FetchConfig) -> None:
         self.config = config
+        # `cache_size = 0` keeps nothing (an LRUCache of size 0 refuses every entry: it is never filled).
         self._cache: cachetools.LRUCache[str, Any] = cachetools.LRUCache(max(config.cache_size, 1))
         self._lock = threading.Lock()
 
@@ -283,8 +285,9 @@ class Fetcher:
             # Whatever step raised it (a value a socket or a lock cannot wait for, a URI the
             # parser refuses), a retrieval that fails is refused like every other failure.
             raise self._refuse(uri, f"the request failed ({type(exc).__name__}: {exc})") from None
-        with self._lock:
-            self._cache[uri] = document
+        if self.config.cache_size:
+            with self._lock:
+                self._cache[uri] = document
         return document
 
     def _refuse(self, uri: str, why: str, *, url: str | None = None, **details: Any) -> SchemaRejected:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any, Protocol
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 import msgspec
 
@@ -74,7 +74,7 @@ def resolve_refs(
         resource, fragment = graph.locate(base, ref)
         found = _lookup(graph, places, resource, fragment, registry, dialect, retrieve, fetched, limits)
         if found is None:
-            raise _refusal(graph, node, keyword, join_uri(base, ref), resource, registry, fetch)
+            raise _refusal(graph, node, keyword, join_uri(base, ref), resource, registry)
         graph.in_place.setdefault(node, []).append(found)
         target_obj = graph.obj[found]
         if not isinstance(target_obj, Mapping):
@@ -269,18 +269,20 @@ def _refusal(
     target: str,
     resource: str,
     registry: Mapping[str, Any],
-    fetch: Fetcher | None,
 ) -> SchemaRejected:
     location = graph.pointer(node) + "/" + keyword
     known = resource in graph.resources or resource in registry
     if not known and _scheme(resource) in _NETWORK:
+        # With fetching on, a network resource was fetched (and is known) or its refusal raised:
+        # here fetching is off, whatever `fetch.allow_hosts` lists, and the message says so.
+        host = _host(resource)
         return SchemaRejected(
             RejectReason.REMOTE_REF,
-            f"{keyword} at {location} names the network resource {target!r}: nothing is fetched; "
-            "pass the resource in the registry if it is trusted"
-            + ("" if fetch is None else ", or allow its host in the fetch configuration"),
+            f"{keyword} at {location} names the network resource {target!r}, and fetching is off: "
+            "pass the resource in the registry if it is trusted, or turn fetching on "
+            f"(fetch.enabled = true, with {host} in fetch.allow_hosts)",
             location=location,
-            details={"uri": resource, "ref": target},
+            details={"uri": resource, "ref": target, "why": "fetching is off"},
         )
     if known:
         why = "the document has no such location or anchor"
@@ -294,3 +296,12 @@ def _refusal(
         location=location,
         details={"uri": resource, "ref": target},
     )
+
+
+def _host(uri: str) -> str:
+    """The host of ``uri`` quoted for a message, or "its host" where the URI names none."""
+    try:
+        host = urlsplit(uri).hostname
+    except ValueError:  # an unclosed IPv6 bracket, say
+        host = None
+    return repr(host) if host else "its host"

@@ -8,7 +8,8 @@ import math
 from collections import Counter
 from typing import Any
 
-from .._config import Limits, short_repr
+from .._config import Limits
+from .._config_values import short_repr
 from .._errors import RejectReason, SchemaRejected
 from .._guard.budget import exceeded
 from .._pointer import escape, pointer

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -55,6 +56,61 @@ def test_values_past_what_native_code_takes_are_refused(section: str, name: str,
         assert refused.value.message.endswith(f"is not {allowed}")
 
 
+# Each limit's smallest value, where zero refused every schema (or every instance, or fetched
+# document) or listed a made-up issue; the other counts take 0 ("none").
+SMALLEST = {
+    "max_schema_bytes": 2,
+    "max_document_depth": 1,
+    "max_schema_depth": 1,
+    "max_subschemas": 1,
+    "max_ref_expansion": 1,
+    "max_eval_depth": 1,
+    "max_instance_bytes": 1,
+    "max_issues": 1,
+}
+
+
+def _every_source(section: str, name: str, value: int) -> list[Any]:
+    """Building a configuration with ``section.name = value``, each way one arrives."""
+    struct = Limits if section == "limits" else FetchConfig
+    variable = f"ENGINE_{section.upper()}_{name.upper()}"
+    return [
+        lambda: EngineConfig.load(False, env={}, **{section: {name: value}}),
+        lambda: EngineConfig.load(False, env={variable: str(value)}),
+        lambda: engine.Engine(**{section: {name: value}}),
+        lambda: EngineConfig().replace(**{section: {name: value}}),
+        lambda: EngineConfig(**{section: {name: value}}),
+        lambda: struct(**{name: value}),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("section", "name", "smallest"), [*(("limits", n, v) for n, v in SMALLEST.items()), ("fetch", "max_bytes", 2)]
+)
+def test_values_below_a_limits_smallest_are_refused_from_every_source(section: str, name: str, smallest: int) -> None:
+    """`limits={"max_issues": 0}` was accepted, and an invalid instance then failed with one
+    made-up issue (no keyword, "instance is invalid"); a zero byte, depth or count bound
+    refused every schema or instance. Now the configuration is refused, naming the range."""
+    allowed = f"an integer >= {smallest}"
+    for value in (smallest - 1, -1):
+        for attempt in _every_source(section, name, value):
+            with pytest.raises(ConfigError) as refused:
+                attempt()
+            assert refused.value.field == f"{section}.{name}" and refused.value.allowed == allowed
+            assert refused.value.message.endswith((f" {value} is not {allowed}", f" '{value}' is not {allowed}"))
+    assert getattr(getattr(EngineConfig(**{section: {name: smallest}}), section), name) == smallest
+
+
+def test_the_smallest_limits_still_compile_and_explain() -> None:
+    smallest = engine.Engine(limits=SMALLEST, cache_size=0)
+    compiled = smallest.compile({})
+    assert compiled.decode(b"0") == 0
+    with pytest.raises(engine.ValidationFailed) as failed:
+        engine.Engine(limits={"max_issues": 1}).compile({"type": "string"}).validate(1)
+    (issue,) = failed.value.issues
+    assert issue.keyword == "type" and not failed.value.truncated
+
+
 def test_the_largest_values_accepted_work() -> None:
     eng = engine.Engine(regex="backtracking", backtrack_limit=2**32 - 1, cache_size=0)
     compiled = eng.compile({"type": "string", "pattern": "^(?=a)a+$"})
@@ -87,6 +143,33 @@ def test_unknown_fields_and_positional_arguments_are_config_errors(build: Any, f
         with pytest.raises(ConfigError) as by_engine:
             engine.Engine(bogus=1)  # type: ignore[call-arg]
         assert by_engine.value.message.startswith(message)
+
+
+TOP_LEVEL = (
+    "backend, default_dialect, formats, cache_size, regex, backtrack_limit, allow_empty_input_schema, limits, fetch"
+)
+
+
+def test_an_unknown_setting_lists_the_same_settings_however_the_configuration_arrives(tmp_path: Path) -> None:
+    """`EngineConfig(bogus=1)` listed `limits` and `fetch` among the top-level settings, while
+    `Engine(None, bogus=1)`, `config.replace(bogus=1)` and a TOML file left them out."""
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text("[tool.engine]\nbogus = 1\n")
+    own = tmp_path / "engine.toml"
+    own.write_text("bogus = 1\n")
+    attempts = {
+        "EngineConfig": lambda: EngineConfig(bogus=1),
+        "Engine": lambda: engine.Engine(None, bogus=1),  # type: ignore[call-arg]
+        "replace": lambda: EngineConfig().replace(bogus=1),  # type: ignore[call-arg]
+        "load": lambda: EngineConfig.load(False, env={}, bogus=1),  # type: ignore[call-arg]
+        "pyproject": lambda: EngineConfig.load(pyproject, env={}),
+        "own file": lambda: EngineConfig.load(own, env={}),
+    }
+    for how, attempt in attempts.items():
+        with pytest.raises(ConfigError) as refused:
+            attempt()
+        assert refused.value.message.endswith(f"bogus: unknown setting; the top-level settings are {TOP_LEVEL}"), how
+        assert refused.value.allowed == TOP_LEVEL and refused.value.field == "bogus", how
 
 
 def test_the_structs_still_build_copy_and_pickle() -> None:

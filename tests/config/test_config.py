@@ -107,7 +107,7 @@ def test_environment_errors_name_the_variable() -> None:
     cases = {
         "ENGINE_FORMATS": ("bogus", "ENGINE_FORMATS: 'bogus' is not one of annotate, assert"),
         "ENGINE_CACHE_SIZE": ("-5", "ENGINE_CACHE_SIZE: '-5' is not an integer >= 0"),
-        "ENGINE_LIMITS_MAX_ISSUES": ("lots", "ENGINE_LIMITS_MAX_ISSUES: 'lots' is not an integer >= 0"),
+        "ENGINE_LIMITS_MAX_ISSUES": ("lots", "ENGINE_LIMITS_MAX_ISSUES: 'lots' is not an integer >= 1"),
         "ENGINE_FETCH_ENABLED": ("maybe", "ENGINE_FETCH_ENABLED: 'maybe' is not true or false"),
     }
     for variable, (raw, message) in cases.items():
@@ -127,7 +127,7 @@ def test_toml_errors_name_the_file_and_key(tmp_path: Path) -> None:
     own.write_text("[limits]\nmax_issues = -1\n")
     with pytest.raises(ConfigError) as info:
         EngineConfig.load(own, env={})
-    assert info.value.message == f"{own} limits.max_issues: -1 is not an integer >= 0"
+    assert info.value.message == f"{own} limits.max_issues: -1 is not an integer >= 1"
 
 
 def test_direct_construction_takes_a_section_as_a_table_of_its_fields() -> None:
@@ -209,7 +209,7 @@ def test_replace_checks_only_what_changes_and_merges_sections() -> None:
     base = EngineConfig(limits=engine.Limits(max_issues=5))
     copy = base.replace(formats="assert", limits={"max_schema_depth": 9})
     assert (copy.formats, copy.limits.max_schema_depth, copy.limits.max_issues) == ("assert", 9, 5)
-    with pytest.raises(ConfigError, match=r"^limits.max_issues: -1 is not an integer >= 0$"):
+    with pytest.raises(ConfigError, match=r"^limits.max_issues: -1 is not an integer >= 1$"):
         base.replace(limits={"max_issues": -1})
     with pytest.raises(ConfigError, match=r"^regex: 'fast' is not one of linear, backtracking$"):
         base.replace(regex="fast")

@@ -106,7 +106,7 @@ def test_auto_leaves_the_check_to_the_build() -> None:
     assert Dialect.DRAFT7 in engine.Engine(backend="jsonschema-rs")._meta_by_build
     assert Dialect.DRAFT4 not in engine.Engine(backend="auto")._meta_by_build
     assert not engine.Engine(backend="msgspec")._meta_by_build
-    assert not engine.Engine(backend="auto", fetch={"enabled": True})._meta_by_build
+    assert not engine.Engine(backend="auto", fetch={"enabled": True, "allow_hosts": ["a.example"]})._meta_by_build
 
 
 @pytest.mark.parametrize("keyword", KEYWORDS)

@@ -26,7 +26,7 @@ def _errors() -> list[engine.EngineError]:
     return [
         _raised(lambda: engine.compile({"$ref": "https://evil.example/x"})),
         _raised(lambda: engine.compile({"type": "integer"}).validate("x")),
-        _raised(lambda: engine.Engine(limits={"max_issues": 0}).compile({"type": "integer"}).validate(1.5)),
+        _raised(lambda: engine.Engine(limits={"max_explain_work": 0}).compile({"type": "integer"}).validate(1.5)),
         _raised(lambda: engine.compile({"type": "integer"}).decode(b"[1,")),
         _raised(lambda: tools.validate_arguments("b", {})),
         _raised(lambda: tools.validate_arguments("a", {})),

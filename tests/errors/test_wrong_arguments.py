@@ -10,14 +10,26 @@ import pytest
 import engine
 
 
-@pytest.mark.parametrize("given", ["jsonschema-rs", engine.EngineConfig(), {"backend": "auto"}])
-def test_engine_arguments_take_an_engine(given: Any) -> None:
+@pytest.mark.parametrize(
+    ("given", "instead"),
+    [
+        ("jsonschema-rs", "; a backend is chosen with engine=engine.Engine(backend=...)"),
+        (engine.EngineConfig(), "; build the engine from it: engine=engine.Engine(config)"),
+        ({"backend": "auto"}, "; build one from the settings: engine=engine.Engine(**settings)"),
+        (3, ""),
+    ],
+)
+def test_engine_arguments_take_an_engine(given: Any, instead: str) -> None:
+    """A configuration (or its settings) where the engine goes says how to build the engine."""
     for build in (
         lambda: engine.compile_tools([], engine=given),
         lambda: engine.compile_elicitation({"type": "object", "properties": {}}, engine=given),
     ):
-        with pytest.raises(TypeError, match=rf"engine= takes an engine.Engine .* not {type(given).__name__}"):
+        with pytest.raises(TypeError) as refused:
             build()
+        assert str(refused.value) == (
+            f"engine= takes an engine.Engine (or None for the default engine), not {type(given).__name__}{instead}"
+        )
 
 
 @pytest.mark.parametrize("registry", [[1], "https://a.example/x", (("https://a.example/x", {}),)])
@@ -46,5 +58,5 @@ def test_messages_name_python_types_and_json_values_plainly() -> None:
         anything.decode(b"[1, 2e400]")
     assert far.value.message == "a number is beyond the range of a 64-bit float (at `$[1]`)"
     with pytest.raises(engine.ValidationFailed) as capped:
-        engine.Engine(limits={"max_issues": 0}).compile({"type": "string"}).validate(1)
+        engine.Engine(limits={"max_issues": 1}).compile({"required": ["a", "b"]}).validate({})
     assert capped.value.message.endswith("(list truncated)") and "0 more" not in capped.value.message

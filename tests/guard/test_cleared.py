@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine import _guard as guard
+from engine._config_values import MINIMUM
 from engine._dialect import Dialect, detect_dialect
 from engine._explain import EXPLAIN_FRAMES
 from engine._intake import load_schema
@@ -269,7 +270,7 @@ generated = st.recursive(
 limits = st.fixed_dictionaries(
     {},
     optional={
-        name: st.integers(0, 6)
+        name: st.integers(int(MINIMUM.get(name, 0)), 6)  # from each limit's smallest value
         for name in (
             "max_schema_depth",
             "max_subschemas",
@@ -336,7 +337,7 @@ def with_definitions(draw: st.DrawFn) -> dict[str, Any]:
     st.fixed_dictionaries(
         {},
         optional={
-            name: st.integers(0, 40)
+            name: st.integers(int(MINIMUM.get(name, 0)), 40)
             for name in ("max_schema_depth", "max_subschemas", "max_properties", "max_ref_expansion", "max_eval_depth")
         },
     ),

@@ -99,6 +99,35 @@ def test_refused_by_default_and_nothing_is_requested(server: Server) -> None:
     assert server.hits == []
 
 
+def test_with_fetching_off_the_refusal_says_so_whatever_the_allowlist(server: Server) -> None:
+    """Hosts listed and fetching left off: the refusal says fetching is off and how to turn it
+    on, not that the host is missing from an allowlist that lists it."""
+    server.serve("/int.json", INTEGER)
+    for fetch in ({}, {"allow_hosts": ["127.0.0.1"], "allow_http": True, "allow_loopback": True}):
+        with pytest.raises(engine.SchemaRejected) as refused:
+            engine.Engine(engine.EngineConfig.load(env={}, fetch=fetch)).compile({"$ref": server.url("/int.json")})
+        assert refused.value.reason == "remote-ref" and refused.value.details["why"] == "fetching is off"
+        assert refused.value.message == (
+            f"$ref at /$ref names the network resource {server.url('/int.json')!r}, and fetching is off: pass the "
+            "resource in the registry if it is trusted, or turn fetching on (fetch.enabled = true, with "
+            "'127.0.0.1' in fetch.allow_hosts)"
+        )
+    assert server.hits == []
+
+
+@pytest.mark.parametrize("entry", ["schemas.test", "SCHEMAS.Test", ".test"])
+def test_every_entry_form_the_configuration_accepts_is_matched(
+    server: Server, monkeypatch: pytest.MonkeyPatch, entry: str
+) -> None:
+    """An entry the configuration accepts is one the fetcher matches (names resolve to the local
+    server here): exact, in another case, or a dot and a domain for its subdomains."""
+    monkeypatch.setattr("socket.getaddrinfo", lambda host, port, *a, **k: [(2, 1, 6, "", ("127.0.0.1", port))])
+    server.serve("/int.json", INTEGER)
+    compiled = fetching(allow_hosts=[entry]).compile({"$ref": f"http://schemas.test:{server.port}/int.json"})
+    assert compiled.is_valid(1) and not compiled.is_valid("x")
+    assert server.hits == ["/int.json"]
+
+
 def test_loopback_refused_even_when_fetch_is_on_and_host_allowed(server: Server) -> None:
     server.serve("/int.json", INTEGER)
     with pytest.raises(engine.SchemaRejected) as refused:
@@ -121,6 +150,16 @@ def test_fetched_once_logged_and_cached(server: Server, caplog: pytest.LogCaptur
     # A different schema naming the same URI: served from the fetch cache.
     eng.compile({"items": {"$ref": server.url("/int.json")}})
     assert server.hits == ["/int.json"]
+
+
+def test_a_fetch_cache_of_size_zero_keeps_nothing(server: Server) -> None:
+    """`fetch.cache_size = 0` kept one document (the cache was made of size 1 at least): zero
+    means no cache, as the engine's own `cache_size` does; each compile fetches again."""
+    server.serve("/int.json", INTEGER)
+    eng = fetching(cache_size=0)
+    for schema in ({"$ref": server.url("/int.json")}, {"allOf": [{"$ref": server.url("/int.json")}]}):
+        assert not eng.compile(schema).is_valid("x")
+    assert server.hits == ["/int.json", "/int.json"]
 
 
 def test_fetched_documents_are_guarded_too(server: Server) -> None:
@@ -223,7 +262,7 @@ def test_http_error_and_non_schema_bodies(server: Server) -> None:
     ],
 )
 def test_address_policy(address: str, why: str) -> None:
-    refusal = address_refusal(address, FetchConfig(enabled=True))
+    refusal = address_refusal(address, FetchConfig())
     assert refusal is not None and why in refusal
 
 

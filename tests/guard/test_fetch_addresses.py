@@ -21,8 +21,8 @@ from engine._guard.fetch import address_refusal
 # Address checks never touch the network; a hang fails the test by name.
 pytestmark = pytest.mark.timeout(60)
 
-DEFAULT = FetchConfig(enabled=True)
-EVERYTHING_ALLOWED = FetchConfig(enabled=True, allow_private=True, allow_loopback=True)
+DEFAULT = FetchConfig()
+EVERYTHING_ALLOWED = FetchConfig(allow_private=True, allow_loopback=True)
 RFC1918 = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
 ULA = ipaddress.ip_network("fc00::/7")
 

@@ -1,0 +1,128 @@
+"""What single configuration values may be, beyond their type: the range of each number, what an
+entry of ``fetch.allow_hosts`` may be, and a value shown short in the message that refuses it
+(:mod:`engine._config` applies them)."""
+
+from __future__ import annotations
+
+import ipaddress
+import reprlib
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ["ALLOWED_HOSTS", "MAXIMUM", "MINIMUM", "host_entry_problem", "short_repr"]
+
+# The smallest value each numeric field accepts, by field name; 0 for the others, where zero
+# means "none": no cache (`cache_size`), no redirect, no `allOf` branch, property, `enum` or
+# `pattern` (a schema with one is refused), no `unevaluated*`, only scalar instances
+# (`max_instance_depth`), no explanation (`max_explain_work`: one issue says it was not made).
+# A bound under which every schema, instance or fetched document is refused, or an issue list
+# with no room for an issue, is no setting: `{}`, the smallest object schema, is 2 bytes and
+# nests 1 level (0 admits only `true` and `false`), is one subschema, applies one to the root.
+MINIMUM: dict[str, float] = {
+    "backtrack_limit": 1,
+    "max_bytes": 2,  # fetch: the smallest schema document
+    "max_schema_bytes": 2,
+    **dict.fromkeys(("max_document_depth", "max_schema_depth", "max_subschemas", "max_ref_expansion"), 1),
+    **dict.fromkeys(("max_eval_depth", "max_instance_bytes", "max_issues"), 1),
+}
+# The largest, for the values that reach native code or the OS: jsonschema-rs takes the backtrack
+# limit as a machine word (a u32 fits every platform's), and a timeout, once added to a clock or
+# handed to a socket or a lock, must stay within their range (a day is far past any use).
+MAXIMUM: dict[str, float] = {
+    "backtrack_limit": 2**32 - 1,
+    "connect_timeout": 86_400.0,
+    "total_timeout": 86_400.0,
+    "max_explain_seconds": 86_400.0,
+}
+
+
+class _ShortRepr(reprlib.Repr):
+    def repr_int(self, x: int, level: int) -> str:
+        # `repr` of an int past 4300 digits raises, and of a long one is a long text.
+        if x.bit_length() > 128:
+            return f"<an integer of {x.bit_length()} bits>"
+        return super().repr_int(x, level)
+
+
+_SHORT_REPR = _ShortRepr()
+_SHORT_REPR.maxstring = _SHORT_REPR.maxother = _SHORT_REPR.maxlong = 50
+_SHORT_REPR.maxlist = _SHORT_REPR.maxtuple = _SHORT_REPR.maxdict = _SHORT_REPR.maxset = 4
+_SHORT_REPR.maxlevel = 1
+
+
+def short_repr(value: Any) -> str:
+    """``repr(value)`` for a message in a few hundred characters at most (four entries of a container,
+    nested ones as ``[...]``): a value from outside can be any size, or share containers and print huge."""
+    return _SHORT_REPR.repr(value)
+
+
+ALLOWED_HOSTS = (
+    "a host name (schemas.example.org), a dot and a domain for its subdomains (.example.org), "
+    "or an IP address (192.0.2.1, 2001:db8::1)"
+)
+
+
+def host_entry_problem(entry: str) -> str | None:
+    """What is wrong with ``entry`` of ``fetch.allow_hosts``, as the rest of a sentence that starts
+    with it (``is a URL: ...``), or ``None`` for an entry the fetcher can match.
+
+    The fetcher compares the host of a URI as ``urlsplit`` reads it (lower case, no port, no
+    user, an IPv6 address without its brackets) with each entry, lower-cased: the same text, or,
+    for an entry starting with a dot, a name ending with it. So an entry is a host name, an IP
+    address or a dot and a domain (upper case is matched as lower case); a URL, a port, a path, a
+    wildcard or blanks would never match, and were accepted, to refuse every fetch later as "not
+    in the fetch allowlist" while the host was visibly listed.
+    """
+    if not entry.strip():
+        return "is empty: list a host name"
+    if entry != entry.strip():
+        return f"has blanks around it: list {entry.strip()!r}"
+    if any(character.isspace() for character in entry):
+        return "holds a blank: a host name has none"
+    if "://" in entry:
+        host = _host_of(entry)
+        return f"is a URL: list the host name alone, {host!r}" if host else "is a URL: list its host name alone"
+    if entry.startswith("["):  # an IPv6 address as a URI writes it, perhaps with a port
+        host = _host_of(f"https://{entry}")
+        if host and _is_ipv6(host):
+            return f"is an IPv6 address in brackets: list it without them, {host!r}"
+        return _NOT_A_HOST
+    if "/" in entry:
+        return f"has a path: list the host name alone, {entry.split('/', 1)[0]!r}"
+    if "@" in entry:
+        return f"holds a user name: list the host name alone, {entry.rsplit('@', 1)[1]!r}"
+    if ":" in entry:
+        if "%" not in entry and _is_ipv6(entry):
+            return None
+        host, _, port = entry.rpartition(":")
+        if port.isdigit() and host and ":" not in host:
+            return f"names a port: a host is allowed whatever the port, list {host!r}"
+        return _NOT_A_HOST
+    if "*" in entry:
+        if entry.startswith("*.") and "*" not in entry[1:]:
+            return f"is a wildcard: {entry[1:]!r} allows every subdomain of {entry[2:]!r}"
+        return "holds a '*', and there are no wildcards ('.example.org' allows every subdomain of example.org)"
+    name = entry[1:] if entry.startswith(".") else entry
+    if name.endswith(".") and name.strip("."):
+        return f"ends with a dot: list {entry.rstrip('.')!r}"
+    if all(label and all(c.isalnum() or c in "-_" for c in label) for label in name.split(".")):
+        return None
+    return _NOT_A_HOST
+
+
+_NOT_A_HOST = "is not a host name, an IP address or a dot and a domain"
+
+
+def _host_of(url: str) -> str | None:
+    try:
+        return urlsplit(url).hostname or None
+    except ValueError:  # an unclosed IPv6 bracket, say
+        return None
+
+
+def _is_ipv6(text: str) -> bool:
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
