@@ -40,7 +40,7 @@ def test_a_registry_is_a_mapping(registry: Any) -> None:
 
 
 def test_invalid_arguments_result_takes_a_validation_failure() -> None:
-    with pytest.raises(TypeError, match="takes the ValidationFailed raised, not a ValueError"):
+    with pytest.raises(TypeError, match="takes the ValidationFailed or DecodeError raised, not a ValueError"):
         engine.invalid_arguments_result(ValueError("x"), "tool")  # type: ignore[arg-type]
 
 
