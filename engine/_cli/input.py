@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from .._config import short_repr
+from .._config_values import short_repr
 from .._decode import decode_json
 from .._errors import DecodeError, DecodeReason
 from .._intake import json_type

@@ -16,25 +16,27 @@ from mcp.client.session import ClientSession
 
 from .. import _metrics
 from .._engine import Engine
-from .._errors import DecodeError, SchemaRejected, ValidationFailed
+from .._errors import DecodeError, EngineError, SchemaRejected, ValidationFailed
 from ._catalog import ReportOnly, ToolCatalog, check_session_settings, log_invalid, observe, report_only_for
 from ._sdk_tools import structured_content, tool_definition
 
 logger = logging.getLogger("engine.adapters.mcp_sdk")
 
 
-class InvalidToolResult(RuntimeError):
+class InvalidToolResult(RuntimeError, EngineError):
     """A tool result the engine refused. A ``RuntimeError``, like the SDK's own validation error,
-    so existing callers keep working; ``error`` is the engine's error: a
-    :class:`~engine.ValidationFailed` (``issues`` and all) for a result that breaks the tool's
-    ``outputSchema``, a :class:`~engine.DecodeError` for one that is no JSON value (a NaN, a lone
-    surrogate: the SDK's parser admits both), a :class:`~engine.SchemaRejected` for a tool whose
-    ``outputSchema`` the engine refuses."""
+    so existing callers keep working, and an :class:`~engine.EngineError` (its ``reason`` is its
+    error's); ``error`` is the engine's error: a :class:`~engine.ValidationFailed` (``issues`` and
+    all) for a result that breaks the tool's ``outputSchema``, a :class:`~engine.DecodeError` for
+    one that is no JSON value (a NaN, a lone surrogate: the SDK's parser admits both), a
+    :class:`~engine.SchemaRejected` for a tool whose ``outputSchema`` the engine refuses."""
 
     def __init__(self, message: str, *, tool: str, error: ValidationFailed | DecodeError | SchemaRejected) -> None:
-        super().__init__(message)
+        RuntimeError.__init__(self, message)
+        self.message = message
         self.tool = tool
         self.error = error
+        self.reason = str(error.reason)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Its keyword arguments kept: the default passes the message alone, which `__init__` refuses.

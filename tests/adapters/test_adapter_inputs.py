@@ -94,6 +94,9 @@ def test_client_refuses_a_result_that_is_no_json() -> None:
                 await session.validate_tool_result("measure", result)
             assert isinstance(info.value.error, engine.DecodeError)
             assert info.value.error.reason == "non-finite-number" and info.value.tool == "measure"
+            # A RuntimeError as the SDK's own, and an EngineError with its error's reason.
+            assert isinstance(info.value, RuntimeError) and isinstance(info.value, engine.EngineError)
+            assert info.value.reason == "non-finite-number" and info.value.message == str(info.value)
             fine = types.CallToolResult(content=[], structured_content={"v": 1})
             await session.validate_tool_result("measure", fine)
 
