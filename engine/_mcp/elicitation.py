@@ -319,7 +319,7 @@ class ElicitationForm:
             raise _failure("", "an ElicitResult is a JSON object")
         action = result.get("action")
         if action not in ACTIONS:
-            raise _failure("/action", f"action must be one of accept, decline, cancel, not {action!r}")
+            raise _wrong_action(result)
         content = result.get("content")
         if action != "accept":
             if content is not None:
@@ -409,6 +409,20 @@ def read(data):
 
 def _failure(path: str, message: str) -> ValidationFailed:
     return ValidationFailed([Issue(instance_path=path, keyword_location="", keyword="ElicitResult", message=message)])
+
+
+def _wrong_action(result: Mapping[str, Any]) -> ValidationFailed:
+    """The failure of an answer whose ``action`` is missing or none of the three, said in JSON's
+    words (``null``, not Python's ``None``), a long value cut."""
+    if "action" not in result:
+        return _failure("/action", "action is missing: an ElicitResult names one of accept, decline, cancel")
+    try:
+        shown = msgspec.json.encode(result["action"]).decode()
+    except (TypeError, ValueError, OverflowError, RecursionError):  # a Python value no JSON spells
+        shown = repr(result["action"])
+    if len(shown) > 80:
+        shown = f"{shown[:77]}..."
+    return _failure("/action", f"action must be one of accept, decline, cancel, not {shown}")
 
 
 def _content_without_accept(action: str) -> ValidationFailed:

@@ -737,3 +737,21 @@ def test_formatted_fields_are_judged_as_the_whole_form_would_be(dialect: str | N
                 with pytest.raises(engine.ValidationFailed) as failure:
                     form.decode_result(given)
                 assert failure.value.issues, content
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (b'{"content": {}}', "action is missing: an ElicitResult names one of accept, decline, cancel"),
+        (b'{"action": null}', "action must be one of accept, decline, cancel, not null"),
+        (b'{"action": "Accept"}', 'action must be one of accept, decline, cancel, not "Accept"'),
+        (b'{"action": [true]}', "action must be one of accept, decline, cancel, not [true]"),
+        ({"action": "y" * 500}, 'action must be one of accept, decline, cancel, not "' + "y" * 76 + "..."),
+    ],
+)
+def test_a_wrong_action_is_said_in_json_words(answer: object, message: str) -> None:
+    form = engine.compile_elicitation({"type": "object", "properties": {"a": {"type": "string"}}})
+    for _ in range(12):  # the first answers' reader and the one built after
+        with pytest.raises(engine.ValidationFailed) as info:
+            form.decode_result(answer)  # type: ignore[arg-type]
+        assert [(i.instance_path, i.message) for i in info.value.issues] == [("/action", message)]
