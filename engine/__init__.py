@@ -32,6 +32,20 @@ from ._errors import (
     ValidationFailed,
 )
 
+# Errors are named as they are imported: a traceback reads `engine.ConfigError`, not the private
+# module that defines it (pickles name them so too, and `engine` serves each name).
+for _error in (
+    BackendUnavailable,
+    ConfigError,
+    DecodeError,
+    EngineError,
+    SchemaRejected,
+    UnknownTool,
+    ValidationFailed,
+):
+    _error.__module__ = __name__
+del _error
+
 if _typing.TYPE_CHECKING:
     from ._mcp import (
         CallToolResult,

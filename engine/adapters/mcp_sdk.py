@@ -32,6 +32,10 @@ try:
 except ModuleNotFoundError as exc:
     raise missing_dependency(exc, module=__name__, needs="the MCP Python SDK (mcp 2.x)", extra="mcp") from exc
 
+for _error in (InvalidToolResult, InputRequired):  # a traceback names them where they are imported from
+    _error.__module__ = __name__
+del _error
+
 __all__ = [
     "ElicitationForms",
     "EngineClient",

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .._errors import BackendUnavailable
 from ._contract import Backend, BackendRefused, BackendValidator, Refusal, SchemaSource, TypedDecode, late, refuse
 
+BackendRefused.__module__ = __name__  # a traceback names it where it is imported from
+
 if TYPE_CHECKING:
     from ._locations import LocationValidators as LocationValidators
     from ._msgspec_translation import Translation
