@@ -114,10 +114,11 @@ class ElicitationForm:
             schema = self._schema = msgspec.json.decode(self._text)
         return schema
 
-    decode_result: Callable[[bytes | bytearray | memoryview | str | Mapping[str, Any]], ElicitResult]
-    """``decode_result(data)``: the ``ElicitResult`` in ``data`` (JSON bytes/text or a dict),
-    checked against the form. Raises :class:`~engine.DecodeError` for bytes that are not JSON and
-    :class:`~engine.ValidationFailed` (issues under ``/content``) for an answer the form rejects.
+    decode_result: Callable[[bytes | bytearray | memoryview | str | Mapping[str, Any] | ElicitResult], ElicitResult]
+    """``decode_result(data)``: the ``ElicitResult`` in ``data`` (JSON bytes/text, a dict, or an
+    ``ElicitResult``, judged again as its wire form), checked against the form. Raises
+    :class:`~engine.DecodeError` for bytes that are not JSON and :class:`~engine.ValidationFailed`
+    (issues under ``/content``) for an answer the form rejects.
     It is the form's bound reader, built when first asked for."""
 
     if not TYPE_CHECKING:  # to the type checker, `decode_result` is the attribute declared above
@@ -304,7 +305,14 @@ class ElicitationForm:
 
     def _held(self, answer: Any) -> ElicitResult:
         """An answer given as a Python value: held to JSON whole first, as bytes are parsed whole
-        (`_meta` and fields the form does not read included), then judged."""
+        (`_meta` and fields the form does not read included), then judged. An ``ElicitResult``
+        (one a form returned) is judged as its wire form."""
+        if type(answer) is ElicitResult:
+            answer = (
+                {"action": answer.action}
+                if answer.content is None
+                else {"action": answer.action, "content": answer.content}
+            )
         admit(answer, self._max_depth, max_values(self._max_bytes))
         return self._checked(answer)
 

@@ -755,3 +755,16 @@ def test_a_wrong_action_is_said_in_json_words(answer: object, message: str) -> N
         with pytest.raises(engine.ValidationFailed) as info:
             form.decode_result(answer)  # type: ignore[arg-type]
         assert [(i.instance_path, i.message) for i in info.value.issues] == [("/action", message)]
+
+
+def test_an_answer_a_form_returned_is_judged_again_as_its_wire_form() -> None:
+    form = engine.compile_elicitation({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}})
+    for _ in range(12):  # the first answers' reader and the one built after
+        answer = form.decode_result(b'{"action": "accept", "content": {"n": 2}}')
+        assert form.decode_result(answer) == answer
+        declined = form.decode_result(b'{"action": "decline"}')
+        assert form.decode_result(declined) == declined
+    answer.content["n"] = 0  # changed since: held to the form again
+    with pytest.raises(engine.ValidationFailed) as info:
+        form.decode_result(answer)
+    assert [i.instance_path for i in info.value.issues] == ["/content/n"]
