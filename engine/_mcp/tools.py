@@ -485,7 +485,16 @@ def _compile_each(
 def _tool_list(tools: Any) -> tuple[Sequence[Any], str]:
     """The tools listed, and where the list is in the document given (a JSON pointer)."""
     at = ""
-    if issubclass(type(tools), Mapping) and "jsonrpc" in tools:
+    if issubclass(type(tools), Mapping) and ("jsonrpc" in tools or "result" in tools or "error" in tools):
+        # A JSON-RPC response (none of these members is a tool list's): its result, or why none.
+        if "error" in tools:
+            error = tools["error"]
+            said = f" {error.get('code')!r}: {str(error.get('message'))[:200]!r}" if isinstance(error, Mapping) else ""
+            raise SchemaRejected(
+                RejectReason.INVALID_SCHEMA,
+                f"a JSON-RPC error response (error{said}), not a tools/list result: the server listed no tools",
+                location="/error",
+            )
         tools = tools.get("result")
         at = "/result"
     if issubclass(type(tools), Mapping):

@@ -838,3 +838,17 @@ def test_a_result_the_engine_returned_is_judged_again_as_its_wire_form() -> None
     assert info.value.issues[0].instance_path == "/structuredContent"
     error = tools.validate_result("t", engine.CallToolResult(is_error=True))
     assert error.is_error and not error.has_structured_content
+
+
+def test_a_listing_is_read_from_a_response_and_an_error_response_says_so() -> None:
+    tool = {"name": "t", "inputSchema": {"type": "object"}}
+    # A result wrapped without its `jsonrpc` member is still the result (as `engine check` reads it).
+    assert list(engine.compile_tools({"result": {"tools": [tool]}})) == ["t"]
+    for error in (
+        {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}},
+        b'{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}',
+    ):
+        with pytest.raises(engine.SchemaRejected) as info:
+            engine.compile_tools(error)
+        assert "a JSON-RPC error response (error -32601: 'Method not found')" in info.value.message
+        assert info.value.location == "/error"
