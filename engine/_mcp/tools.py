@@ -10,6 +10,7 @@ import msgspec
 from msgspec import UNSET
 
 from .._compiled import CompiledSchema
+from .._config_values import short_repr
 from .._decode import as_bytes, decode_json, short_bytes, surely_within
 from .._engine import Engine, engine_or_default
 from .._errors import DecodeError, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
@@ -489,7 +490,12 @@ def _tool_list(tools: Any) -> tuple[Sequence[Any], str]:
         # A JSON-RPC response (none of these members is a tool list's): its result, or why none.
         if "error" in tools:
             error = tools["error"]
-            said = f" {error.get('code')!r}: {str(error.get('message'))[:200]!r}" if isinstance(error, Mapping) else ""
+            # A server's words, any size or kind: shown short (a huge int has no text to show).
+            said = (
+                f" {short_repr(error.get('code'))}: {short_repr(error.get('message'))}"
+                if isinstance(error, Mapping)
+                else ""
+            )
             raise SchemaRejected(
                 RejectReason.INVALID_SCHEMA,
                 f"a JSON-RPC error response (error{said}), not a tools/list result: the server listed no tools",

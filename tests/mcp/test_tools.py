@@ -852,3 +852,8 @@ def test_a_listing_is_read_from_a_response_and_an_error_response_says_so() -> No
             engine.compile_tools(error)
         assert "a JSON-RPC error response (error -32601: 'Method not found')" in info.value.message
         assert info.value.location == "/error"
+    # A server's words of any size or kind are shown short (an int past the text limit has no text).
+    for error in ({"code": "c" * 100_000, "message": "m" * 100_000}, {"code": 10**5000, "message": [[1]] * 9}):
+        with pytest.raises(engine.SchemaRejected) as info:
+            engine.compile_tools({"jsonrpc": "2.0", "id": 1, "error": error})
+        assert len(info.value.message) < 300
