@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 import anyio.to_thread
 
 from .. import _metrics
+from .._config_values import short_repr
 from .._engine import Engine, engine_or_default
 from .._errors import EngineError, RejectReason, SchemaRejected, UnknownTool
 from .._mcp import ToolSet, compile_tools
@@ -117,8 +118,7 @@ def checked_interval(value: object) -> float:
 
 
 def _shown(value: object) -> str:
-    text = repr(value)
-    return f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
+    return f"{type(value).__name__} {short_repr(value)}"
 
 
 @dataclass(frozen=True, slots=True)
