@@ -61,12 +61,27 @@ class Issue(msgspec.Struct, frozen=True, kw_only=True):
     message: str
 
 
+MAX_ERROR_MESSAGE = 2_000
+"""The longest message an error keeps: one quoting a schema's or a peer's value (a 500 KB
+``$ref``, a tool name of a megabyte) is cut in its middle, its end (which says why) kept."""
+
+
+def bounded_message(message: str) -> str:
+    """``message``, or where it is longer than :data:`MAX_ERROR_MESSAGE`, its start and its end
+    around a note of how much was cut."""
+    if len(message) <= MAX_ERROR_MESSAGE:
+        return message
+    head, tail = MAX_ERROR_MESSAGE * 3 // 5, MAX_ERROR_MESSAGE // 4
+    return f"{message[:head]} ... ({len(message) - head - tail} characters cut) ... {message[-tail:]}"
+
+
 class EngineError(Exception):
     """Base of every error the engine raises on purpose."""
 
     reason: str
 
     def __init__(self, message: str) -> None:
+        message = bounded_message(message)
         super().__init__(message)
         self.message = message
 
@@ -143,6 +158,8 @@ class ValidationFailed(EngineError):
                 message += " (list truncated)"
         else:
             message = "instance is invalid"
+        if len(message) > MAX_ERROR_MESSAGE:  # a path through a key of a megabyte, say
+            message = bounded_message(message)
         # `EngineError.__init__` inline: the error path of every invalid instance builds one.
         Exception.__init__(self, message)
         self.message = message

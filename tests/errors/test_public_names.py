@@ -44,3 +44,22 @@ def test_tracebacks_and_pickles_use_the_public_names() -> None:
     for error in (config.value, refused.value):
         again = pickle.loads(pickle.dumps(error))
         assert type(again) is type(error) and str(again) == str(error)
+
+
+def test_a_message_quoting_a_huge_value_is_cut_in_its_middle() -> None:
+    uri = "https://schemas.example/" + "a" * 500_000
+    with pytest.raises(engine.SchemaRejected) as info:
+        engine.compile({"$ref": uri})
+    message = info.value.message
+    assert len(message) <= 2_000 and str(info.value) == message
+    assert " characters cut) ... " in message and message.endswith("in fetch.allow_hosts)")  # the why is kept
+    assert info.value.details["uri"] == uri  # the data stays whole
+    tools = engine.compile_tools([{"name": "t", "inputSchema": {"type": "object"}}])
+    with pytest.raises(engine.UnknownTool) as unknown:
+        tools.validate_arguments("n" * 100_000, {})
+    assert len(unknown.value.message) <= 2_000 and unknown.value.name == "n" * 100_000
+    schema = engine.compile({"type": "object", "additionalProperties": {"type": "integer"}})
+    with pytest.raises(engine.ValidationFailed) as failed:
+        schema.validate({"k" * 300_000: "x"})
+    assert len(failed.value.message) <= 2_000 and failed.value.message.endswith('is not of type "integer"')
+    assert failed.value.issues[0].instance_path == "/" + "k" * 300_000
