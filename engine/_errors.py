@@ -193,6 +193,8 @@ class DecodeError(EngineError):
     def __init__(self, reason: DecodeReason, message: str) -> None:
         # `EngineError.__init__` inline, and the reason taken as it is where it is one already
         # (every refused document builds one: a hostile stream of them is the hot path).
+        if len(message) > MAX_ERROR_MESSAGE:  # a type's name of a megabyte, say
+            message = bounded_message(message)
         Exception.__init__(self, message)
         self.message = message
         self.reason = reason if type(reason) is DecodeReason else DecodeReason(reason)

@@ -63,3 +63,7 @@ def test_a_message_quoting_a_huge_value_is_cut_in_its_middle() -> None:
         schema.validate({"k" * 300_000: "x"})
     assert len(failed.value.message) <= 2_000 and failed.value.message.endswith('is not of type "integer"')
     assert failed.value.issues[0].instance_path == "/" + "k" * 300_000
+    oddly_named = type("T" * 100_000, (), {})  # a Python value's type, named at length
+    with pytest.raises(engine.DecodeError) as refused_value:
+        schema.validate({"a": oddly_named()})
+    assert len(refused_value.value.message) <= 2_000 and refused_value.value.reason == "not-json"
