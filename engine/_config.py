@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, Unpack, get_
 
 import msgspec
 
-from ._config_values import ALLOWED_HOSTS, MAXIMUM, MINIMUM, host_entry_problem, short_repr
+from ._config_values import ALLOWED_HOSTS, MAXIMUM, MINIMUM, host_entry_problem, short_repr, toml_failure
 from ._errors import EngineError
 
 if TYPE_CHECKING:
@@ -556,15 +556,15 @@ def _toml_document(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ConfigError(f"{path}: cannot be read as TOML ({reason})", source=str(path)) from None
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: TOMLDecodeError, not UTF-8, a huge int
+        raise ConfigError(f"{path}: cannot be read as TOML ({toml_failure(exc)})", source=str(path)) from None
 
 
 def _read_toml(path: Path) -> _Layer:
     doc = _toml_document(path)
     if path.name == PYPROJECT:
-        table = doc.get("tool", {}).get("engine", {})
+        tool = doc.get("tool", {})
+        table = tool.get("engine", {}) if isinstance(tool, dict) else tool
         label = f"{path} [tool.engine]"
         if not isinstance(table, dict):
             raise ConfigError(f"{label}: must be a table", source=str(path))

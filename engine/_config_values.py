@@ -126,3 +126,20 @@ def _is_ipv6(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def toml_failure(exc: BaseException) -> str:
+    """Why a TOML file could not be read, in a few words: the parser's sentence, or what no parser
+    reads (bytes that are not UTF-8, an integer past the interpreter's text limit, arrays nested
+    past its stack)."""
+    import tomllib
+
+    if isinstance(exc, OSError):
+        return exc.strerror or type(exc).__name__
+    if isinstance(exc, tomllib.TOMLDecodeError):
+        return str(exc)[:200]
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text: byte {exc.start} cannot start a character"
+    if isinstance(exc, RecursionError):
+        return "arrays or tables nested too deeply to read"
+    return "a number with more digits than this interpreter reads"

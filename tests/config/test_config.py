@@ -163,6 +163,31 @@ def test_unreadable_toml(tmp_path: Path) -> None:
         EngineConfig.load(tmp_path / "missing.toml", env={})
 
 
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (b"\xff", "not UTF-8 text: byte 0 cannot start a character"),
+        (b"cache_size = " + b"1" * 5000, "a number with more digits than this interpreter reads"),
+        (b"x = " + b"[" * 5000 + b"]" * 5000, "arrays or tables nested too deeply to read"),
+    ],
+)
+def test_a_file_no_toml_parser_reads_is_a_config_error(tmp_path: Path, text: bytes, why: str) -> None:
+    for name in ("engine.toml", "pyproject.toml"):
+        path = tmp_path / name
+        path.write_bytes(text)
+        with pytest.raises(ConfigError) as info:
+            EngineConfig.load(path, env={})
+        assert info.value.message == f"{path}: cannot be read as TOML ({why})"
+
+
+def test_a_pyproject_whose_tool_is_no_table_is_a_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "pyproject.toml"
+    for text in ("tool = 1\n", "[tool]\nengine = 5\n"):
+        path.write_text(text)
+        with pytest.raises(ConfigError, match=r"\[tool.engine\]: must be a table"):
+            EngineConfig.load(path, env={})
+
+
 def test_engine_reads_kwargs_and_replace() -> None:
     eng = engine.Engine(default_dialect="draft7", formats="assert")
     assert eng.config.default_dialect == "draft7" and eng.config.assert_formats
