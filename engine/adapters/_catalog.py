@@ -110,11 +110,12 @@ def checked_flag(name: str, value: object) -> bool:
 
 def checked_interval(value: object) -> float:
     """``refresh_interval``: a finite number of seconds, zero (re-read on every call) or more."""
-    if type(value) not in (int, float) or not math.isfinite(value):  # type: ignore[arg-type]
+    if not (type(value) is int or (type(value) is float and math.isfinite(value))):
         raise TypeError(f"refresh_interval takes a number of seconds, not {_shown(value)}")
-    if value < 0:  # type: ignore[operator]
-        raise ValueError(f"refresh_interval takes a number of seconds, zero or more, not {value!r}")
-    return float(value)  # type: ignore[arg-type]
+    assert isinstance(value, (int, float))  # noqa: S101 - for the type checker: shown above
+    if value < 0:
+        raise ValueError(f"refresh_interval takes a number of seconds, zero or more, not {short_repr(value)}")
+    return float(value) if value < 2**53 else math.inf  # an int past a float's range: never stale
 
 
 def _shown(value: object) -> str:
@@ -178,7 +179,9 @@ class ToolCatalog:
             current = self._entries
         listing: dict[str, Mapping[str, Any] | None] = {}  # None: listed twice
         for tool in tools:
-            name = str(tool["name"])
+            name = tool.get("name")
+            if type(name) is not str:  # no call can name it: nothing to check it against
+                continue
             listing[name] = None if name in listing else tool
         changed: list[Mapping[str, Any]] = []
         for listed in listing.values():

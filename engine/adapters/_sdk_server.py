@@ -220,7 +220,10 @@ class ToolValidation:
             elif type(arguments) is not dict:
                 if not isinstance(arguments, Mapping):
                     raise arguments_not_an_object()
-                arguments = dict(arguments)
+                try:
+                    arguments = dict(arguments)
+                except Exception:  # noqa: BLE001 - a mapping that cannot be read is no JSON object
+                    raise arguments_not_an_object() from None
             catalog.validate_arguments(name, arguments)
         except UnknownTool as exc:
             raise _invalid_params(exc) from None

@@ -25,9 +25,11 @@ def checked_tools(tools: object, *, returned: bool = False) -> Sequence[ToolLike
         kind = type(tools).__name__
         raise TypeError(f"tools= takes a list of Tool models or dicts, or an async callable returning one, not {kind}")
     for index, tool in enumerate(tools):
+        where = "the tools= callable's list" if returned else "tools="
         if not isinstance(tool, (types.Tool, Mapping)):
-            where = "the tools= callable's list" if returned else "tools="
             raise TypeError(f"{where} item {index} is {type(tool).__name__}: a tool is a Tool model or a dict")
+        if isinstance(tool, Mapping) and type(tool.get("name")) is not str:
+            raise TypeError(f"{where} item {index} has no name: a tool's name is a string")
     return tools
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -124,10 +125,13 @@ def test_invalid_arguments_result_answers_a_decode_error() -> None:
         ({"tools": "search"}, TypeError, "tools= takes a list"),
         ({"tools": {"name": "t"}}, TypeError, "tools= takes a list"),
         ({"tools": [1]}, TypeError, "tools= item 0 is int"),
+        ({"tools": [{"inputSchema": {"type": "object"}}]}, TypeError, "tools= item 0 has no name"),
+        ({"tools": [{"name": 10**5000}]}, TypeError, "tools= item 0 has no name"),
         ({"tools": [], "refresh_interval": -1}, ValueError, "zero or more"),
         ({"tools": [], "refresh_interval": "1"}, TypeError, "refresh_interval takes a number of seconds"),
         ({"tools": [], "refresh_interval": math.nan}, TypeError, "refresh_interval"),
         ({"tools": [], "refresh_interval": True}, TypeError, "refresh_interval"),
+        ({"tools": [], "refresh_interval": -(10**5000)}, ValueError, "zero or more, not <an integer of"),
         ({"tools": [], "validate_results": "no"}, TypeError, "validate_results takes True or False"),
         ({"tools": [], "text_fallback": 0}, TypeError, "text_fallback takes True or False"),
         ({"tools": [], "report_only": 5}, TypeError, "report_only takes True, False or a collection"),
@@ -143,6 +147,7 @@ def test_server_settings_are_checked_when_given(settings: dict[str, Any], error:
 def test_good_server_settings_are_kept() -> None:
     validation = ToolValidation([types.Tool(name="t", input_schema={"type": "object"})], refresh_interval=0)
     assert validation.refresh_interval == 0.0 and validation.validate_results is True
+    assert ToolValidation([], refresh_interval=2**1100).refresh_interval == math.inf  # past a float: never stale
     assert ToolValidation((), report_only={"a", "b"}, refresh_interval=2.5).refresh_interval == 2.5
 
 
@@ -217,3 +222,38 @@ def test_an_unanswered_ask_names_the_adapter_of_its_sdk() -> None:
     raised = fastmcp._FastMCPInputRequired({"resultType": "input_required"})
     assert isinstance(raised, InputRequired) and "EngineValidation middleware" in str(raised)
     assert "ToolValidation" not in str(raised)
+
+
+class _Unreadable(Mapping[str, Any]):
+    """A mapping that raises when read: no JSON object."""
+
+    def __getitem__(self, key: str) -> Any:
+        raise RuntimeError("boom")
+
+    def __iter__(self) -> Any:
+        return iter(["x"])
+
+    def __len__(self) -> int:
+        return 1
+
+
+def test_server_answers_arguments_it_cannot_read_as_invalid() -> None:
+    validation = ToolValidation(TOOLS, engine=engine.Engine())
+
+    async def handler(ctx: Any) -> types.CallToolResult:
+        raise AssertionError("never reached")
+
+    async def main() -> None:
+        answer = await validation(context({"name": "plain", "arguments": _Unreadable()}), handler)
+        assert answer["isError"]
+        assert answer["structuredContent"]["error"]["issues"][0]["message"] == "arguments must be an object"
+
+    asyncio.run(main())
+
+
+def test_a_listing_entry_without_a_name_is_passed_over() -> None:
+    from engine.adapters._catalog import ToolCatalog
+
+    catalog = ToolCatalog(engine.Engine())
+    catalog.absorb([{"inputSchema": {"type": "object"}}, {"name": 5}, TOOLS[1]])
+    assert "plain" in catalog and catalog.compiled == 1
