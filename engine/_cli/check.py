@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
@@ -300,4 +301,10 @@ class Progress:
 
 
 def print_json(out: TextIO, document: Any) -> None:
-    out.write(msgspec.json.encode(document).decode() + "\n")
+    try:
+        text = msgspec.json.encode(document).decode()
+    except UnicodeEncodeError:
+        # A lone surrogate, as a file name that is not UTF-8 arrives (os.fsdecode): written as its
+        # `\udcff` escape, which JSON spells and Python reads back (`os.fsencode` gives the bytes).
+        text = json.dumps(msgspec.to_builtins(document), ensure_ascii=True, separators=(",", ":"))
+    out.write(text + "\n")

@@ -675,3 +675,16 @@ def test_config_prints_toml_that_loads_back_as_the_same_configuration(
     copy = tmp_path / "copy.toml"
     copy.write_text(out, encoding="utf-8")
     assert resolve(copy, env={}).config == resolve(own).config
+
+
+def test_json_output_names_a_file_whose_name_is_not_utf8(tmp_path: Path) -> None:
+    # A name of bytes that are not UTF-8 arrives as lone surrogates (os.fsdecode); the JSON keeps
+    # them as escapes, which Python reads back.
+    name = os.fsdecode(b"\xff.json")
+    path = tmp_path / name
+    path.write_text("{}")
+    code, out, _ = run("check", "--json", str(path))
+    assert code == 0 and json.loads(out)["summary"]["file"] == str(path)
+    path.write_text("nope")
+    code, out, _ = run("check", "--json", str(path))
+    assert code == 2 and json.loads(out)["error"]["reason"] == "malformed-json"
