@@ -6,7 +6,7 @@ import argparse
 import io
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 import msgspec
 
@@ -16,6 +16,7 @@ from .._engine import Engine
 from .._errors import EngineError, SchemaRejected
 from .._mcp import compile_tools
 from .._mcp.mapping import older_versions_cannot_list
+from .._mcp.tools import duplicate_name
 from .input import EXIT_OK, EXIT_REFUSED, Target, read_json, shown, targets, tool_refusal
 
 __all__ = ["check_schema", "guard_facts", "guard_measurements", "print_json", "run_check"]
@@ -108,14 +109,14 @@ def _duplicate_names(found: list[Target]) -> dict[int, dict[str, Any]]:
     for name, positions in places.items():
         if len(positions) < 2:
             continue
-        indexes = [found[p].index for p in positions]
-        listed = "more than once" if len(indexes) == 2 else f"{len(indexes)} times"
-        where = ", ".join(f"tools[{i}]" for i in indexes[:-1]) + f" and tools[{indexes[-1]}]"
-        message = f"tool name {name!r} is listed {listed} ({where}): MCP requires unique names, and " + (
-            "neither is used" if len(indexes) == 2 else "none is used"
-        )
+        indexes = [cast(int, found[p].index) for p in positions]
+        # One message and one details for all the entries (each entry's report holds them): the
+        # first places named, and at most 100 indexes, however often a name repeats.
+        message = duplicate_name(name, indexes, "").message
+        details: dict[str, Any] = {"tool": name, "indexes": indexes[:100]}
+        if len(indexes) > 100:
+            details["count"] = len(indexes)
         for p in positions:
-            details = {"tool": name, "indexes": indexes}
             refusals[p] = tool_refusal(message, f"{found[p].pointer}/name", details)
     return refusals
 

@@ -429,7 +429,6 @@ def compile_tools(tools: Any, *, engine: Engine | None = None) -> ToolSet:
     tool_list, at = _tool_list(tools)
     compiled: dict[str, CompiledTool] = {}
     rejected: dict[str, SchemaRejected] = {}
-    seen: dict[str, int] = {}
     # Compiling a list allocates long-lived objects only; the collector's passes over them while it
     # runs (about a fifth of compiling 10,000 tools) free nothing. Paused for the loop if it was
     # running, so that garbage is collected as usual afterwards.
@@ -437,7 +436,7 @@ def compile_tools(tools: Any, *, engine: Engine | None = None) -> ToolSet:
     if paused:
         gc.disable()
     try:
-        _compile_each(engine, tool_list, at, compiled, rejected, seen)
+        _compile_each(engine, tool_list, at, compiled, rejected)
     finally:
         if paused:
             gc.enable()
@@ -450,37 +449,52 @@ def _compile_each(
     at: str,
     compiled: dict[str, CompiledTool],
     rejected: dict[str, SchemaRejected],
-    seen: dict[str, int],
 ) -> None:
-    """``at``: the list's place in the document given; ``seen``: each name's first index."""
+    """``at``: the list's place in the document given."""
+    names: list[str | None] = []
+    places: dict[str, list[int]] = {}  # every index of each name: one pass, however often it repeats
     for index, definition in enumerate(tool_list):
         # Not `isinstance`: an object can claim any class through `__class__`.
         name = definition.get("name") if issubclass(type(definition), Mapping) else None
-        if not isinstance(name, str):
-            rejected[f"<tools[{index}]>"] = SchemaRejected(
+        names.append(name if isinstance(name, str) else None)
+        if isinstance(name, str):
+            places.setdefault(name, []).append(index)
+    for index, name in enumerate(names):
+        if name is None:
+            key = f"<tools[{index}]>"
+            if key in places:  # a tool really named so keeps its name
+                key += " (an entry with no name)"
+            rejected[key] = SchemaRejected(
                 RejectReason.INVALID_SCHEMA, f"tools[{index}] is not a tool definition with a string name",
                 location=f"{at}/{index}", details={"index": index},
             )  # fmt: skip
             continue
-        first = seen.get(name)
-        if first is not None:
-            compiled.pop(name, None)
-            earlier = rejected.get(name)
-            indexes = [*(earlier.details.get("indexes", [first]) if earlier is not None else [first]), index]
-            places = ", ".join(f"tools[{i}]" for i in indexes[:-1]) + f" and tools[{indexes[-1]}]"
-            listed = "more than once" if len(indexes) == 2 else f"{len(indexes)} times"
-            rejected[name] = SchemaRejected(
-                RejectReason.INVALID_SCHEMA,
-                f"tool name {name!r} is listed {listed} ({places}): MCP requires unique names, and "
-                + ("neither is used" if len(indexes) == 2 else "none is used"),
-                location=f"{at}/{index}/name", details={"tool": name, "indexes": indexes},
-            )  # fmt: skip
+        indexes = places[name]
+        if len(indexes) > 1:
+            if index == indexes[0]:
+                rejected[name] = duplicate_name(name, indexes, f"{at}/{indexes[-1]}/name")
             continue
-        seen[name] = index
         try:
-            compiled[name] = _compile_tool(engine, name, definition)
+            compiled[name] = _compile_tool(engine, name, tool_list[index])
         except SchemaRejected as refusal:
             rejected[name] = refusal
+
+
+def duplicate_name(name: str, indexes: list[int], location: str) -> SchemaRejected:
+    """The refusal of a name listed at each of ``indexes`` (two or more): the message names the
+    first few places, ``details`` every one."""
+    shown = [f"tools[{i}]" for i in indexes[:5]]
+    if len(indexes) > 5:
+        places = ", ".join(shown) + f" and {len(indexes) - 5} more"
+    else:
+        places = ", ".join(shown[:-1]) + f" and {shown[-1]}"
+    listed = "more than once" if len(indexes) == 2 else f"{len(indexes)} times"
+    return SchemaRejected(
+        RejectReason.INVALID_SCHEMA,
+        f"tool name {short_repr(name)} is listed {listed} ({places}): MCP requires unique names, and "
+        + ("neither is used" if len(indexes) == 2 else "none is used"),
+        location=location, details={"tool": name, "indexes": indexes},
+    )  # fmt: skip
 
 
 def _tool_list(tools: Any) -> tuple[Sequence[Any], str]:

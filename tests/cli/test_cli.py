@@ -688,3 +688,15 @@ def test_json_output_names_a_file_whose_name_is_not_utf8(tmp_path: Path) -> None
     path.write_text("nope")
     code, out, _ = run("check", "--json", str(path))
     assert code == 2 and json.loads(out)["error"]["reason"] == "malformed-json"
+
+
+def test_check_reports_a_name_listed_many_times_in_a_few_words_per_entry(tmp_path: Path) -> None:
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps([{"name": "a", "inputSchema": {"type": "object"}}] * 500))
+    code, out, _ = run("check", "--json", "--summary", str(path))
+    reports = json.loads(out)["tools"]
+    assert code == 1 and len(reports) == 500
+    for report in reports:
+        refusal = report["refusal"]
+        assert len(refusal["message"]) < 300 and "and 495 more" in refusal["message"]
+        assert refusal["details"] == {"tool": "a", "indexes": list(range(100)), "count": 500}

@@ -857,3 +857,22 @@ def test_a_listing_is_read_from_a_response_and_an_error_response_says_so() -> No
         with pytest.raises(engine.SchemaRejected) as info:
             engine.compile_tools({"jsonrpc": "2.0", "id": 1, "error": error})
         assert len(info.value.message) < 300
+
+
+def test_a_name_listed_many_times_is_refused_once_with_a_short_message() -> None:
+    tools = engine.compile_tools([{"name": "a", "inputSchema": {"type": "object"}}] * 20_000)
+    refusal = tools.rejected["a"]
+    assert refusal.message.startswith("tool name 'a' is listed 20000 times (tools[0], tools[1], tools[2], tools[3],")
+    assert "tools[4] and 19995 more): MCP requires unique names, and none is used" in refusal.message
+    assert refusal.details["indexes"] == list(range(20_000)) and refusal.location == "/19999/name"
+    named = "n" * 1_000_000
+    twice = engine.compile_tools([{"name": named, "inputSchema": {"type": "object"}}] * 2)
+    assert len(twice.rejected[named].message) < 300 and twice.rejected[named].details["tool"] == named
+
+
+def test_an_entry_without_a_name_never_takes_a_real_tools_name() -> None:
+    tools = engine.compile_tools([5, {"name": "<tools[0]>", "inputSchema": {"type": "object"}}])
+    assert list(tools) == ["<tools[0]>"] and list(tools.rejected) == ["<tools[0]> (an entry with no name)"]
+    tools = engine.compile_tools([{"name": "<tools[1]>", "inputSchema": {"type": "string"}}, 5])
+    assert tools.rejected["<tools[1]>"].details.get("index") is None  # the tool's own refusal, kept
+    assert tools.rejected["<tools[1]> (an entry with no name)"].details == {"index": 1}
