@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
+from .._config_values import short_repr
 from .._errors import DecodeError, Issue, ValidationFailed
 from .envelope import CallToolResult
 
@@ -53,7 +54,7 @@ def invalid_arguments_result(
         raise TypeError(
             f"invalid_arguments_result takes the ValidationFailed or DecodeError raised, not a {type(error).__name__}"
         )
-    subject = f"tool {tool!r}" if tool else "the tool"
+    subject = f"tool {short_repr(tool)}" if tool else "the tool"  # a name of any length, shown short
     if isinstance(error, DecodeError):
         text = f"Invalid arguments for {subject}: {error.message}"
         result: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": True}

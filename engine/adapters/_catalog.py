@@ -367,9 +367,12 @@ def log_invalid(tool: str | None, direction: Direction, side: Side, error: Engin
 
 def unavailable(name: str, refusal: SchemaRejected) -> str:
     """What a server answers for a tool whose own schema the engine refused (it fails closed)."""
-    return f"Tool {name!r} is unavailable: its schema was refused ({refusal.reason}): {refusal.message}"
+    return f"Tool {short_repr(name)} is unavailable: its schema was refused ({refusal.reason}): {refusal.message}"
 
 
 def nonconforming(name: str, error: EngineError) -> str:
     """What a server answers when a tool's result breaks the outputSchema it advertises."""
-    return f"Tool {name!r} returned structured content that does not conform to its outputSchema: {error.message}"
+    return (
+        f"Tool {short_repr(name)} returned structured content that does not conform to its outputSchema: "
+        f"{error.message}"
+    )

@@ -257,3 +257,17 @@ def test_a_listing_entry_without_a_name_is_passed_over() -> None:
     catalog = ToolCatalog(engine.Engine())
     catalog.absorb([{"inputSchema": {"type": "object"}}, {"name": 5}, TOOLS[1]])
     assert "plain" in catalog and catalog.compiled == 1
+
+
+def test_answers_show_a_long_tool_name_short() -> None:
+    from engine.adapters._catalog import nonconforming, unavailable
+
+    name = "n" * 100_000
+    tools = engine.compile_tools([{"name": name, "inputSchema": {"type": "object", "required": ["a"]}}])
+    with pytest.raises(engine.ValidationFailed) as info:
+        tools.validate_arguments(name, {})
+    answer = engine.invalid_arguments_result(info.value, name)
+    assert len(answer["content"][0]["text"]) < 500 and answer["structuredContent"]["error"]["tool"] == name
+    assert len(nonconforming(name, info.value)) < 500
+    refused = engine.SchemaRejected("remote-ref", "a $ref leaves the document")  # type: ignore[arg-type]
+    assert len(unavailable(name, refused)) < 500
