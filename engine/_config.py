@@ -592,5 +592,6 @@ def _from_env(env: Mapping[str, str]) -> _Layer:
                 names[name] = key
             else:
                 # Another program's ENGINE_* variable must not break start-up; a typo should be seen.
-                warnings.warn(f"ignoring unknown engine setting in the environment: {short_repr(key)}", stacklevel=4)
+                shown = key if len(key) <= 100 else key[:97] + "..."
+                warnings.warn(f"ignoring unknown engine setting in the environment: {shown}", stacklevel=4)
     return _Layer("environment", data, from_text=True, names=names)
