@@ -451,33 +451,36 @@ def _compile_each(
     rejected: dict[str, SchemaRejected],
 ) -> None:
     """``at``: the list's place in the document given."""
-    names: list[str | None] = []
-    places: dict[str, list[int]] = {}  # every index of each name: one pass, however often it repeats
+    first: dict[str, int] = {}  # each name's first index
+    repeated: dict[str, list[int]] = {}  # every index of a name listed more than once
+    unnamed: list[int] = []
     for index, definition in enumerate(tool_list):
         # Not `isinstance`: an object can claim any class through `__class__`.
         name = definition.get("name") if issubclass(type(definition), Mapping) else None
-        names.append(name if isinstance(name, str) else None)
-        if isinstance(name, str):
-            places.setdefault(name, []).append(index)
-    for index, name in enumerate(names):
-        if name is None:
-            key = f"<tools[{index}]>"
-            if key in places:  # a tool really named so keeps its name
-                key += " (an entry with no name)"
-            rejected[key] = SchemaRejected(
-                RejectReason.INVALID_SCHEMA, f"tools[{index}] is not a tool definition with a string name",
-                location=f"{at}/{index}", details={"index": index},
-            )  # fmt: skip
+        if not isinstance(name, str):
+            unnamed.append(index)
             continue
-        indexes = places[name]
-        if len(indexes) > 1:
-            if index == indexes[0]:
-                rejected[name] = duplicate_name(name, indexes, f"{at}/{indexes[-1]}/name")
+        earlier = first.get(name)
+        if earlier is not None:  # noted in O(1): a name repeated 20,000 times is one list
+            repeated.setdefault(name, [earlier]).append(index)
+            compiled.pop(name, None)
+            rejected.pop(name, None)
             continue
+        first[name] = index
         try:
-            compiled[name] = _compile_tool(engine, name, tool_list[index])
+            compiled[name] = _compile_tool(engine, name, definition)
         except SchemaRejected as refusal:
             rejected[name] = refusal
+    for name, indexes in repeated.items():
+        rejected[name] = duplicate_name(name, indexes, f"{at}/{indexes[-1]}/name")
+    for index in unnamed:
+        key = f"<tools[{index}]>"
+        if key in first:  # a tool really named so keeps its name
+            key += " (an entry with no name)"
+        rejected[key] = SchemaRejected(
+            RejectReason.INVALID_SCHEMA, f"tools[{index}] is not a tool definition with a string name",
+            location=f"{at}/{index}", details={"index": index},
+        )  # fmt: skip
 
 
 def duplicate_name(name: str, indexes: list[int], location: str) -> SchemaRejected:
