@@ -9,11 +9,11 @@ from typing import Any
 
 import msgspec
 
-from .._config_values import short_repr
 from .._decode import decode_json
 from .._errors import DecodeError, DecodeReason
 from .._intake import json_type
 from .._keywords import ANNOTATIONS, KNOWN_IN_ANY_DIALECT
+from .._mcp.mapping import is_jsonrpc, listed_no_tools
 
 __all__ = [
     "EXIT_OK",
@@ -24,7 +24,6 @@ __all__ = [
     "Target",
     "UsageError",
     "describe_decode_error",
-    "is_jsonrpc",
     "looks_like_tool",
     "read_bytes",
     "read_json",
@@ -133,16 +132,9 @@ class Target(msgspec.Struct, frozen=True):
     """Why the entry itself (not one of its schemas) cannot be used: no object, no string name."""
 
 
-# Members only a JSON-RPC message has; none is a JSON Schema keyword.
-JSONRPC_MEMBERS = frozenset({"jsonrpc", "result", "error"})
 # Keywords that make an object a schema rather than a tool. A tool shares the annotations
 # (`title`, `description`...) with JSON Schema, so those decide nothing.
 SCHEMA_KEYWORDS = KNOWN_IN_ANY_DIALECT - ANNOTATIONS
-
-
-def is_jsonrpc(document: Any) -> bool:
-    """A JSON-RPC message: an object with a ``jsonrpc``, ``result`` or ``error`` member."""
-    return isinstance(document, Mapping) and not JSONRPC_MEMBERS.isdisjoint(document)
 
 
 def looks_like_tool(value: Any) -> bool:
@@ -184,15 +176,7 @@ def _jsonrpc_tools(response: Mapping[str, Any]) -> Any:
     """The tool list of a JSON-RPC response to ``tools/list``, or a :class:`UsageError` saying why
     the message holds none (an error response, a request, a result of another kind)."""
     if "error" in response:
-        error = response["error"]
-        said = ""
-        if isinstance(error, Mapping):
-            said = f" {short_repr(error.get('code'))}: {short_repr(error.get('message'))}"
-        raise UsageError(
-            f"the document is a JSON-RPC error response (error{said}), not a tools/list result: "
-            "the server listed no tools to check",
-            "jsonrpc-error",
-        )
+        raise UsageError(f"the document is {listed_no_tools(response['error'])} to check", "jsonrpc-error")
     if "result" not in response:
         raise UsageError(
             "the document is a JSON-RPC message with neither a result nor an error (a request or a "

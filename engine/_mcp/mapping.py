@@ -18,12 +18,31 @@ from .._errors import DecodeError, Issue, ValidationFailed
 from .envelope import CallToolResult
 
 __all__ = [
+    "JSONRPC_MEMBERS",
     "has_text_fallback",
     "invalid_arguments_result",
+    "is_jsonrpc",
+    "listed_no_tools",
     "older_versions_cannot_list",
     "text_fallback",
     "with_text_fallback",
 ]
+
+
+JSONRPC_MEMBERS = frozenset({"jsonrpc", "result", "error"})
+"""Members only a JSON-RPC message has: none is a tool list's member or a JSON Schema keyword."""
+
+
+def is_jsonrpc(document: Any) -> bool:
+    """A JSON-RPC message: an object with a ``jsonrpc``, ``result`` or ``error`` member."""
+    return isinstance(document, Mapping) and not JSONRPC_MEMBERS.isdisjoint(document)
+
+
+def listed_no_tools(error: Any) -> str:
+    """What a JSON-RPC error response to ``tools/list`` is, its ``error`` shown short (a server's
+    words, of any size or kind: an int past the interpreter's text limit has no text)."""
+    said = f" {short_repr(error.get('code'))}: {short_repr(error.get('message'))}" if isinstance(error, Mapping) else ""
+    return f"a JSON-RPC error response (error{said}), not a tools/list result: the server listed no tools"
 
 
 def arguments_not_an_object() -> ValidationFailed:

@@ -22,7 +22,7 @@ from .envelope import (
     envelope_failure,
     envelope_from_dict,
 )
-from .mapping import arguments_not_an_object, with_text_fallback
+from .mapping import arguments_not_an_object, is_jsonrpc, listed_no_tools, with_text_fallback
 from .result_readers import bind_results, nests_within
 
 __all__ = ["CompiledTool", "ToolSet", "compile_tools"]
@@ -503,21 +503,9 @@ def duplicate_name(name: str, indexes: list[int], location: str) -> SchemaReject
 def _tool_list(tools: Any) -> tuple[Sequence[Any], str]:
     """The tools listed, and where the list is in the document given (a JSON pointer)."""
     at = ""
-    if issubclass(type(tools), Mapping) and ("jsonrpc" in tools or "result" in tools or "error" in tools):
-        # A JSON-RPC response (none of these members is a tool list's): its result, or why none.
+    if is_jsonrpc(tools):  # a JSON-RPC response: its result, or why it has none
         if "error" in tools:
-            error = tools["error"]
-            # A server's words, any size or kind: shown short (a huge int has no text to show).
-            said = (
-                f" {short_repr(error.get('code'))}: {short_repr(error.get('message'))}"
-                if isinstance(error, Mapping)
-                else ""
-            )
-            raise SchemaRejected(
-                RejectReason.INVALID_SCHEMA,
-                f"a JSON-RPC error response (error{said}), not a tools/list result: the server listed no tools",
-                location="/error",
-            )
+            raise SchemaRejected(RejectReason.INVALID_SCHEMA, listed_no_tools(tools["error"]), location="/error")
         tools = tools.get("result")
         at = "/result"
     if issubclass(type(tools), Mapping):
