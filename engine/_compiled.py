@@ -39,6 +39,7 @@ from ._readers import (
     typed_then_held,
     warming_then_settled,
 )
+from ._work import bound_work
 from .backends import BackendRefused, BackendValidator, TypedDecode
 
 _parse = msgspec.json.decode
@@ -221,13 +222,12 @@ class CompiledSchema:
         self._max_values = max_values(self._max_bytes)
         check = checker.is_valid
         if fallback is not None:
-            again = fallback.is_valid
-            first = check
+            first, again = check, fallback.is_valid
 
             def check(instance: Any) -> bool:
                 return first(instance) or again(instance)
 
-        self._check = check
+        self._check = bound_work(check, guard, limits, pinned or (lambda: schema), dialect)  # see `engine._work`
 
     def __repr__(self) -> str:
         return f"<CompiledSchema backend={self.backend!r} dialect={self.dialect.value!r}>"

@@ -243,6 +243,7 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     max_issues: int = 100
     max_explain_seconds: float = 1.0
     max_explain_work: int = 20_000
+    max_validation_work: int = 100_000_000
 
     def __post_init__(self) -> None:
         _validate(self, "limits.")

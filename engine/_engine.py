@@ -175,17 +175,17 @@ class Engine:
             check_meta_schema(schema, dialect)
         try:
             report: guard.GuardReport | guard.DeferredReport
-            cleared = (
-                pinned is not None
-                and not resources
-                and self._fetcher is None
-                and guard.cleared(schema, text, size.depth, *counts, dialect, config.limits)
+            expansion = (
+                guard.cleared(schema, text, size.depth, *counts, dialect, config.limits)
+                if pinned is not None and not resources and self._fetcher is None
+                else 0
             )
+            cleared = expansion > 0
             if cleared:
                 assert pinned is not None  # noqa: S101 - cleared only with a snapshot (for the type checker)
                 # Nothing the guard refuses can be in it, and no stage before a document is read
                 # asks what it measured: the report is made when asked for, from the snapshot.
-                report = guard.DeferredReport(pinned, dialect, config, size)
+                report = guard.DeferredReport(pinned, dialect, config, size, expansion)
                 facts = None
             else:
                 fetched: dict[str, Any] = {}

@@ -63,6 +63,16 @@ def generate(spec: Any) -> Any:
             f"{spec['prefix']}{i}": {"type": "string", "pattern": "".join(chr(0x100 + i + j) + "+" for j in runs)}
             for i in range(spec["length"])
         }
+    if kind == "tower":  # the template with an allOf of `width` allOf s of `height` leaves (one value meets all)
+        leaf = {"minimum": lambda n: -n, "pattern": lambda n: f"^a*(?:x{n})?$"}[spec["keyword"]]
+        height = spec["height"]
+        return {
+            **spec.get("template", {}),
+            "allOf": [
+                {"allOf": [{spec["keyword"]: leaf(i * height + j)} for j in range(height)]}
+                for i in range(spec["width"])
+            ],
+        }
     if kind == "keyed":  # {prefix0: item, prefix1: item, ...}
         return {f"{spec['prefix']}{i}": generate(spec["item"]) for i in range(spec["length"])}
     if kind == "shared":  # one Python object (not copies) at every {"generate": "use"} in the template

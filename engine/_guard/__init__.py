@@ -28,6 +28,7 @@ from .tree import Tree, walk_tree
 from .walk import DEFAULT_BASE, Graph, too_many_subschemas
 
 __all__ = [
+    "AMPLIFYING",
     "CLEARED_DEPTH",
     "LIMIT_MEANINGS",
     "DeferredReport",
@@ -149,6 +150,11 @@ def inspect(
     )
 
 
+AMPLIFYING = 256
+"""Subschemas applied to one instance value past which a schema's checks are weighed against
+``max_validation_work`` (see :mod:`engine._work`): at most this many, a check costs at most this
+many evaluations per value, linear in the instance within ``max_instance_bytes``."""
+
 CLEARED_DEPTH = 32
 """The longest chain of subschemas in a document :func:`cleared` clears (one more than its depth
 as JSON). A report's ``max_chain`` is at most that; the stages that read it compare it with larger
@@ -174,7 +180,7 @@ _NOT_BEFORE_A_VALUE = bytes(set(range(256)) - set(b":,["))
 _encode = msgspec.json.encode
 
 
-def cleared(schema: Any, text: bytes, depth: int, values: int, widest: int, dialect: Dialect, limits: Limits) -> bool:
+def cleared(schema: Any, text: bytes, depth: int, values: int, widest: int, dialect: Dialect, limits: Limits) -> int:
     """Whether ``schema`` is shown to pass the guard by its canonical ``text`` and the intake's
     counts alone (``depth``, ``values`` and ``widest`` as :class:`~engine._intake.Intake` has
     them), so that its report can be made later, when asked for (:class:`DeferredReport`).
@@ -190,39 +196,47 @@ def cleared(schema: Any, text: bytes, depth: int, values: int, widest: int, dial
     (a property named ``pattern``) is not cleared: :func:`inspect` walks it, as before. Each test
     is one search of the text or a comparison, and each definition a reference reaches is written
     and searched once (the walk they spare is a sixth of a cold compile, and about twice a raw
-    compile for a schema with references)."""
+    compile for a schema with references).
+
+    The answer is ``0`` where the schema is not cleared, and otherwise a bound on its subschemas
+    with every reference inlined (its report's ``max_ref_expansion`` is at most that): the values
+    and the root, or, past :data:`AMPLIFYING`, the objects and booleans its text spells (every
+    subschema is one), with each definition a reference inlines."""
     # A boolean subschema is a scalar: subschemas nest one level deeper than containers do.
     nesting = depth + 1
     if values < 0 or nesting > limits.max_schema_depth or values >= limits.max_subschemas:
-        return False
+        return 0
     if widest > limits.max_branches or widest > limits.max_properties or widest > limits.max_enum:
-        return False
+        return 0
     # A key is written `"name":` (nothing between the quote and the colon, no letter escaped): a
     # property named `patternString` is no pattern; a property named `pattern` is walked. Searched
     # with `find`: `in` first reads its operand as an integer (a TypeError raised and cleared, a
     # third of a search of a tool schema's text), and most texts hold no `"pattern` at all.
     find = text.find
     if find(b'"pattern') >= 0 and (find(b'"pattern":') >= 0 or find(b'"patternProperties":') >= 0):
-        return False
+        return 0
     if find(b'"unevaluated') >= 0 or (dialect is Dialect.DRAFT4 and find(b'"id"') >= 0):
-        return False
+        return 0
     written: list[bytes] = []  # the definition each reference names
     if find(b"$") >= 0:
         container = b"$defs" if dialect.is_modern else b"definitions"
         for key, named_in, name in _DOLLAR_KEYS.findall(text):
             if key != b"ref" or named_in != container:
-                return False  # a resource, an anchor, or another reference: walked
+                return 0  # a resource, an anchor, or another reference: walked
             written.append(name)
     if written:
-        return _definitions_cleared(schema, written, depth, values, dialect, limits)
-    return nesting <= CLEARED_DEPTH and nesting <= limits.max_eval_depth and values < limits.max_ref_expansion
+        return _definitions_cleared(schema, text, written, depth, values, dialect, limits)
+    if nesting > CLEARED_DEPTH or nesting > limits.max_eval_depth or values >= limits.max_ref_expansion:
+        return 0
+    return values + 1 if values < AMPLIFYING else min(values + 1, _objects(text))
 
 
 def _definitions_cleared(
-    schema: Any, written: list[bytes], depth: int, values: int, dialect: Dialect, limits: Limits
-) -> bool:
-    """Whether the references of a schema (``written``: the name each one in its canonical text
-    gives) keep it within the guard's bounds: each names a definition at the root (``$defs``, or
+    schema: Any, text: bytes, written: list[bytes], depth: int, values: int, dialect: Dialect, limits: Limits
+) -> int:
+    """:func:`cleared` for a schema with references (``written``: the name each one in its
+    canonical text gives): its expansion bound if they keep it within the guard's bounds (``0``
+    otherwise): each names a definition at the root (``$defs``, or
     ``definitions`` before 2019-09) that exists, is a schema, and reaches no cycle through other
     definitions, and the expansion and the chains they make are within their limits.
 
@@ -239,10 +253,10 @@ def _definitions_cleared(
     refs = _DEFINITION_REFS[container]
     definitions = schema.get(container) if type(schema) is dict else None
     if type(definitions) is not dict:
-        return False  # no definitions to find: walked (and refused)
+        return 0  # no definitions to find: walked (and refused)
     longest = min(CLEARED_DEPTH, limits.max_eval_depth)
     if depth + 2 > longest:  # the root's part, and a definition at least
-        return False
+        return 0
     cap = limits.max_ref_expansion + 1
     # Per definition referred to: (the names its own text refers to, at most the subschemas it
     # holds, the definition); read when first reached.
@@ -256,7 +270,7 @@ def _definitions_cleared(
             continue
         targets = _read_definition(definitions, start, refs, own)
         if targets is None:
-            return False  # no such definition, or not a schema (walked: refused)
+            return 0  # no such definition, or not a schema (walked: refused)
         path = [start]
         stack = [iter(targets)]
         while stack:
@@ -264,10 +278,10 @@ def _definitions_cleared(
                 if target in size:
                     continue
                 if target in path or len(path) >= longest:
-                    return False  # a cycle (walked: refused, or recursion), or a chain too long
+                    return 0  # a cycle (walked: refused, or recursion), or a chain too long
                 targets = _read_definition(definitions, target, refs, own)
                 if targets is None:
-                    return False
+                    return 0
                 path.append(target)
                 stack.append(iter(targets))
                 break
@@ -286,8 +300,9 @@ def _definitions_cleared(
         for name in targets:
             counts[name] -= 1
     at_root = {name: times for name, times in counts.items() if times > 0}
-    if values + 1 + sum(size[name] * times for name, times in at_root.items()) > limits.max_ref_expansion:
-        return False
+    expansion = values + 1 + sum(size[name] * times for name, times in at_root.items())
+    if expansion > limits.max_ref_expansion:
+        return 0
     # The longest chain, first with each definition as deep as any can be (two levels below the
     # root), then, if that is too long, with each one's own depth (read level by level).
     for exact in (False, True):
@@ -300,8 +315,24 @@ def _definitions_cleared(
                 chain = _depth(definition, longest) + 1 if exact else depth - 1
             chains[name] = chain + max(map(chains.__getitem__, targets), default=0)
         if depth + 1 + max(map(chains.__getitem__, at_root), default=0) <= longest:
-            return True
-    return False
+            break
+    else:
+        return 0
+    if expansion > AMPLIFYING:  # tighter: the objects and booleans each text spells (see `cleared`)
+        spelled: dict[bytes, int] = {}
+        for name in done:
+            targets, _, definition = own[name]
+            own_text = _encode(definition) if type(definition) is dict else b"true"
+            spelled[name] = _objects(own_text) + sum(map(spelled.__getitem__, targets))
+        # The root's own part: the document's text but the definitions' (held, not applied).
+        root = _objects(text) - _objects(_encode(definitions))
+        expansion = min(expansion, root + sum(spelled[name] * times for name, times in at_root.items()))
+    return expansion
+
+
+def _objects(text: bytes) -> int:
+    """The objects and booleans a JSON text spells, at most: every subschema is one."""
+    return text.count(b"{") + text.count(b"true") + text.count(b"false")
 
 
 def _read_definition(
@@ -338,13 +369,15 @@ def _depth(document: dict[str, Any], cap: int) -> int:
 class DeferredReport:
     """The report on a :func:`cleared` schema, made by :func:`inspect` when first asked for (for
     :attr:`CompiledSchema.guard`, or to explain an invalid instance): the same report, from the
-    same document (``document()`` gives the schema as it was compiled), later."""
+    same document (``document()`` gives the schema as it was compiled), later. ``expansion``:
+    the bound :func:`cleared` gave on the report's ``max_ref_expansion``, known before it."""
 
-    __slots__ = ("_config", "_dialect", "_document", "_report", "_size")
+    __slots__ = ("_config", "_dialect", "_document", "_report", "_size", "expansion")
 
     def __init__(
-        self, document: Callable[[], Any], dialect: Dialect, config: EngineConfig, size: tuple[int, int]
+        self, document: Callable[[], Any], dialect: Dialect, config: EngineConfig, size: tuple[int, int], expansion: int
     ) -> None:
+        self.expansion = expansion
         self._document = document
         self._dialect = dialect
         self._config = config

@@ -611,6 +611,47 @@ CASES["regex-ecma-only-syntax"] = {
 }
 
 
+def long_string(length: int) -> dict:
+    return {"generate": "string", "char": "a", "length": length}
+
+
+def tower(width: int, height: int, keyword: str, template: dict | None = None) -> dict:
+    """``template`` with an allOf of ``width`` allOf s of ``height`` leaves (``minimum`` or ``pattern``),
+    all applied to the value it meets."""
+    return {"generate": "tower", "width": width, "height": height, "keyword": keyword, "template": template or {}}
+
+
+CASES["validation-work-items"] = {
+    "threat": "work",
+    "description": (
+        "17 KB schema, within every limit: an allOf of 40 allOf s of 25 minimums (1,000) applied to each "
+        "item of an array; checking 200,000 items took jsonschema-rs 1.6 s (a 64 MiB array: some 4 minutes): "
+        "weighed first, it is refused over max_validation_work"
+    ),
+    "schema": gen_object("items", tower(40, 25, "minimum"), {"type": "array"}),
+    "expect": "compiles",
+    "payloads": [
+        {"name": "200000-items", "instance": gen_list(200_000, 100), "expect": "too-large"},
+        {"name": "200000-items-bytes", "json_of": gen_list(200_000, 100), "expect": "too-large"},
+        {"name": "3-items", "instance": gen_list(3, 100), "expect": "valid"},
+    ],
+}
+CASES["validation-work-patterns"] = {
+    "threat": "work",
+    "description": (
+        "1,050 patterns (30 allOf s of 35) applied to one string: each reads all of it, and a million "
+        "characters took jsonschema-rs 1.8 s (a 64 MiB string: some 2 minutes): refused over "
+        "max_validation_work"
+    ),
+    "schema": tower(30, 35, "pattern", {"type": "string"}),
+    "expect": "compiles",
+    "payloads": [
+        {"name": "1000000-chars", "instance": long_string(1_000_000), "expect": "too-large"},
+        {"name": "100-chars", "instance": long_string(100), "expect": "valid"},
+    ],
+}
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for name, case in CASES.items():

@@ -22,7 +22,8 @@ CASES = cases()
 
 def test_catalog_covers_every_threat_and_reason() -> None:
     threats = {case.threat for case in CASES}
-    assert {"fetch", "cycle", "expansion", "explanation", "deep-instance", "regex", "budget", "payload"} <= threats
+    expected = {"fetch", "cycle", "expansion", "explanation", "deep-instance", "regex", "budget", "payload", "work"}
+    assert expected <= threats
     reasons = {case.expect for case in CASES}
     assert {
         "remote-ref",

@@ -75,6 +75,8 @@ def test_cleared_schemas_pass_the_walk(overrides: dict[str, int]) -> None:
             assert not report.recursive and not report.exponential, name
             assert report.max_chain <= guard.CLEARED_DEPTH, name
             assert report.measured["max_pattern_length"] == 0 and report.max_star_height == 0, name
+            # The bound it answers holds the report's expansion (the validation work bound reads it).
+            assert is_cleared >= report.measured["max_ref_expansion"], name
     # 711 cleared (25 with references) and 27 refused under the default limits; 20-27 cleared
     # and 69-354 refused under the tight sets, 711 and 58 with patterns and unevaluated scopes
     # at nothing.
@@ -292,6 +294,7 @@ def test_generated_cleared_schemas_pass_the_walk(schema: dict[str, Any], overrid
     if is_cleared:
         assert not isinstance(report, engine.SchemaRejected), report
         assert report.max_chain <= guard.CLEARED_DEPTH and not report.recursive
+        assert is_cleared >= report.measured["max_ref_expansion"]
 
 
 @functools.cache
@@ -352,6 +355,7 @@ def test_generated_references_cleared_pass_the_walk(
     if is_cleared:
         assert not isinstance(report, engine.SchemaRejected), report
         assert report.max_chain <= guard.CLEARED_DEPTH and not report.recursive
+        assert is_cleared >= report.measured["max_ref_expansion"]
 
 
 @pytest.mark.parametrize("given", ["bytes", "text", "bytearray"])
@@ -370,3 +374,30 @@ def test_a_deferred_report_of_bytes_or_text_reads_them_again(given: str, cache_s
         compiled.validate({"a": 1})
     assert [issue.instance_path for issue in failure.value.issues] == ["/a"]
     assert compiled.guard.measured["max_subschemas"] == 2
+
+
+def _wide(width: int) -> dict[str, Any]:
+    return {"allOf": [{"minimum": i, "description": "true or false"} for i in range(width)]}
+
+
+WIDE = {
+    "tower": {"items": _wide(250)},
+    "properties": {"properties": {f"p{i}": {"type": "boolean", "default": True} for i in range(200)}},
+    "referred-often": {"$defs": {"w": _wide(40)}, "items": {"allOf": [{"$ref": "#/$defs/w"}] * 10}},
+    "referred-through-another": {
+        "$defs": {"w": _wide(30), "v": {"allOf": [{"$ref": "#/$defs/w"}] * 5}, "unused": _wide(200)},
+        "allOf": [{"$ref": "#/$defs/v"}, {"$ref": "#/$defs/v"}, {"items": {"$ref": "#/$defs/w"}}],
+    },
+    "enum-of-objects": {"enum": [{"a": {"b": True}} for _ in range(200)], "items": _wide(10)},
+}
+
+
+@pytest.mark.parametrize("name", list(WIDE))
+def test_a_wide_schema_is_cleared_with_a_bound_on_its_expansion(name: str) -> None:
+    # Past AMPLIFYING values the bound is read from the objects and booleans the text spells;
+    # it holds the walk's count, whatever the definitions, their references and the data hold.
+    config = engine.EngineConfig()
+    is_cleared, report = judged(WIDE[name], Dialect.DRAFT2020_12, config)
+    assert is_cleared and not isinstance(report, engine.SchemaRejected)
+    assert is_cleared >= report.measured["max_ref_expansion"]
+    assert is_cleared <= 2 * report.measured["max_ref_expansion"] + 700  # not the loose count of every value

@@ -1,0 +1,190 @@
+"""A schema that applies many subschemas to one value has its instances weighed before they are
+checked (``engine._work``): an instance whose check could take more than ``max_validation_work``
+evaluations is refused with ``too-large``, whichever way it is handed in; one within it gets the
+backend's own answer; a schema applying at most ``AMPLIFYING`` subschemas to a value is never
+weighed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+import engine
+from engine._dialect import Dialect
+from engine._guard import AMPLIFYING
+from engine._work import depth_counts, level_weights
+from tests.corpus import corpus
+
+WORK = 1_000_000
+
+
+def _engine(work: int = WORK) -> engine.Engine:
+    return engine.Engine(engine.EngineConfig(cache_size=0, limits={"max_validation_work": work}))
+
+
+def _tower(width: int, height: int) -> dict[str, Any]:
+    """``width * height`` minimums, all applied to the value the tower meets (no reference)."""
+    return {"allOf": [{"allOf": [{"minimum": -(i * height + j)} for j in range(height)]} for i in range(width)]}
+
+
+# Each applies about 1,000 subschemas to every item of an array: the cleared document, its tower
+# written once in `$defs` and referred to, and one the guard walks (a pattern in it).
+AMPLIFIERS = {
+    "cleared": {"type": "array", "items": _tower(20, 50)},
+    "referred": {
+        "type": "array",
+        "items": {"allOf": [{"$ref": "#/$defs/tower"}] * 4},
+        "$defs": {"tower": _tower(10, 25)},
+    },
+    "walked": {"type": "array", "items": {**_tower(20, 50), "pattern": "^x"}},
+}
+
+
+def _refused(call: Any, *args: Any) -> engine.DecodeError:
+    with pytest.raises(engine.DecodeError) as refused:
+        call(*args)
+    assert refused.value.reason == engine.DecodeReason.TOO_LARGE
+    assert "max_validation_work" in refused.value.message
+    return refused.value
+
+
+@pytest.mark.parametrize("name", list(AMPLIFIERS))
+def test_an_amplifying_schema_weighs_its_instances(name: str) -> None:
+    compiled = _engine().compile(AMPLIFIERS[name])
+    assert compiled.guard is not None and compiled.guard.measured["max_ref_expansion"] > AMPLIFYING
+    small, large = [1] * 200, [1] * 5_000  # about 0.2 and 5 million evaluations
+    assert compiled.is_valid(small) and compiled.decode(msgspec.json.encode(small)) == small
+    assert not compiled.is_valid([1, -(10**6)])  # the backend's answer, within the budget
+    for call, value in (
+        (compiled.is_valid, large),
+        (compiled.validate, large),
+        (compiled.checked, large),
+        (compiled.decode, msgspec.json.encode(large)),
+        (compiled.decode, msgspec.json.encode(large).decode()),
+    ):
+        _refused(call, value)
+    # The budget given is the one weighed against: the same instance passes a larger one.
+    assert _engine(10**8).compile(AMPLIFIERS[name]).is_valid(large)
+
+
+def test_the_default_budget_stops_what_took_seconds() -> None:
+    # 9,250 minimums applied to each item: jsonschema-rs took 8.7 s over 100,000 items.
+    schema = {"type": "array", "items": _tower(250, 37)}
+    compiled = engine.Engine(engine.EngineConfig(cache_size=0)).compile(schema)
+    refusal = _refused(compiled.decode, msgspec.json.encode([100] * 100_000))
+    assert "9251 subschemas" in refusal.message or "subschemas to one value" in refusal.message
+    assert compiled.is_valid([100] * 1_000)
+
+
+def test_strings_weigh_by_their_length() -> None:
+    # Every pattern reads the whole string.
+    patterns = [{"pattern": f"^a*(?:x{i})?$"} for i in range(200)]
+    schema = {"type": "string", "allOf": [{"allOf": patterns}, {"allOf": patterns}]}
+    schema = {"allOf": [schema, {"allOf": [{"maxLength": 10**9 + i} for i in range(100)]}]}
+    compiled = _engine(400 * 2_000).compile(schema)
+    assert compiled.is_valid("a" * 8_000)
+    _refused(compiled.is_valid, "a" * 40_000)
+    # A long key is read too (by `propertyNames` and `patternProperties`).
+    keyed = _engine(400 * 2_000).compile({"propertyNames": schema})
+    assert keyed.is_valid({"a" * 8_000: 1})
+    _refused(keyed.is_valid, {"a" * 40_000: 1})
+
+
+def test_a_recursive_schema_weighs_the_whole_instance() -> None:
+    schema = {"$defs": {"node": {**_tower(10, 30), "items": {"$ref": "#/$defs/node"}}}, "$ref": "#/$defs/node"}
+    compiled = _engine().compile(schema)
+    assert compiled.guard is not None and compiled.guard.recursive
+    narrow: Any = 1
+    for _ in range(100):
+        narrow = [narrow, 2]  # 300 values, 3 on the widest level
+    assert compiled.is_valid(narrow)
+    deep: Any = 1
+    for _ in range(200):
+        deep = [deep, *range(20)]  # 4,201 values, at most 21 on one level
+    # Some 311 subschemas a value: 3,215 values in all are within the budget, not 4,201.
+    _refused(compiled.is_valid, deep)
+
+
+def test_tool_calls_and_results_are_weighed() -> None:
+    tower = AMPLIFIERS["cleared"]
+    tools = engine.compile_tools(
+        [
+            {"name": "t", "inputSchema": {"type": "object", "properties": {"xs": tower}}, "outputSchema": {
+                "type": "object", "properties": {"xs": tower}}},
+        ],
+        engine=_engine(),
+    )  # fmt: skip
+    small, large = {"xs": [1] * 200}, {"xs": [1] * 5_000}
+    assert tools.validate_arguments("t", small) == small
+    assert tools.validate_arguments("t", msgspec.json.encode(small)) == small
+    _refused(tools.validate_arguments, "t", large)
+    _refused(tools.validate_arguments, "t", msgspec.json.encode(large))
+    result = {"content": [], "structuredContent": large}
+    _refused(tools.validate_result, "t", msgspec.json.encode(result))
+    _refused(tools.validate_result, "t", result)
+    _refused(tools.validate_structured, "t", large)
+    assert tools.validate_structured("t", small) == small
+
+
+def test_what_applies_few_subschemas_to_a_value_is_never_weighed() -> None:
+    # With no work at all allowed, every corpus schema answers on its probes as with the default
+    # budget: none applies more than AMPLIFYING subschemas to one value.
+    starved, default = _engine(0), _engine(10**8)
+    checked = 0
+    for case in corpus():
+        try:
+            compiled, reference = starved.compile(case.schema), default.compile(case.schema)
+        except engine.SchemaRejected:
+            continue
+        for probe in case.instances:
+            try:
+                expected = reference.is_valid(probe)
+            except engine.DecodeError:
+                continue  # not a JSON value within the bounds (an integer past 64 bits for some)
+            assert compiled.is_valid(probe) == expected, case.id
+            checked += 1
+    assert checked > 10_000
+    wide = {"type": "array", "items": _tower(16, 16)}  # 256 minimums and the tower's 17 allOf
+    assert starved.compile({"type": "array", "items": _tower(15, 15)}).is_valid([1] * 10_000)
+    _refused(starved.compile(wide).is_valid, [1])
+
+
+def test_level_weights() -> None:
+    assert list(level_weights(5)) == [1]
+    assert list(level_weights("x" * 17)) == [3]
+    assert list(level_weights({"a" * 16: ["y" * 8, 1], "b": None})) == [1, 2 + 2 + 2, 2 + 1]
+    assert list(level_weights([[], {}, [[1]]])) == [1, 3, 1, 1]
+
+
+def test_only_the_levels_a_schema_reaches_are_weighed() -> None:
+    # 1,000 subschemas applied to the root alone: a million items meet none of them.
+    compiled = _engine().compile(_tower(20, 50))
+    assert compiled.is_valid([1] * 1_000_000)
+    assert not compiled.is_valid(-(10**6))
+    # Under `properties`, they apply to one member's value (level 1): a wide array elsewhere in
+    # the object is on level 2, which no subschema reaches; the level's other members weigh (the
+    # estimate is by level, not by member).
+    shallow = _engine().compile({"properties": {"n": _tower(20, 50)}})
+    assert shallow.is_valid({"n": 5, "other": [[1] * 100_000]})
+    _refused(shallow.is_valid, {"n": 5, **{f"k{i}": i for i in range(2_000)}})
+
+
+def test_depth_counts() -> None:
+    draft = Dialect.DRAFT2020_12
+    assert depth_counts(True, draft) == [1]
+    assert depth_counts({"type": "object"}, draft) == [1]
+    two = {"properties": {"a": {"items": {"type": "string"}}, "b": True}, "allOf": [{}, {"not": {}}]}
+    assert depth_counts(two, draft) == [4, 2, 1]
+    # A definition is counted where each reference inlines it, not where it is written.
+    referred = {"$defs": {"d": {"items": {}}}, "items": {"$ref": "#/$defs/d"}, "allOf": [{"$ref": "#/$defs/d"}]}
+    assert depth_counts(referred, draft) == [3, 3, 1]
+    assert depth_counts({"dependencies": {"a": ["b"], "c": {"items": {}}}}, Dialect.DRAFT7) == [2, 1]
+    assert depth_counts({"items": [{}, {"items": {}}]}, Dialect.DRAFT7) == [1, 2, 1]
+    # A reference elsewhere, a dynamic one, a new base: not counted (every level is weighed).
+    assert depth_counts({"$ref": "https://example.com/s"}, draft) is None
+    assert depth_counts({"items": {"$ref": "#anchor"}}, draft) is None
+    assert depth_counts({"$dynamicRef": "#meta"}, draft) is None
+    assert depth_counts({"items": {"$id": "https://example.com/x", "$ref": "#/a"}}, draft) is None
+    assert depth_counts({"$ref": "#/$defs/missing"}, draft) is None
