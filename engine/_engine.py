@@ -228,6 +228,7 @@ class Engine:
             guard=report,
             typed=chosen.typed,
             undecided=chosen.undecided,
+            text=text,
         )
 
 

@@ -57,6 +57,8 @@ def generate(spec: Any) -> Any:
         return [generate(spec["item"]) for _ in range(spec["length"])]
     if kind == "range":
         return list(range(spec["length"]))
+    if kind == "halves":  # [0.5, 1.5, ...]
+        return [i + 0.5 for i in range(spec["length"])]
     if kind == "run-patterns":  # {prefix0: {"type": "string", "pattern": <runs distinct runs>}, ...}
         runs = range(spec["runs"])
         return {

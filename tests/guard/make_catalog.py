@@ -651,6 +651,22 @@ CASES["validation-work-patterns"] = {
     ],
 }
 
+CASES["validation-work-float-enum"] = {
+    "threat": "work",
+    "description": (
+        "an enum of 2,000 floats applied to each item of an array (42 KB of schema): jsonschema-rs "
+        "compares a number with each member in turn, 1-2 us each, and 1,000 items took 2.8 s "
+        "(10,000 floats and 10,000 items: 286 s); weighed by its members, it is refused over "
+        "max_validation_work"
+    ),
+    "schema": gen_object("items", gen_object("enum", {"generate": "halves", "length": 2000}), {"type": "array"}),
+    "expect": "compiles",
+    "payloads": [
+        {"name": "1000-items", "instance": gen_list(1000, 1999.5), "expect": "too-large"},
+        {"name": "3-items", "instance": gen_list(3, 1999.5), "expect": "valid"},
+    ],
+}
+
 
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)

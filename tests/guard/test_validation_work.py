@@ -14,7 +14,7 @@ import pytest
 import engine
 from engine._dialect import Dialect
 from engine._guard import AMPLIFYING
-from engine._work import depth_counts, level_weights
+from engine._work import compares_in_turn, depth_counts, level_weights
 from tests.corpus import corpus
 
 WORK = 1_000_000
@@ -74,7 +74,7 @@ def test_the_default_budget_stops_what_took_seconds() -> None:
     schema = {"type": "array", "items": _tower(250, 37)}
     compiled = engine.Engine(engine.EngineConfig(cache_size=0)).compile(schema)
     refusal = _refused(compiled.decode, msgspec.json.encode([100] * 100_000))
-    assert "9251 subschemas" in refusal.message or "subschemas to one value" in refusal.message
+    assert "more than 100000000 evaluations" in refusal.message and "up to 9502 on one value" in refusal.message
     assert compiled.is_valid([100] * 1_000)
 
 
@@ -188,3 +188,65 @@ def test_depth_counts() -> None:
     assert depth_counts({"$dynamicRef": "#meta"}, draft) is None
     assert depth_counts({"items": {"$id": "https://example.com/x", "$ref": "#/a"}}, draft) is None
     assert depth_counts({"$ref": "#/$defs/missing"}, draft) is None
+
+
+def test_an_enum_compared_member_by_member_weighs_by_its_members() -> None:
+    # jsonschema-rs compares a number with each member of such an enum in turn (1-2 us a member).
+    floats = [i + 0.5 for i in range(300)]
+    compiled = _engine().compile({"type": "array", "items": {"enum": floats}})
+    assert compiled.is_valid([299.5] * 10) and not compiled.is_valid([1.0])
+    _refused(compiled.is_valid, [299.5] * 20)  # 20 values of 300 number comparisons each: 1.2 million
+    _refused(compiled.decode, msgspec.json.encode([299.5] * 20))
+    mixed = _engine().compile({"type": "array", "items": {"enum": [*range(150), "x", None, {"a": 1}]}})
+    assert mixed.is_valid([None] * 100)
+    # A number const is one such comparison; integers past 64 bits are compared too.
+    consts = {"type": "array", "items": {"allOf": [{"not": {"const": i + 0.25}} for i in range(100)]}}
+    assert _engine().compile(consts).is_valid([1] * 40)
+    _refused(_engine().compile(consts).is_valid, [1] * 60)
+    big = _engine().compile({"type": "array", "items": {"enum": [2**70 + i for i in range(300)]}})
+    _refused(big.is_valid, [5] * 20)
+
+
+def test_an_enum_looked_up_is_never_weighed() -> None:
+    # Strings only, or integers only: jsonschema-rs looks the value up.
+    starved = _engine(0)
+    for enum in ([f"v{i}" for i in range(10_000)], list(range(-5_000, 5_000)), ['a"b', "c\\d", ""]):
+        compiled = starved.compile({"type": "array", "items": {"enum": enum}})
+        assert compiled.is_valid([enum[-1]] * 1_000)
+        assert not compiled.is_valid([1.5])
+
+
+def test_a_recursive_schema_counts_each_enum_once_a_value() -> None:
+    floats = [i + 0.5 for i in range(300)]
+    node = {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/n"}}, {"enum": floats}]}
+    compiled = _engine().compile({"$defs": {"n": node}, "$ref": "#/$defs/n"})
+    assert compiled.guard is not None and compiled.guard.recursive
+    assert compiled.is_valid([[0.5], 1.5, [2.5, [3.5]]])  # 7 values of some 60,000 evaluations each
+    _refused(compiled.is_valid, [0.5] * 20)
+
+
+@pytest.mark.parametrize(
+    ("document", "compared"),
+    [
+        ({"enum": ["a", 'q"uote', "back\\slash", "[]"]}, False),
+        ({"enum": [1, -2, 10**17]}, False),
+        ({"properties": {"enum": {"type": "string"}}}, False),  # a property named enum
+        ({"description": 'the "enum":[1.5] keyword'}, False),  # in a string: escaped quotes
+        ({"enum": []}, False),
+        ({"enum": [1.5]}, True),
+        ({"enum": [10**19]}, True),
+        ({"enum": ["a", None]}, True),
+        ({"enum": [1, "a"]}, True),
+        ({"enum": [True, False]}, True),
+        ({"enum": [{"a": 1}]}, True),
+        ({"items": {"enum": ["a"]}, "allOf": [{"enum": [[1]]}]}, True),
+        ({"const": 1.5}, True),
+        ({"const": -(10**19)}, True),
+        ({"const": 7}, False),
+        ({"const": "1.5"}, False),
+    ],
+)
+def test_which_texts_may_compare_in_turn(document: dict[str, Any], compared: bool) -> None:
+    # The compile-time gate reads the canonical text; a schema it passes keeps its backend's check.
+    text = msgspec.json.encode(document, order="sorted")
+    assert compares_in_turn(text) is compared
