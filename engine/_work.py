@@ -12,9 +12,10 @@ subschemas a value) first weighs the instance, and one whose estimate is over
 
 - without recursion every subschema, references inlined, meets the values of one level of the
   instance only (the root's, or as many below as descending keywords lead to it): the estimate
-  is, level by level, the subschemas that reach a level times what it weighs (where a reference
-  leads outside the document, every subschema at every level); with recursion, the most
-  subschemas one value meets (the guard report's ``max_ref_expansion``) times the whole instance;
+  is, level by level, the most subschemas one value of the level meets (:func:`depth_counts`)
+  times what the level weighs (where a reference leads outside the document, every subschema at
+  every level); with recursion, every subschema (the guard report's ``max_ref_expansion``) times
+  the whole instance;
 - a level weighs one per value and per object key, and one more per 8 characters of each string
   and key (a pattern reads every character: some 5 characters cost what one evaluation does);
 - a subschema costs one evaluation, and its ``enum`` more where jsonschema-rs compares a value
@@ -23,14 +24,17 @@ subschemas a value) first weighs the instance, and one whose estimate is over
   member (200 evaluations: 10,000 floats took 20 ms for one value, 286 s for 10,000 items), any
   other member about 50 nanoseconds (5); a number ``const`` costs 200 too.
 
-A schema at or under :data:`AMPLIFYING` keeps its backend's check as it is: nothing is added to
-its hot path.
+A schema whose subschemas number at most :data:`AMPLIFYING`, and that holds no ``enum`` compared
+member by member, keeps its backend's check as it is: nothing is added to its hot path. Any other
+is looked at closer on its first instance; where one value meets at most :data:`AMPLIFYING`
+evaluations, the check is passed to at once from then on.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from itertools import zip_longest
 from typing import Any
 
 from ._config import Limits
@@ -48,8 +52,10 @@ _NUMBER_COMPARISON = 200  # evaluations a number compared with an `enum` member 
 _OTHER_COMPARISON = 5  # any other `enum` member compared in turn
 _LOOKED_UP = 1 << 63  # integers jsonschema-rs looks up in an `enum` of integers
 _ENUM = b'"enum":['
-# An `enum` of strings only or of integers only (up to 18 digits), as the canonical text spells it.
-_LOOKED_UP_ENUM = re.compile(rb'"enum":\[(?:"(?:[^"\\]|\\.)*"(?:,"(?:[^"\\]|\\.)*")*|-?\d{1,18}(?:,-?\d{1,18})*)?\]')
+# An `enum` of integers only (up to 18 digits), as the canonical text spells it; and a string
+# followed by something else than a string (in an array: a quote inside a string is escaped).
+_INTEGER_ENUM = re.compile(rb'"enum":\[(?:-?\d{1,18}(?:,-?\d{1,18})*)?\]')
+_AFTER_A_STRING = re.compile(rb'",[^"]')
 _NUMBER_CONST = re.compile(rb'"const":-?(?:\d+[.eE]|\d{19})')
 
 
@@ -82,7 +88,7 @@ def bound_work(
             if counts is None:  # every subschema at every level, each enum compared once
                 per_value = report.measured.get("max_ref_expansion", 1) + _compared(schema)
             else:
-                per_value = sum(counts)
+                per_value = max(counts)
             facts.append((per_value, counts))
         per_value, counts = facts[0]
         if per_value > AMPLIFYING:
@@ -99,10 +105,14 @@ def bound_work(
 
 
 def depth_counts(schema: Any, dialect: Dialect) -> list[int] | None:
-    """How many subschemas of ``schema`` (a schema that does not recurse) apply at each level of
-    the instance (the root's is level 0), references to its own locations inlined; ``None`` where
-    a reference leads elsewhere or the counts would go past :data:`_DEEPEST` levels (the caller
-    then counts every subschema at every level)."""
+    """The most subschemas of ``schema`` (a schema that does not recurse) that one value meets, at
+    each level of the instance (the root's is level 0), references to its own locations inlined
+    and each weighed with its comparisons; ``None`` where a reference leads elsewhere or the counts
+    would go past :data:`_DEEPEST` levels (the caller then counts every subschema at every level).
+    In-place subschemas add up; so do the descending ones that meet every child (``items``,
+    ``additionalProperties``, every ``patternProperties`` pattern, ...); of those that meet one
+    named member or one position (``properties``, ``prefixItems``, an ``items`` array), the most
+    one member meets counts."""
     applicators = KEYWORDS[dialect].applicators
     id_keyword = KEYWORDS[dialect].id_keyword
     done: dict[int, list[int]] = {}
@@ -126,10 +136,20 @@ def depth_counts(schema: Any, dialect: Dialect) -> list[int] | None:
                 shape, applies = applicators[key]
                 if applies is Applies.HOLD:
                     continue
+                one_each = applies is Applies.DESCEND and (
+                    key == "properties" or key == "prefixItems" or (key == "items" and type(value) is list)
+                )
+                widest: list[int] = []  # of the subschemas that meet one member each
                 for sub in _subschemas(value, shape):
                     below = counts(sub, chain + 1)
-                    if below is None or not _add(total, below, 0 if applies is Applies.IN_PLACE else 1):
+                    if below is None:
                         return None
+                    if one_each:
+                        widest = [max(pair) for pair in zip_longest(widest, below, fillvalue=0)]
+                    elif not _add(total, below, 0 if applies is Applies.IN_PLACE else 1):
+                        return None
+                if widest and not _add(total, widest, 1):
+                    return None
             elif key in ("$dynamicRef", "$recursiveRef"):
                 return None
         done[id(node)] = total
@@ -178,9 +198,16 @@ def compares_in_turn(text: bytes) -> bool:
     or a number ``const``: an ``enum`` not of strings only or integers only."""
     at = text.find(_ENUM)
     while at >= 0:
-        if _LOOKED_UP_ENUM.match(text, at) is None:
+        start = at + len(_ENUM)
+        if text[start : start + 1] == b'"':
+            # Strings, up to the first `"]` (a quote inside a string is escaped: one escaped or
+            # after a backslash is taken as a yes), unless a string is followed by another kind.
+            end = text.find(b'"]', start)
+            if end < 0 or text[end - 1 : end] == b"\\" or _AFTER_A_STRING.search(text, start, end) is not None:
+                return True
+        elif _INTEGER_ENUM.match(text, at) is None:
             return True
-        at = text.find(_ENUM, at + len(_ENUM))
+        at = text.find(_ENUM, start)
     return text.find(b'"const":') >= 0 and _NUMBER_CONST.search(text) is not None
 
 

@@ -74,7 +74,7 @@ def test_the_default_budget_stops_what_took_seconds() -> None:
     schema = {"type": "array", "items": _tower(250, 37)}
     compiled = engine.Engine(engine.EngineConfig(cache_size=0)).compile(schema)
     refusal = _refused(compiled.decode, msgspec.json.encode([100] * 100_000))
-    assert "more than 100000000 evaluations" in refusal.message and "up to 9502 on one value" in refusal.message
+    assert "more than 100000000 evaluations" in refusal.message and "up to 9501 on one value" in refusal.message
     assert compiled.is_valid([100] * 1_000)
 
 
@@ -146,6 +146,9 @@ def test_what_applies_few_subschemas_to_a_value_is_never_weighed() -> None:
             assert compiled.is_valid(probe) == expected, case.id
             checked += 1
     assert checked > 10_000
+    # A thousand properties: each member meets one of them.
+    members = {"properties": {f"p{i}": {"type": "integer", "minimum": 0} for i in range(1_000)}}
+    assert starved.compile(members).is_valid({f"p{i}": i for i in range(1_000)})
     wide = {"type": "array", "items": _tower(16, 16)}  # 256 minimums and the tower's 17 allOf
     assert starved.compile({"type": "array", "items": _tower(15, 15)}).is_valid([1] * 10_000)
     _refused(starved.compile(wide).is_valid, [1])
@@ -176,12 +179,17 @@ def test_depth_counts() -> None:
     assert depth_counts(True, draft) == [1]
     assert depth_counts({"type": "object"}, draft) == [1]
     two = {"properties": {"a": {"items": {"type": "string"}}, "b": True}, "allOf": [{}, {"not": {}}]}
-    assert depth_counts(two, draft) == [4, 2, 1]
+    assert depth_counts(two, draft) == [4, 1, 1]  # a member meets one of `properties`
+    every = {"properties": {"a": {}, "b": {}}, "additionalProperties": {}, "patternProperties": {"x": {}, "y": {}}}
+    assert depth_counts(every, draft) == [1, 4]
+    assert depth_counts({"prefixItems": [{}, {"items": {}}], "items": {"not": {}}}, draft) == [1, 3, 1]
+    branches = {"allOf": [{"properties": {"a": {}}}, {"properties": {"a": {"not": {}}, "b": {}}}]}
+    assert depth_counts(branches, draft) == [3, 3]  # each branch's widest member, added up
     # A definition is counted where each reference inlines it, not where it is written.
     referred = {"$defs": {"d": {"items": {}}}, "items": {"$ref": "#/$defs/d"}, "allOf": [{"$ref": "#/$defs/d"}]}
     assert depth_counts(referred, draft) == [3, 3, 1]
     assert depth_counts({"dependencies": {"a": ["b"], "c": {"items": {}}}}, Dialect.DRAFT7) == [2, 1]
-    assert depth_counts({"items": [{}, {"items": {}}]}, Dialect.DRAFT7) == [1, 2, 1]
+    assert depth_counts({"items": [{}, {"items": {}}]}, Dialect.DRAFT7) == [1, 1, 1]
     # A reference elsewhere, a dynamic one, a new base: not counted (every level is weighed).
     assert depth_counts({"$ref": "https://example.com/s"}, draft) is None
     assert depth_counts({"items": {"$ref": "#anchor"}}, draft) is None
