@@ -111,7 +111,7 @@ class Engine:
             intake = load_schema(schema, self.config.limits)
         cache = self._cache
         given = schema
-        schema, size, plain, canonical, values, widest = intake
+        schema, size, plain, canonical, values, widest, containers = intake
         if not plain:
             packed = None  # only a plain document is found by its serialisation
         if canonical is None:  # intake writes a plain object's text
@@ -138,7 +138,8 @@ class Engine:
                 pinned = partial(_parse, given)
             else:
                 pinned = _pin(schema)
-        compile = lambda: self._compile(schema, resources, key, size, canonical, pinned, (values, widest))  # noqa: E731
+        counts = (values, widest, containers)
+        compile = lambda: self._compile(schema, resources, key, size, canonical, pinned, counts)  # noqa: E731
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
             compile = _metrics.observed_compile(compile)
         compiled = cache.get_or_compile(key, compile)
@@ -157,10 +158,10 @@ class Engine:
         size: DocumentSize,
         text: bytes,
         pinned: Callable[[], Any] | None,
-        counts: tuple[int, int],
+        counts: tuple[int, int, int],
     ) -> CompiledSchema:
-        """``counts``: the values the document holds and the most one container holds, where the
-        intake counted them (else -1 each). ``pinned``: a function giving the document as it is
+        """``counts``: the values the document holds, the most one container holds and its
+        containers, where the intake counted them (else -1 each). ``pinned``: a function giving the document as it is
         now, whenever called (``None`` for a boolean schema)."""
         config = self.config
         dialect = detect_dialect(schema, self._default_dialect, resources)

@@ -232,6 +232,9 @@ class Intake(NamedTuple):
     document); ``-1`` elsewhere."""
     widest: int = -1
     """The most values one array or object holds, where counted; ``-1`` elsewhere."""
+    containers: int = -1
+    """The arrays and objects the document holds, itself included, where counted (every subschema
+    but a boolean one is an object); ``-1`` elsewhere."""
 
 
 def load_schema(schema: Any, limits: Limits) -> Intake:
@@ -300,9 +303,12 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
     return Intake(copy, DocumentSize(len(text) if known is None else known, measured.depth), False, text)
 
 
-def _read_plain(document: Any, limits: Limits, known: int | None) -> tuple[DocumentSize, bytes | None, int, int] | None:
+def _read_plain(
+    document: Any, limits: Limits, known: int | None
+) -> tuple[DocumentSize, bytes | None, int, int, int] | None:
     """The size, depth and canonical text of a plain object, and where they were counted the
-    values it holds and the most one container holds (else -1 each), or ``None`` for any other.
+    values it holds, the most one container holds and its containers (else -1 each), or ``None``
+    for any other.
 
     An object is first written into a small buffer that cannot grow: a bomb stops the encoder once
     the buffer is full, having written a few kilobytes of its expansion. A text that fits gives
@@ -315,21 +321,21 @@ def _read_plain(document: Any, limits: Limits, known: int | None) -> tuple[Docum
     if text is not None:
         shape = _shape(document, limits, finite=known is None and _may_be_non_finite(text))
         if shape is not None:
-            return DocumentSize(len(text) if known is None else known, shape[0]), text, shape[1], shape[2]
+            return DocumentSize(len(text) if known is None else known, shape[0]), text, *shape[1:]
     measured = measure_plain(document, limits, known)  # says which documents are plain
     if measured is None:
         return None
     if text is None:
         text = _text(document)  # bounded now: the walk weighed every place a shared object takes
     if text is None:
-        return measured, None, -1, -1  # not JSON text: `canonical_text` refuses it with the reason
+        return measured, None, -1, -1, -1  # not JSON text: `canonical_text` refuses it with the reason
     if known is None and _may_be_non_finite(text):
         _check_finite(document)
     if known is None:
         if len(text) > limits.max_schema_bytes:
             raise _too_large(len(text), limits)
         measured = DocumentSize(len(text), measured.depth)
-    return measured, text, -1, -1
+    return measured, text, -1, -1, -1
 
 
 def _text(document: Any) -> bytes | None:
@@ -359,9 +365,9 @@ def _text_within(document: Any, max_bytes: int) -> bytes | None:
     return None
 
 
-def _shape(document: dict[str, Any], limits: Limits, *, finite: bool = False) -> tuple[int, int, int] | None:
+def _shape(document: dict[str, Any], limits: Limits, *, finite: bool = False) -> tuple[int, int, int, int] | None:
     """The depth of ``document``, whose text is known to be short, how many values its arrays and
-    objects hold in all and the most one of them holds; ``None`` unless it is shown to hold the
+    objects hold in all, the most one of them holds and how many there are; ``None`` unless it is shown to hold the
     JSON types only; refused with ``limit-exceeded`` past ``max_document_depth``.
     Level by level: the values of a level read in one C call, the next level being every value
     that is not exactly a JSON scalar, which must then be exactly a dict or a list (one loop: a
@@ -397,7 +403,7 @@ def _shape(document: dict[str, Any], limits: Limits, *, finite: bool = False) ->
         if floats:
             _check_floats(floats)
     lengths = [*map(len, containers)]
-    return (depth, read, max(lengths)) if read == sum(lengths) else None
+    return (depth, read, max(lengths), len(lengths)) if read == sum(lengths) else None
 
 
 def _may_be_non_finite(text: bytes) -> bool:

@@ -176,10 +176,11 @@ def test_only_the_levels_a_schema_reaches_are_weighed() -> None:
 
 def test_depth_counts() -> None:
     draft = Dialect.DRAFT2020_12
-    assert depth_counts(True, draft) == [1]
+    assert depth_counts(True, draft) == [0]  # a boolean subschema costs nothing
     assert depth_counts({"type": "object"}, draft) == [1]
     two = {"properties": {"a": {"items": {"type": "string"}}, "b": True}, "allOf": [{}, {"not": {}}]}
     assert depth_counts(two, draft) == [4, 1, 1]  # a member meets one of `properties`
+    assert depth_counts({"allOf": [True, False, {"not": True}]}, draft) == [2]
     every = {"properties": {"a": {}, "b": {}}, "additionalProperties": {}, "patternProperties": {"x": {}, "y": {}}}
     assert depth_counts(every, draft) == [1, 4]
     assert depth_counts({"prefixItems": [{}, {"items": {}}], "items": {"not": {}}}, draft) == [1, 3, 1]
