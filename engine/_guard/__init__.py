@@ -263,7 +263,7 @@ def _definitions_cleared(
     cap = limits.max_ref_expansion + 1
     # Per definition referred to: (the names its own text refers to, at most the subschemas it
     # holds, the definition); read when first reached.
-    own: dict[bytes, tuple[list[bytes], int, Any]] = {}
+    own: dict[bytes, tuple[list[bytes], int, Any, bytes]] = {}
     # Inlined size per definition, its references followed, children first (the order kept in
     # `done`); a definition met again while its own references are followed is a cycle.
     size: dict[bytes, int] = {}
@@ -291,7 +291,7 @@ def _definitions_cleared(
             else:
                 stack.pop()
                 name = path.pop()
-                targets, count, _ = own[name]
+                targets, count, _, _ = own[name]
                 size[name] = min(count + sum(map(size.__getitem__, targets)), cap)
                 done.append(name)
     # The root's own references: those of the text that no definition read holds, each with how
@@ -299,7 +299,7 @@ def _definitions_cleared(
     counts = dict.fromkeys(size, 0)
     for name in written:
         counts[name] += 1
-    for targets, _, _ in own.values():
+    for targets, _, _, _ in own.values():
         for name in targets:
             counts[name] -= 1
     at_root = {name: times for name, times in counts.items() if times > 0}
@@ -311,7 +311,7 @@ def _definitions_cleared(
     for exact in (False, True):
         chains: dict[bytes, int] = {}
         for name in done:
-            targets, _, definition = own[name]
+            targets, _, definition, _ = own[name]
             if type(definition) is bool:
                 chain = 1
             else:
@@ -324,25 +324,27 @@ def _definitions_cleared(
     if expansion > AMPLIFYING:  # tighter: the objects each text spells (see `cleared`)
         spelled: dict[bytes, int] = {}
         for name in done:
-            targets, _, definition = own[name]
-            own_text = _encode(definition) if type(definition) is dict else b""
-            spelled[name] = own_text.count(b"{") + sum(map(spelled.__getitem__, targets))
+            targets, _, _, written_text = own[name]
+            spelled[name] = written_text.count(b"{") + sum(map(spelled.__getitem__, targets))
         expansion = min(expansion, containers + sum(spelled[name] * times for name, times in at_root.items()))
     return expansion
 
 
 def _read_definition(
-    definitions: dict[str, Any], name: bytes, refs: re.Pattern[bytes], own: dict[bytes, tuple[list[bytes], int, Any]]
+    definitions: dict[str, Any],
+    name: bytes,
+    refs: re.Pattern[bytes],
+    own: dict[bytes, tuple[list[bytes], int, Any, bytes]],
 ) -> list[bytes] | None:
     """The names definition ``name`` refers to, its facts kept in ``own``; ``None`` if there is no
     such definition or it is not a schema."""
     definition = definitions.get(name.decode())
     if type(definition) is bool:
-        facts: tuple[list[bytes], int, Any] = ([], 1, definition)
+        facts: tuple[list[bytes], int, Any, bytes] = ([], 1, definition, b"")
     elif type(definition) is dict:
         written = _encode(definition)
         count = len(written.translate(None, _NOT_BEFORE_A_VALUE)) + 2
-        facts = (refs.findall(written), count, definition)
+        facts = (refs.findall(written), count, definition, written)
     else:
         return None
     own[name] = facts
