@@ -10,8 +10,11 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 import engine
+from benchmarks.instances import is_valid_reference
 from engine._dialect import Dialect
 from engine._guard import AMPLIFYING
 from engine._work import compares_in_turn, depth_counts, level_weights
@@ -259,3 +262,66 @@ def test_which_texts_may_compare_in_turn(document: dict[str, Any], compared: boo
     # The compile-time gate reads the canonical text; a schema it passes keeps its backend's check.
     text = msgspec.json.encode(document, order="sorted")
     assert compares_in_turn(text) is compared
+
+
+def _leaf(kind: str, n: int) -> dict[str, Any]:
+    return {
+        "minimum": {"minimum": -n},
+        "maximum": {"maximum": 1000 + n},
+        "type": {"type": ["integer", "string", "array", "object"]},
+        "pattern": {"pattern": f"^(?:a|x{n})*$"},
+        "enum": {"not": {"enum": [n + 0.5, None, "zz"]}},
+    }[kind]
+
+
+@st.composite
+def _amplifiers(draw: st.DrawFn) -> dict[str, Any]:
+    """An allOf tower of 1-30 x 1-30 leaves, put at the root, under `items`, or under a property."""
+    width, height = draw(st.integers(1, 30)), draw(st.integers(1, 30))
+    kinds = draw(st.lists(st.sampled_from(["minimum", "maximum", "type", "pattern", "enum"]), min_size=1, max_size=3))
+    tower = {
+        "allOf": [
+            {"allOf": [_leaf(kinds[(i + j) % len(kinds)], i * height + j) for j in range(height)]} for i in range(width)
+        ]
+    }
+    where = draw(st.sampled_from(["root", "items", "property", "referred"]))
+    if where == "items":
+        return {"type": "array", "items": tower}
+    if where == "property":
+        return {"properties": {"p": tower, "q": {"items": tower}}}
+    if where == "referred":
+        return {"$defs": {"t": tower}, "items": {"$ref": "#/$defs/t"}, "properties": {"p": {"$ref": "#/$defs/t"}}}
+    return tower
+
+
+_VALUES = st.one_of(st.integers(-5, 5), st.just("a" * 20), st.just("b"), st.just(1.5), st.none())
+_INSTANCES = st.one_of(
+    _VALUES,
+    st.lists(_VALUES, max_size=200),
+    st.fixed_dictionaries({}, optional={"p": _VALUES, "q": st.lists(_VALUES, max_size=50), "r": _VALUES}),
+)
+
+
+@given(_amplifiers(), _INSTANCES, st.sampled_from([0, 1_000, 50_000, 10**8]))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_weighed_check_refuses_or_answers_as_the_reference(schema: dict[str, Any], instance: Any, work: int) -> None:
+    # Within the budget every way of handing the instance in gets the reference's answer; over it,
+    # every way gets the same refusal.
+    compiled = _engine(work).compile(schema)
+    expected = is_valid_reference(schema, instance)
+    answers = []
+    for call, value in ((compiled.is_valid, instance), (compiled.decode, msgspec.json.encode(instance))):
+        try:
+            result = call(value)
+        except engine.DecodeError as refused:
+            assert refused.reason == engine.DecodeReason.TOO_LARGE and "max_validation_work" in refused.message
+            answers.append("too-large")
+        except engine.ValidationFailed:
+            answers.append(False)
+        else:
+            answers.append(True if call is compiled.decode else result)
+    assert answers[0] == answers[1]
+    assert answers[0] in ("too-large", expected)
+    event("refused" if answers[0] == "too-large" else "answered")
+    if work == 10**8:  # these instances are small: the default budget takes them all
+        assert answers[0] == expected
