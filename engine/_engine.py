@@ -161,8 +161,8 @@ class Engine:
         counts: tuple[int, int, int],
     ) -> CompiledSchema:
         """``counts``: the values the document holds, the most one container holds and its
-        containers, where the intake counted them (else -1 each). ``pinned``: a function giving the document as it is
-        now, whenever called (``None`` for a boolean schema)."""
+        containers, where the intake counted them (else -1 each). ``pinned``: a function giving
+        the document as it is now, whenever called (``None`` for a boolean schema)."""
         config = self.config
         dialect = detect_dialect(schema, self._default_dialect, resources)
         # A custom meta-schema (`$schema` naming a registry resource) is left to no build: its

@@ -151,9 +151,10 @@ def inspect(
 
 
 AMPLIFYING = 256
-"""Subschemas applied to one instance value past which a schema's checks are weighed against
-``max_validation_work`` (see :mod:`engine._work`): at most this many, a check costs at most this
-many evaluations per value, linear in the instance within ``max_instance_bytes``."""
+"""Evaluations on one instance value (a subschema one, an ``enum`` compared member by member more)
+past which a schema's checks are weighed against ``max_validation_work`` (see
+:mod:`engine._work`): at most this many a value, a check is linear in the instance within
+``max_instance_bytes``."""
 
 CLEARED_DEPTH = 32
 """The longest chain of subschemas in a document :func:`cleared` clears (one more than its depth
@@ -184,8 +185,9 @@ def cleared(
     schema: Any, text: bytes, depth: int, values: int, widest: int, containers: int, dialect: Dialect, limits: Limits
 ) -> int:
     """Whether ``schema`` is shown to pass the guard by its canonical ``text`` and the intake's
-    counts alone (``depth``, ``values`` and ``widest`` as :class:`~engine._intake.Intake` has
-    them), so that its report can be made later, when asked for (:class:`DeferredReport`).
+    counts alone (``depth``, ``values``, ``widest`` and ``containers`` as
+    :class:`~engine._intake.Intake` has them), so that its report can be made later, when asked
+    for (:class:`DeferredReport`): non-zero if so (a bound, see below).
 
     Nothing in such a schema can be refused: it holds no resource, anchor, dynamic reference,
     ``unevaluated*`` keyword or pattern (its text spells none of their keys), its references (if
