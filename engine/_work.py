@@ -22,7 +22,8 @@ subschemas a value) first weighs the instance, and one whose estimate is over
   with each member in turn: it looks strings and integers up when the ``enum`` holds only strings
   or only integers, and otherwise compares member by member, a number some 1-2 microseconds a
   member (200 evaluations: 10,000 floats took 20 ms for one value, 286 s for 10,000 items), any
-  other member about 50 nanoseconds (5); a number ``const`` costs 200 too.
+  other member about 50 nanoseconds (5, and 5 for each value an array or object member holds: a
+  comparison reads up to the shorter side); a number ``const`` costs 200 too.
 
 A schema whose subschemas number at most :data:`AMPLIFYING`, and that holds no ``enum`` compared
 member by member, keeps its backend's check as it is: nothing is added to its hot path. Any other
@@ -41,6 +42,7 @@ from ._config import Limits
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason
 from ._guard import AMPLIFYING, DeferredReport, GuardReport
+from ._instance import json_values
 from ._keywords import KEYWORDS, Applies, Shape
 from ._pointer import tokens
 
@@ -49,7 +51,8 @@ __all__ = ["bound_work", "compares_in_turn", "depth_counts", "level_weights"]
 _CHARACTERS_PER_EVALUATION = 3  # a shift: a string weighs one more per 8 characters
 _DEEPEST = 200  # reference chains and nesting past which the counts are not taken (see `depth_counts`)
 _NUMBER_COMPARISON = 200  # evaluations a number compared with an `enum` member or a `const` costs
-_OTHER_COMPARISON = 5  # any other `enum` member compared in turn
+_OTHER_COMPARISON = 5  # any other `enum` member compared in turn (an array or object: each value it holds)
+_MEMBER_VALUES = 1 << 20  # values of an `enum` member counted (a schema of 1 MB holds fewer)
 _LOOKED_UP = 1 << 63  # integers jsonschema-rs looks up in an `enum` of integers
 _ENUM = b'"enum":['
 # An `enum` of integers only (up to 18 digits), as the canonical text spells it; and a string
@@ -170,10 +173,23 @@ def _comparisons(node: dict[str, Any]) -> int:
     cost = 0
     enum = node.get("enum")
     if type(enum) is list and enum and not _looked_up(enum):
-        cost += sum(_NUMBER_COMPARISON if _is_number(member) else _OTHER_COMPARISON for member in enum)
+        cost += sum(map(_member_cost, enum))
     if "const" in node and _is_number(node["const"]):
         cost += _NUMBER_COMPARISON
     return cost
+
+
+def _member_cost(member: Any) -> int:
+    """What comparing a value with ``member`` may cost: a comparison of two arrays or objects, or
+    of two long strings, stops at the end of the shorter, so a member's own size bounds it."""
+    if _is_number(member):
+        return _NUMBER_COMPARISON
+    kind = type(member)
+    if kind is dict or kind is list:
+        return _OTHER_COMPARISON * json_values(member, _MEMBER_VALUES)
+    if kind is str:
+        return _OTHER_COMPARISON + (len(member) >> 6)
+    return _OTHER_COMPARISON
 
 
 def _looked_up(enum: list[Any]) -> bool:

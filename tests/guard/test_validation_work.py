@@ -217,6 +217,11 @@ def test_an_enum_compared_member_by_member_weighs_by_its_members() -> None:
     _refused(_engine().compile(consts).is_valid, [1] * 60)
     big = _engine().compile({"type": "array", "items": {"enum": [2**70 + i for i in range(300)]}})
     _refused(big.is_valid, [5] * 20)
+    # An array or object member costs what it holds: a comparison reads up to the shorter side.
+    lists = [[*range(999), i] for i in range(50)]  # 50 members of 1,000 values: some 250,000 a value
+    long = _engine().compile({"type": "array", "items": {"enum": lists}})
+    assert long.is_valid([lists[-1]] * 3)
+    _refused(long.is_valid, [lists[-1]] * 5)
 
 
 def test_an_enum_looked_up_is_never_weighed() -> None:
