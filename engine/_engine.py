@@ -19,6 +19,7 @@ from ._dialect import Dialect, check_meta_schema, detect_dialect, dialect_for_ur
 from ._errors import RejectReason, SchemaRejected
 from ._intake import DocumentSize, Intake, canonical_text, fingerprint, load_schema
 from ._plan import candidates, plan
+from ._work import compares_in_turn
 from .backends import SchemaSource
 
 __all__ = ["Engine"]
@@ -111,7 +112,7 @@ class Engine:
             intake = load_schema(schema, self.config.limits)
         cache = self._cache
         given = schema
-        schema, size, plain, canonical, values, widest, containers = intake
+        schema, size, plain, canonical, values, widest, containers, fractions = intake
         if not plain:
             packed = None  # only a plain document is found by its serialisation
         if canonical is None:  # intake writes a plain object's text
@@ -138,7 +139,7 @@ class Engine:
                 pinned = partial(_parse, given)
             else:
                 pinned = _pin(schema)
-        counts = (values, widest, containers)
+        counts = (values, widest, containers, fractions)
         compile = lambda: self._compile(schema, resources, key, size, canonical, pinned, counts)  # noqa: E731
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
             compile = _metrics.observed_compile(compile)
@@ -158,11 +159,12 @@ class Engine:
         size: DocumentSize,
         text: bytes,
         pinned: Callable[[], Any] | None,
-        counts: tuple[int, int, int],
+        counts: tuple[int, int, int, int],
     ) -> CompiledSchema:
-        """``counts``: the values the document holds, the most one container holds and its
-        containers, where the intake counted them (else -1 each). ``pinned``: a function giving
-        the document as it is now, whenever called (``None`` for a boolean schema)."""
+        """``counts``: the values the document holds, the most one container holds, its
+        containers and whether it holds a fraction, where the intake counted them (else -1 each).
+        ``pinned``: a function giving the document as it is now, whenever called (``None`` for a
+        boolean schema)."""
         config = self.config
         dialect = detect_dialect(schema, self._default_dialect, resources)
         # A custom meta-schema (`$schema` naming a registry resource) is left to no build: its
@@ -177,7 +179,7 @@ class Engine:
         try:
             report: guard.GuardReport | guard.DeferredReport
             expansion = (
-                guard.cleared(schema, text, size.depth, *counts, dialect, config.limits)
+                guard.cleared(schema, text, size.depth, *counts[:3], dialect, config.limits)
                 if pinned is not None and not resources and self._fetcher is None
                 else 0
             )
@@ -229,7 +231,7 @@ class Engine:
             guard=report,
             typed=chosen.typed,
             undecided=chosen.undecided,
-            text=text,
+            compares=counts[3] != 0 or compares_in_turn(text),
         )
 
 

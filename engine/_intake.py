@@ -235,6 +235,9 @@ class Intake(NamedTuple):
     containers: int = -1
     """The arrays and objects the document holds, itself included, where counted (every subschema
     but a boolean one is an object); ``-1`` elsewhere."""
+    fractions: int = -1
+    """``1`` if the document holds a number with a fraction (``0.5``; ``1.0`` has none), ``0`` if
+    not, where counted; ``-1`` elsewhere."""
 
 
 def load_schema(schema: Any, limits: Limits) -> Intake:
@@ -305,10 +308,10 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
 
 def _read_plain(
     document: Any, limits: Limits, known: int | None
-) -> tuple[DocumentSize, bytes | None, int, int, int] | None:
+) -> tuple[DocumentSize, bytes | None, int, int, int, int] | None:
     """The size, depth and canonical text of a plain object, and where they were counted the
-    values it holds, the most one container holds and its containers (else -1 each), or ``None``
-    for any other.
+    values it holds, the most one container holds, its containers and whether it holds a fraction
+    (else -1 each), or ``None`` for any other.
 
     An object is first written into a small buffer that cannot grow: a bomb stops the encoder once
     the buffer is full, having written a few kilobytes of its expansion. A text that fits gives
@@ -328,14 +331,14 @@ def _read_plain(
     if text is None:
         text = _text(document)  # bounded now: the walk weighed every place a shared object takes
     if text is None:
-        return measured, None, -1, -1, -1  # not JSON text: `canonical_text` refuses it with the reason
+        return measured, None, -1, -1, -1, -1  # not JSON text: `canonical_text` refuses it with the reason
     if known is None and _may_be_non_finite(text):
         _check_finite(document)
     if known is None:
         if len(text) > limits.max_schema_bytes:
             raise _too_large(len(text), limits)
         measured = DocumentSize(len(text), measured.depth)
-    return measured, text, -1, -1, -1
+    return measured, text, -1, -1, -1, -1
 
 
 def _text(document: Any) -> bytes | None:
@@ -365,18 +368,20 @@ def _text_within(document: Any, max_bytes: int) -> bytes | None:
     return None
 
 
-def _shape(document: dict[str, Any], limits: Limits, *, finite: bool = False) -> tuple[int, int, int, int] | None:
+def _shape(document: dict[str, Any], limits: Limits, *, finite: bool = False) -> tuple[int, int, int, int, int] | None:
     """The depth of ``document``, whose text is known to be short, how many values its arrays and
-    objects hold in all, the most one of them holds and how many there are; ``None`` unless it is shown to hold the
-    JSON types only; refused with ``limit-exceeded`` past ``max_document_depth``.
+    objects hold in all, the most one of them holds, how many there are and whether it holds a
+    number with a fraction (1 or 0); ``None`` unless it is shown to hold the JSON types only;
+    refused with ``limit-exceeded`` past ``max_document_depth``.
     Level by level: the values of a level read in one C call, the next level being every value
     that is not exactly a JSON scalar, which must then be exactly a dict or a list (one loop: a
     tool schema's levels hold a few values each, where a comprehension and a set of types cost
     a third more). A key that is not exactly a ``str`` is read with the values: then more values
-    were read than the containers hold, counted once at the end. ``finite``: its floats are read
-    too, and a NaN or an infinity is refused (see :func:`_may_be_non_finite`)."""
+    were read than the containers hold, counted once at the end. Floats (rare in a schema) are
+    read apart; with ``finite``, a NaN or an infinity is refused (see :func:`_may_be_non_finite`)."""
     max_depth = limits.max_document_depth
-    scalars = _SCALARS_BUT_FLOAT if finite else _SCALARS
+    scalars = _SCALARS_BUT_FLOAT
+    fractions = 0
     level: list[Any] = [document]
     containers: list[Any] = []
     read = 0
@@ -389,21 +394,23 @@ def _shape(document: dict[str, Any], limits: Limits, *, finite: bool = False) ->
         children = referents(*level)
         read += len(children)
         level = []
-        floats = []  # with `finite`: read once the level is known to hold JSON types only
+        floats = []  # read once the level is known to hold JSON types only
         for child in children:
             kind = type(child)
             if kind in scalars:
                 continue
             if kind is dict or kind is list:
                 level.append(child)
-            elif kind is float and finite:
+            elif kind is float:
                 floats.append(child)
             else:
                 return None
         if floats:
-            _check_floats(floats)
+            if finite:
+                _check_floats(floats)
+            fractions = fractions or not all(map(float.is_integer, floats))
     lengths = [*map(len, containers)]
-    return (depth, read, max(lengths), len(lengths)) if read == sum(lengths) else None
+    return (depth, read, max(lengths), len(lengths), int(fractions)) if read == sum(lengths) else None
 
 
 def _may_be_non_finite(text: bytes) -> bool:

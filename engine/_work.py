@@ -23,7 +23,9 @@ subschemas a value) first weighs the instance, and one whose estimate is over
   or only integers, and otherwise compares member by member, a number some 1-2 microseconds a
   member (200 evaluations: 10,000 floats took 20 ms for one value, 286 s for 10,000 items), any
   other member about 50 nanoseconds (5, and 5 for each value an array or object member holds: a
-  comparison reads up to the shorter side); a number ``const`` costs 200 too.
+  comparison reads up to the shorter side); a ``minimum``, ``maximum``, ``exclusiveMinimum``,
+  ``exclusiveMaximum``, ``multipleOf`` or ``const`` whose operand has a fraction costs 400
+  (1.6-3.7 microseconds a value; with an integral operand, under 0.1).
 
 A schema whose subschemas number at most :data:`AMPLIFYING`, and that holds no ``enum`` compared
 member by member, keeps its backend's check as it is: nothing is added to its hot path. Any other
@@ -50,7 +52,11 @@ __all__ = ["bound_work", "compares_in_turn", "depth_counts", "level_weights"]
 
 _CHARACTERS_PER_EVALUATION = 3  # a shift: a string weighs one more per 8 characters
 _DEEPEST = 200  # reference chains and nesting past which the counts are not taken (see `depth_counts`)
-_NUMBER_COMPARISON = 200  # evaluations a number compared with an `enum` member or a `const` costs
+_NUMBER_COMPARISON = 200  # evaluations a number compared with an `enum` member costs
+# Keywords whose operand with a fraction jsonschema-rs compares slowly (`minimum: 0.5`: 1.6 us a
+# value, `multipleOf: 0.01` 2.5-3.7 us, `const: 1.5` 3.6 us; `minimum: 1.0` 87 ns).
+_NUMERIC = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "const")
+_FRACTION_COMPARISON = 400
 _OTHER_COMPARISON = 5  # any other `enum` member compared in turn (an array or object: each value it holds)
 _MEMBER_VALUES = 1 << 20  # values of an `enum` member counted (a schema of 1 MB holds fewer)
 _LOOKED_UP = 1 << 63  # integers jsonschema-rs looks up in an `enum` of integers
@@ -59,7 +65,6 @@ _ENUM = b'"enum":['
 # followed by something else than a string (in an array: a quote inside a string is escaped).
 _INTEGER_ENUM = re.compile(rb'"enum":\[(?:-?\d{1,18}(?:,-?\d{1,18})*)?\]')
 _AFTER_A_STRING = re.compile(rb'",[^"]')
-_NUMBER_CONST = re.compile(rb'"const":-?(?:\d+[.eE]|\d{19})')
 
 
 def bound_work(
@@ -68,16 +73,17 @@ def bound_work(
     limits: Limits,
     document: Callable[[], Any],
     dialect: Dialect,
-    text: bytes | None,
+    compares: bool,
 ) -> Callable[[Any], bool]:
     """``check`` (a backend's answer on a JSON value within the instance bounds), weighing the
-    instance first where the schema (``document()``, which ``guard`` reports on and ``text``
-    spells) may take more than :data:`AMPLIFYING` evaluations on one value; ``check`` itself
-    otherwise."""
+    instance first where the schema (``document()``, which ``guard`` reports on) may take more
+    than :data:`AMPLIFYING` evaluations on one value; ``check`` itself otherwise. ``compares``:
+    the schema may hold a slow comparison (a number with a fraction, or an ``enum``
+    :func:`compares_in_turn` finds), so its subschemas alone do not bound what a value costs."""
     if guard is None:  # a boolean schema
         return check
     bound = guard.expansion if isinstance(guard, DeferredReport) else guard.measured.get("max_ref_expansion", 1)
-    if bound <= AMPLIFYING and (text is None or not compares_in_turn(text)):
+    if bound <= AMPLIFYING and not compares:
         return check
     budget = limits.max_validation_work
     # Read on the first instance weighed (a report made later is made then): the subschemas per
@@ -174,9 +180,14 @@ def _comparisons(node: dict[str, Any]) -> int:
     enum = node.get("enum")
     if type(enum) is list and enum and not _looked_up(enum):
         cost += sum(map(_member_cost, enum))
-    if "const" in node and _is_number(node["const"]):
-        cost += _NUMBER_COMPARISON
+    for keyword in _NUMERIC:
+        if keyword in node and _fraction(node[keyword]):
+            cost += _FRACTION_COMPARISON
     return cost
+
+
+def _fraction(value: Any) -> bool:
+    return type(value) is float and not value.is_integer()
 
 
 def _member_cost(member: Any) -> int:
@@ -217,8 +228,8 @@ def _compared(schema: Any) -> int:
 
 
 def compares_in_turn(text: bytes) -> bool:
-    """Whether the canonical ``text`` may hold an ``enum`` jsonschema-rs compares member by member,
-    or a number ``const``: an ``enum`` not of strings only or integers only."""
+    """Whether the canonical ``text`` may hold an ``enum`` jsonschema-rs compares member by member:
+    one not of strings only or integers only."""
     at = text.find(_ENUM)
     while at >= 0:
         start = at + len(_ENUM)
@@ -231,7 +242,7 @@ def compares_in_turn(text: bytes) -> bool:
         elif _INTEGER_ENUM.match(text, at) is None:
             return True
         at = text.find(_ENUM, start)
-    return text.find(b'"const":') >= 0 and _NUMBER_CONST.search(text) is not None
+    return False
 
 
 def _add(total: list[int], below: list[int], shift: int) -> bool:

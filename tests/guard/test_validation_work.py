@@ -211,10 +211,7 @@ def test_an_enum_compared_member_by_member_weighs_by_its_members() -> None:
     _refused(compiled.decode, msgspec.json.encode([299.5] * 20))
     mixed = _engine().compile({"type": "array", "items": {"enum": [*range(150), "x", None, {"a": 1}]}})
     assert mixed.is_valid([None] * 100)
-    # A number const is one such comparison; integers past 64 bits are compared too.
-    consts = {"type": "array", "items": {"allOf": [{"not": {"const": i + 0.25}} for i in range(100)]}}
-    assert _engine().compile(consts).is_valid([1] * 40)
-    _refused(_engine().compile(consts).is_valid, [1] * 60)
+    # Integers past 64 bits are compared in turn too.
     big = _engine().compile({"type": "array", "items": {"enum": [2**70 + i for i in range(300)]}})
     _refused(big.is_valid, [5] * 20)
     # An array or object member costs what it holds: a comparison reads up to the shorter side.
@@ -257,10 +254,7 @@ def test_a_recursive_schema_counts_each_enum_once_a_value() -> None:
         ({"enum": [True, False]}, True),
         ({"enum": [{"a": 1}]}, True),
         ({"items": {"enum": ["a"]}, "allOf": [{"enum": [[1]]}]}, True),
-        ({"const": 1.5}, True),
-        ({"const": -(10**19)}, True),
-        ({"const": 7}, False),
-        ({"const": "1.5"}, False),
+        ({"const": 1.5}, False),  # a number with a fraction is found by the intake (see below)
     ],
 )
 def test_which_texts_may_compare_in_turn(document: dict[str, Any], compared: bool) -> None:
@@ -342,3 +336,18 @@ def test_an_unevaluated_keyword_weighs_its_in_place_subschemas_on_each_child() -
     member = {f"p{i}": i for i in range(250)}
     assert compiled.is_valid([member])
     _refused(compiled.is_valid, [member] * 10)
+
+
+@pytest.mark.parametrize(
+    "keyword", ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "const"]
+)
+def test_a_numeric_keyword_with_a_fraction_weighs_400(keyword: str) -> None:
+    # jsonschema-rs compares with an operand that has a fraction in 1.6-3.7 us (`minimum: 0.5`,
+    # `multipleOf: 0.01`, `const: 1.5`), with an integral one in under 0.1 us. 100 of them, well
+    # under 256 subschemas, are weighed: some 40,000 evaluations a value.
+    fractions = {"type": "array", "items": {"anyOf": [{keyword: i + 0.25} for i in range(100)]}}
+    compiled = _engine().compile(fractions)
+    compiled.is_valid([1] * 20)  # within the budget: answered
+    _refused(compiled.is_valid, [1] * 30)
+    integral = {"type": "array", "items": {"anyOf": [{keyword: float(i + 1)} for i in range(100)]}}
+    _engine(0).compile(integral).is_valid([1] * 1_000)  # 1.0 has no fraction: never weighed
