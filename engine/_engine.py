@@ -19,7 +19,7 @@ from ._dialect import Dialect, check_meta_schema, detect_dialect, dialect_for_ur
 from ._errors import RejectReason, SchemaRejected
 from ._intake import DocumentSize, Intake, canonical_text, fingerprint, load_schema
 from ._plan import candidates, plan
-from ._work import compares_in_turn
+from ._work import weighs_more
 from .backends import SchemaSource
 
 __all__ = ["Engine"]
@@ -231,7 +231,7 @@ class Engine:
             guard=report,
             typed=chosen.typed,
             undecided=chosen.undecided,
-            compares=counts[3] != 0 or compares_in_turn(text),
+            compares=weighs_more(text, counts, dialect),
         )
 
 

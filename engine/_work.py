@@ -1,8 +1,8 @@
 """The work a check may take: an instance is weighed against a schema that amplifies it.
 
 A schema applies each of its subschemas to some values of the instance. Most apply a few to each
-value (every tool schema of the corpus at most 183, and 2,759 of the 2,760 tool schemas of the
-corpus and of two lists gathered outside it at most 256), so their check costs a few evaluations
+value (every tool schema of the corpus at most 183 subschemas in all, and 2,759 of the 2,760 tool
+schemas of the corpus and of two lists gathered outside it at most 256), so their check costs a few evaluations
 per value, linear in an instance already bounded by ``max_instance_bytes``. A schema can apply
 thousands to one value (an ``allOf`` of ``allOf`` s, within every limit of the guard): 9,250 to each
 item of a 400 KB array took jsonschema-rs 8.7 s, and 8,750 patterns on a 100 KB string 1.5 s; a
@@ -25,12 +25,16 @@ subschemas a value) first weighs the instance, and one whose estimate is over
   other member about 50 nanoseconds (5, and 5 for each value an array or object member holds: a
   comparison reads up to the shorter side); a ``minimum``, ``maximum``, ``exclusiveMinimum``,
   ``exclusiveMaximum``, ``multipleOf`` or ``const`` whose operand has a fraction costs 400
-  (1.6-3.7 microseconds a value; with an integral operand, under 0.1).
+  (1.6-3.7 microseconds a value; with an integral operand, under 0.1);
+- an object pays one per name and per trigger of its lists and dependencies, and each key one
+  per ``patternProperties`` pattern, whatever their subschemas weigh (:func:`_entries`).
 
-A schema whose subschemas number at most :data:`AMPLIFYING`, and that holds no ``enum`` compared
-member by member, keeps its backend's check as it is: nothing is added to its hot path. Any other
-is looked at closer on its first instance; where one value meets at most :data:`AMPLIFYING`
-evaluations, the check is passed to at once from then on.
+A schema whose subschemas number at most :data:`AMPLIFYING` and that :func:`weighs_more` does not
+pick keeps its backend's check as it is: nothing is
+added to its hot path (2,748 of the 2,760 real tool schemas). Any other is looked at closer on its
+first instance; where one value meets at most :data:`AMPLIFYING` evaluations, the check is passed
+to at once from then on; ``unevaluated*`` keywords add, on each child, the subschemas their
+schema applies in place.
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ from ._instance import json_values
 from ._keywords import KEYWORDS, Applies, Shape
 from ._pointer import tokens
 
-__all__ = ["bound_work", "compares_in_turn", "depth_counts", "level_weights"]
+__all__ = ["bound_work", "compares_in_turn", "depth_counts", "level_weights", "weighs_more"]
 
 _CHARACTERS_PER_EVALUATION = 3  # a shift: a string weighs one more per 8 characters
 _DEEPEST = 200  # reference chains and nesting past which the counts are not taken (see `depth_counts`)
@@ -57,6 +61,8 @@ _NUMBER_COMPARISON = 200  # evaluations a number compared with an `enum` member 
 # value, `multipleOf: 0.01` 2.5-3.7 us, `const: 1.5` 3.6 us; `minimum: 1.0` 87 ns).
 _NUMERIC = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "const")
 _FRACTION_COMPARISON = 400
+_ENTRIES = ("required", "dependentRequired", "dependentSchemas", "dependencies")
+_CONTENT = 256  # a subschema reading content as a media type: some 32 evaluations a byte, not 1/8
 _OTHER_COMPARISON = 5  # any other `enum` member compared in turn (an array or object: each value it holds)
 _MEMBER_VALUES = 1 << 20  # values of an `enum` member counted (a schema of 1 MB holds fewer)
 _LOOKED_UP = 1 << 63  # integers jsonschema-rs looks up in an `enum` of integers
@@ -168,10 +174,32 @@ def depth_counts(schema: Any, dialect: Dialect, *, comparisons: bool = True) -> 
             # Each child is judged against what every in-place subschema evaluated: 250 `anyOf`
             # branches of one property each took jsonschema-rs 740 us an object of 250 members.
             _add(total, total[:1], 1)
+        total[0] += _entries(node)
+        patterns = node.get("patternProperties")
+        if type(patterns) is dict and patterns:  # every pattern is tried on every key, `true` or not
+            _add(total, [0, len(patterns)], 0)
         done[id(node)] = total
         return total
 
     return counts(schema, 0)
+
+
+def _entries(node: dict[str, Any]) -> int:
+    """Evaluations an object pays for ``node``'s lists of names and its dependencies whatever they
+    hold: jsonschema-rs looks every trigger up in every object, an empty one too (2,000
+    ``dependentRequired`` or ``dependentSchemas: true`` triggers on 600,000 empty objects: 9 s), and
+    reads content as its media type once per subschema (``contentMediaType: application/json`` on
+    a 2 MB string: 75 ms, some 32 evaluations a byte in the level's weight of one per 8)."""
+    cost = 0
+    for keyword in _ENTRIES:
+        value = node.get(keyword)
+        if type(value) is dict or type(value) is list:
+            cost += len(value)
+            if type(value) is dict:  # the names each trigger requires
+                cost += sum(len(names) for names in value.values() if type(names) is list)
+    if "contentMediaType" in node or "contentEncoding" in node:
+        cost += _CONTENT
+    return cost
 
 
 def _comparisons(node: dict[str, Any]) -> int:
@@ -225,6 +253,21 @@ def _compared(schema: Any) -> int:
         elif type(node) is list:
             stack += node
     return cost
+
+
+def weighs_more(text: bytes, counts: tuple[int, int, int, int], dialect: Dialect) -> bool:
+    """Whether a schema (its canonical ``text``, and the intake's ``counts``: values, widest
+    container, containers, fractions) may cost a value more than its subschemas count: a number
+    with a fraction, a container wider than :data:`AMPLIFYING` (a long list of names, or of
+    triggers and patterns whose subschemas may be booleans), content read as a media type (where
+    the dialect asserts it), an ``enum`` compared member by member. Not counted by the intake:
+    looked at."""
+    _, widest, _, fractions = counts
+    if fractions != 0 or widest > AMPLIFYING or widest < 0:
+        return True
+    if not dialect.is_modern and text.find(b'"contentMediaType"') >= 0:
+        return True
+    return compares_in_turn(text)
 
 
 def compares_in_turn(text: bytes) -> bool:

@@ -17,7 +17,7 @@ import engine
 from benchmarks.instances import is_valid_reference
 from engine._dialect import Dialect
 from engine._guard import AMPLIFYING
-from engine._work import compares_in_turn, depth_counts, level_weights
+from engine._work import compares_in_turn, depth_counts, level_weights, weighs_more
 from tests.corpus import corpus
 
 WORK = 1_000_000
@@ -185,14 +185,15 @@ def test_depth_counts() -> None:
     assert depth_counts(two, draft) == [4, 1, 1]  # a member meets one of `properties`
     assert depth_counts({"allOf": [True, False, {"not": True}]}, draft) == [2]
     every = {"properties": {"a": {}, "b": {}}, "additionalProperties": {}, "patternProperties": {"x": {}, "y": {}}}
-    assert depth_counts(every, draft) == [1, 4]
+    assert depth_counts(every, draft) == [1, 6]  # each pattern tried on each key, and its subschema
     assert depth_counts({"prefixItems": [{}, {"items": {}}], "items": {"not": {}}}, draft) == [1, 3, 1]
     branches = {"allOf": [{"properties": {"a": {}}}, {"properties": {"a": {"not": {}}, "b": {}}}]}
     assert depth_counts(branches, draft) == [3, 3]  # each branch's widest member, added up
     # A definition is counted where each reference inlines it, not where it is written.
     referred = {"$defs": {"d": {"items": {}}}, "items": {"$ref": "#/$defs/d"}, "allOf": [{"$ref": "#/$defs/d"}]}
     assert depth_counts(referred, draft) == [3, 3, 1]
-    assert depth_counts({"dependencies": {"a": ["b"], "c": {"items": {}}}}, Dialect.DRAFT7) == [2, 1]
+    # Two triggers looked up, one name required, one subschema and the root.
+    assert depth_counts({"dependencies": {"a": ["b"], "c": {"items": {}}}}, Dialect.DRAFT7) == [5, 1]
     assert depth_counts({"items": [{}, {"items": {}}]}, Dialect.DRAFT7) == [1, 1, 1]
     # A reference elsewhere, a dynamic one, a new base: not counted (every level is weighed).
     assert depth_counts({"$ref": "https://example.com/s"}, draft) is None
@@ -331,7 +332,7 @@ def test_an_unevaluated_keyword_weighs_its_in_place_subschemas_on_each_child() -
     # each of an object's 250 members (740 us an object).
     branches = [{"properties": {f"p{i}": {"type": "integer"}}, "required": [f"p{i}"]} for i in range(250)]
     schema = {"type": "array", "items": {"anyOf": branches, "unevaluatedProperties": False}}
-    assert depth_counts(schema, Dialect.DRAFT2020_12) == [1, 251, 501]
+    assert depth_counts(schema, Dialect.DRAFT2020_12) == [1, 501, 751]  # each branch's `required` too
     compiled = _engine().compile(schema)
     member = {f"p{i}": i for i in range(250)}
     assert compiled.is_valid([member])
@@ -351,3 +352,58 @@ def test_a_numeric_keyword_with_a_fraction_weighs_400(keyword: str) -> None:
     _refused(compiled.is_valid, [1] * 30)
     integral = {"type": "array", "items": {"anyOf": [{keyword: float(i + 1)} for i in range(100)]}}
     _engine(0).compile(integral).is_valid([1] * 1_000)  # 1.0 has no fraction: never weighed
+
+
+DRAFT7 = "http://json-schema.org/draft-07/schema#"
+# Costs an object pays whatever its subschemas weigh: every trigger of a dependency is looked up,
+# every pattern tried on every key, content read as its media type (2,000 of the first kinds on
+# 600,000 empty objects, or on 170,000 keys, took jsonschema-rs 2.5-9 s).
+WIDE_ENTRIES = {
+    "dependentRequired": {"items": {"dependentRequired": {f"p{k}": ["x"] for k in range(400)}}},
+    "dependentSchemas true": {"items": {"dependentSchemas": {f"p{k}": True for k in range(400)}}},
+    "dependencies names": {"$schema": DRAFT7, "items": {"dependencies": {f"p{k}": ["x"] for k in range(400)}}},
+    "dependencies false": {"$schema": DRAFT7, "items": {"dependencies": {f"p{k}": False for k in range(400)}}},
+    "required": {"items": {"required": [f"p{k}" for k in range(400)]}},
+    "patternProperties true": {"items": {"patternProperties": {f"^q{k}$": True for k in range(400)}}},
+}
+
+
+@pytest.mark.parametrize("name", list(WIDE_ENTRIES))
+def test_entries_weigh_whatever_their_subschemas_weigh(name: str) -> None:
+    compiled = _engine().compile(WIDE_ENTRIES[name])
+    small, large = [{"a": 1}] * 100, [{"a": 1}] * 5_000
+    compiled.is_valid(small)  # answered
+    _refused(compiled.is_valid, large)
+    _refused(compiled.decode, msgspec.json.encode(large))
+
+
+def test_content_read_as_a_media_type_weighs_per_byte() -> None:
+    # Draft 7 asserts `contentMediaType`: each of 40 branches parsed a 2 MB string (2.9 s in all).
+    schema = {"$schema": DRAFT7, "allOf": [{"contentMediaType": "application/json", "minLength": k} for k in range(40)]}
+    compiled = _engine().compile(schema)
+    assert compiled.is_valid(msgspec.json.encode([1] * 50).decode())
+    _refused(compiled.is_valid, msgspec.json.encode([1] * 50_000).decode())
+    # 2020-12 annotates content only: nothing to weigh.
+    annotated = _engine(0).compile({"allOf": [{"contentMediaType": "application/json"} for _ in range(40)]})
+    assert annotated.is_valid("not json" * 10_000)
+
+
+def test_which_schemas_are_looked_at() -> None:
+    draft = Dialect.DRAFT2020_12
+
+    def looked(schema: Any, dialect: Dialect = draft) -> bool:
+        from engine._intake import load_schema
+
+        intake = load_schema(schema, engine.Limits())
+        assert intake.canonical is not None
+        counts = (intake.values, intake.widest, intake.containers, intake.fractions)
+        return weighs_more(intake.canonical, counts, dialect)
+
+    assert not looked({"type": "object", "properties": {"a": {"type": "integer", "minimum": 0, "maximum": 1.0}}})
+    assert looked({"type": "number", "maximum": 1.5})  # a fraction
+    assert looked({"default": 0.5})  # anywhere: looked at once, nothing weighed after
+    assert looked({"required": [f"p{k}" for k in range(300)]})  # a container past 256
+    assert not looked({"required": [f"p{k}" for k in range(200)]})
+    assert looked({"contentMediaType": "application/json"}, Dialect.DRAFT7)
+    assert not looked({"contentMediaType": "application/json"})
+    assert looked({"enum": [1, None]})
