@@ -44,6 +44,8 @@ from collections.abc import Callable, Iterator
 from itertools import zip_longest
 from typing import Any
 
+import msgspec
+
 from ._config import Limits
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason
@@ -55,6 +57,7 @@ from ._pointer import tokens
 __all__ = ["bound_work", "compares_in_turn", "depth_counts", "level_weights", "weighs_more"]
 
 _CHARACTERS_PER_EVALUATION = 3  # a shift: a string weighs one more per 8 characters
+_pack = msgspec.msgpack.encode
 _DEEPEST = 200  # reference chains and nesting past which the counts are not taken (see `depth_counts`)
 _NUMBER_COMPARISON = 200  # evaluations a number compared with an `enum` member costs
 # Keywords whose operand with a fraction jsonschema-rs compares slowly (`minimum: 0.5`: 1.6 us a
@@ -92,21 +95,28 @@ def bound_work(
     if bound <= AMPLIFYING and not compares:
         return check
     budget = limits.max_validation_work
-    # Read on the first instance weighed (a report made later is made then): the subschemas per
-    # level of the instance they meet, or, with recursion, the most that meet one value, each level.
+    # Read on the first instance weighed: the subschemas per level of the instance they meet, or,
+    # with recursion, the most that meet one value, each level. A schema cleared unwalked does not
+    # recurse, and its report is not made for this.
     facts: list[tuple[int, list[int] | None]] = []
 
     def weighed(instance: Any) -> bool:
         if not facts:
-            report, schema = guard() if isinstance(guard, DeferredReport) else guard, document()
-            counts = None if report.recursive else depth_counts(schema, dialect)
-            if counts is None:  # every subschema at every level, each enum compared once
-                per_value = report.measured.get("max_ref_expansion", 1) + _compared(schema)
-            else:
+            schema = document()
+            recursive = not isinstance(guard, DeferredReport) and guard.recursive
+            counts = None if recursive else depth_counts(schema, dialect)
+            if counts is not None:
                 per_value = max(counts)
+            else:  # every subschema at every level, each enum compared once
+                if isinstance(guard, DeferredReport):
+                    per_value = guard.expansion + _compared(schema)
+                else:
+                    per_value = guard.measured["max_ref_expansion"] + _compared(schema)
             facts.append((per_value, counts))
         per_value, counts = facts[0]
-        if per_value > AMPLIFYING:
+        # Every value, key and character of the instance takes a byte or more of its msgpack: its
+        # length bounds what every level weighs in all, so a short instance needs no walk.
+        if per_value > AMPLIFYING and per_value * _packed_size(instance) > budget:
             work = 0
             for depth, weight in enumerate(level_weights(instance)):
                 if counts is not None and depth >= len(counts):
@@ -324,6 +334,15 @@ def _local(schema: Any, ref: Any) -> Any:
         else:
             return None
     return node
+
+
+def _packed_size(instance: Any) -> int:
+    """The length of ``instance``'s msgpack (a JSON value within the instance bounds), or a number
+    past any budget where msgpack cannot hold it (an integer past 64 bits: then it is walked)."""
+    try:
+        return len(_pack(instance))
+    except (OverflowError, TypeError, ValueError):
+        return 1 << 62
 
 
 def level_weights(instance: Any) -> Iterator[int]:

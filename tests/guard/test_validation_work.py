@@ -407,3 +407,22 @@ def test_which_schemas_are_looked_at() -> None:
     assert looked({"contentMediaType": "application/json"}, Dialect.DRAFT7)
     assert not looked({"contentMediaType": "application/json"})
     assert looked({"enum": [1, None]})
+
+
+def test_a_short_instance_is_not_walked() -> None:
+    # Its msgpack length bounds what its levels weigh: 1,000 required names (1,001 evaluations an
+    # object) against one object of 1,000 members is far under the budget, whatever its shape.
+    names = [f"p{i}" for i in range(1_000)]
+    compiled = engine.Engine(engine.EngineConfig(cache_size=0)).compile({"type": "object", "required": names})
+    member = dict.fromkeys(names, 1)
+    assert compiled.is_valid(member)
+    walked: list[Any] = []
+    import engine._work as work
+
+    original = work.level_weights
+    try:
+        work.level_weights = lambda instance: walked.append(instance) or original(instance)  # type: ignore[assignment]
+        assert compiled.is_valid(member)
+    finally:
+        work.level_weights = original
+    assert walked == []
