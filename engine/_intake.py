@@ -41,8 +41,7 @@ _ARRAYS = frozenset({list, tuple, set, frozenset})
 # What a plain document holds, and what of it nests.
 _PLAIN = frozenset({dict, list, str, int, float, bool, type(None)})
 _CONTAINERS = frozenset({dict, list})
-_SCALARS = _PLAIN - _CONTAINERS
-_SCALARS_BUT_FLOAT = _SCALARS - {float}
+_SCALARS_BUT_FLOAT = _PLAIN - _CONTAINERS - {float}  # floats are read apart (see `_shape`)
 # The buffers a plain object is written into, smallest first (each is zeroed when made): one whose
 # text fits is read from its text, a longer one is walked first. The first holds every corpus
 # schema (the longest is 7 KB): a text that outgrows a buffer is written twice, which cost more

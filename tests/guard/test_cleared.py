@@ -21,7 +21,7 @@ from engine import _guard as guard
 from engine._config_values import MINIMUM
 from engine._dialect import Dialect, detect_dialect
 from engine._explain import EXPLAIN_FRAMES
-from engine._intake import load_schema
+from engine._intake import Intake, load_schema
 from engine._work import depth_counts
 from engine.backends._msgspec_decide import DEEPEST
 from tests.guard.guard_cases import corpus
@@ -37,19 +37,17 @@ TIGHT = [
 ]
 
 
-def judged(schema: Any, dialect: Dialect, config: engine.EngineConfig) -> tuple[bool, Any]:
-    """(whether the guard clears the schema unwalked, the walk's report or refusal)."""
+def clearance(intake: Intake, dialect: Dialect, limits: engine.Limits) -> int:
+    """``guard.cleared`` of a schema through intake, as the engine asks it (0: not cleared)."""
+    assert intake.canonical is not None
+    counts = (intake.values, intake.widest, intake.containers)
+    return guard.cleared(intake.schema, intake.canonical, intake.size.depth, *counts, dialect, limits)
+
+
+def judged(schema: Any, dialect: Dialect, config: engine.EngineConfig) -> tuple[int, Any]:
+    """(the guard's clearance of the schema unwalked, 0 if none; the walk's report or refusal)."""
     intake = load_schema(schema, config.limits)
-    cleared = intake.canonical is not None and guard.cleared(
-        intake.schema,
-        intake.canonical,
-        intake.size.depth,
-        intake.values,
-        intake.widest,
-        intake.containers,
-        dialect,
-        config.limits,
-    )
+    cleared = clearance(intake, dialect, config.limits) if intake.canonical is not None else 0
     try:
         report: Any = guard.inspect(intake.schema, dialect, {}, config, document=intake.size)
     except engine.SchemaRejected as exc:
@@ -124,20 +122,7 @@ def test_what_is_not_cleared() -> None:
     limits = config.limits
 
     def cleared(schema: Any, dialect: Dialect = Dialect.DRAFT2020_12) -> bool:
-        intake = load_schema(schema, limits)
-        assert intake.canonical is not None
-        return bool(
-            guard.cleared(
-                intake.schema,
-                intake.canonical,
-                intake.size.depth,
-                intake.values,
-                intake.widest,
-                intake.containers,
-                dialect,
-                limits,
-            )
-        )
+        return clearance(load_schema(schema, limits), dialect, limits) > 0
 
     assert cleared({"type": "object", "properties": {"a": {"type": "string", "enum": ["x", "y"]}}})
     assert cleared({"$schema": "https://json-schema.org/draft/2020-12/schema", "$comment": "a $ref", "type": "string"})
