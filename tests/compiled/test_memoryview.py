@@ -143,16 +143,16 @@ def test_a_view_over_the_bound_is_refused_before_it_is_copied() -> None:
     readers += [partial(tools.validate_arguments, "t"), partial(tools.validate_result, "t")]
     for view in views:
         for read in readers:
-            started = time.perf_counter()
+            started = time.process_time()  # CPU time: a loaded machine does not stretch it
             with pytest.raises(DecodeError) as refusal:
                 read(view)
-            assert time.perf_counter() - started < 0.05, read
+            assert time.process_time() - started < 0.05, read
             assert refusal.value.reason == "too-large"
             assert f"document is {view.nbytes} bytes" in str(refusal.value)
-        started = time.perf_counter()
+        started = time.process_time()
         with pytest.raises(engine.SchemaRejected) as rejected:
             eng.compile(view)
-        assert time.perf_counter() - started < 0.05
+        assert time.process_time() - started < 0.05
         assert rejected.value.reason == "limit-exceeded"
 
 
