@@ -10,12 +10,13 @@ item of a 400 KB array took jsonschema-rs 8.7 s, and 8,750 patterns on a 100 KB 
 subschemas a value) first weighs the instance, and one whose estimate is over
 ``max_validation_work`` is refused with ``too-large`` before any backend runs:
 
-- without recursion every subschema, references inlined, meets the values of one level of the
-  instance only (the root's, or as many below as descending keywords lead to it): the estimate
-  is, level by level, the most subschemas one value of the level meets (:func:`depth_counts`)
-  times what the level weighs (where a reference leads outside the document, every subschema at
-  every level); with recursion, every subschema (the guard report's ``max_ref_expansion``) times
-  the whole instance;
+- every subschema, references inlined, meets the values of one level of the instance only (the
+  root's, or as many below as descending keywords lead to it): the estimate is, level by level,
+  the most evaluations one value of the level meets (:func:`depth_counts`, recursion unrolled
+  and ``unevaluated*`` scopes weighed with what they evaluate again: :mod:`engine._levels`) times
+  what the level weighs; where a reference leads outside the document, every subschema (the
+  guard report's ``max_ref_expansion``) at every level, times the longest in-place chain plus two
+  once per nested scope;
 - a level weighs one per value and per object key, and one more per 8 characters of each string
   and key (a pattern reads every character: some 5 characters cost what one evaluation does);
 - a subschema costs one evaluation, and its ``enum`` more where jsonschema-rs compares a value
@@ -30,18 +31,16 @@ subschemas a value) first weighs the instance, and one whose estimate is over
   per ``patternProperties`` pattern, whatever their subschemas weigh (:func:`_entries`).
 
 A schema whose subschemas number at most :data:`AMPLIFYING` and that :func:`weighs_more` does not
-pick keeps its backend's check as it is: nothing is
-added to its hot path (2,748 of the 2,760 real tool schemas). Any other is looked at closer on its
-first instance; where one value meets at most :data:`AMPLIFYING` evaluations, the check is passed
-to at once from then on; ``unevaluated*`` keywords add, on each child, the subschemas their
-schema applies in place.
+pick, and that holds no ``unevaluated*`` scope (the guard walks a schema with one, so its report
+says so at no cost), keeps its backend's check as it is: nothing is added to its hot path (2,748
+of the 2,760 real tool schemas). Any other is looked at closer on its first instance; where one
+value meets at most :data:`AMPLIFYING` evaluations, the check is passed to at once from then on.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from itertools import zip_longest
 from typing import Any
 
 import msgspec
@@ -51,14 +50,13 @@ from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason
 from ._guard import AMPLIFYING, DeferredReport, GuardReport
 from ._instance import json_values
-from ._keywords import KEYWORDS, Applies, Shape
-from ._pointer import tokens
+from ._levels import level_counts
 
 __all__ = ["bound_work", "compares_in_turn", "depth_counts", "level_weights", "weighs_more"]
 
 _CHARACTERS_PER_EVALUATION = 3  # a shift: a string weighs one more per 8 characters
 _pack = msgspec.msgpack.encode
-_DEEPEST = 200  # reference chains and nesting past which the counts are not taken (see `depth_counts`)
+_LEVELS = 257  # instance levels counted by default (the default `max_instance_depth`, and one)
 _NUMBER_COMPARISON = 200  # evaluations a number compared with an `enum` member costs
 # Keywords whose operand with a fraction jsonschema-rs compares slowly (`minimum: 0.5`: 1.6 us a
 # value, `multipleOf: 0.01` 2.5-3.7 us, `const: 1.5` 3.6 us; `minimum: 1.0` 87 ns).
@@ -91,27 +89,29 @@ def bound_work(
     :func:`compares_in_turn` finds), so its subschemas alone do not bound what a value costs."""
     if guard is None:  # a boolean schema
         return check
-    bound = guard.expansion if isinstance(guard, DeferredReport) else guard.measured.get("max_ref_expansion", 1)
-    if bound <= AMPLIFYING and not compares:
+    if isinstance(guard, DeferredReport):  # cleared: no `unevaluated*` keyword
+        bound, scopes = guard.expansion, 0
+    else:
+        bound, scopes = guard.measured.get("max_ref_expansion", 1), guard.measured.get("max_unevaluated_nesting", 0)
+    if bound <= AMPLIFYING and not compares and not scopes:
         return check
     budget = limits.max_validation_work
-    # Read on the first instance weighed: the subschemas per level of the instance they meet, or,
-    # with recursion, the most that meet one value, each level. A schema cleared unwalked does not
-    # recurse, and its report is not made for this.
+    # Read on the first instance weighed: the evaluations one value meets at each level of the
+    # instance, recursion unrolled as deep as an instance may go. A schema cleared unwalked makes
+    # no report for this.
     facts: list[tuple[int, list[int] | None]] = []
 
     def weighed(instance: Any) -> bool:
         if not facts:
             schema = document()
-            recursive = not isinstance(guard, DeferredReport) and guard.recursive
-            counts = None if recursive else depth_counts(schema, dialect)
+            counts = depth_counts(schema, dialect, levels=limits.max_instance_depth + 1)
             if counts is not None:
                 per_value = max(counts)
-            else:  # every subschema at every level, each enum compared once
-                if isinstance(guard, DeferredReport):
-                    per_value = guard.expansion + _compared(schema)
-                else:
-                    per_value = guard.measured["max_ref_expansion"] + _compared(schema)
+            elif isinstance(guard, DeferredReport):  # every subschema at every level, each enum compared once
+                per_value = guard.expansion + _compared(schema)
+            else:  # and each scope rereads, once per subschema of the longest chain, what it holds
+                rereads = (guard.measured.get("max_eval_depth", 1) + 2) ** scopes
+                per_value = (guard.measured["max_ref_expansion"] + _compared(schema)) * rereads
             facts.append((per_value, counts))
         per_value, counts = facts[0]
         # Every value, key and character of the instance takes a byte or more of its msgpack: its
@@ -129,69 +129,23 @@ def bound_work(
     return weighed
 
 
-def depth_counts(schema: Any, dialect: Dialect, *, comparisons: bool = True) -> list[int] | None:
-    """The most subschemas of ``schema`` (a schema that does not recurse) that one value meets, at
-    each level of the instance (the root's is level 0), references to its own locations inlined
-    and each weighed with its comparisons (unless ``comparisons`` is false); a boolean subschema
-    weighs nothing (jsonschema-rs decides it without evaluating: 8,000 ``true`` s applied to each of
-    10,000 items took 2 ms); ``None`` where a reference leads elsewhere or the counts
-    would go past :data:`_DEEPEST` levels (the caller then counts every subschema at every level).
-    In-place subschemas add up; so do the descending ones that meet every child (``items``,
-    ``additionalProperties``, every ``patternProperties`` pattern, ...); of those that meet one
-    named member or one position (``properties``, ``prefixItems``, an ``items`` array), the most
-    one member meets counts; an ``unevaluated*`` keyword adds, for each child, the subschemas its
-    schema applies in place (their annotations are read for every child)."""
-    applicators = KEYWORDS[dialect].applicators
-    id_keyword = KEYWORDS[dialect].id_keyword
-    done: dict[int, list[int]] = {}
+def depth_counts(schema: Any, dialect: Dialect, *, comparisons: bool = True, levels: int = _LEVELS) -> list[int] | None:
+    """The most evaluations one value of an instance meets at each level (the root's is level 0),
+    for at most ``levels`` levels, recursion unrolled (:func:`engine._levels.level_counts`): each
+    subschema one, its comparisons (unless ``comparisons`` is false), and its object the lists of
+    names and dependencies it holds (:func:`_entries`); ``None`` where a reference leads outside
+    the document (the caller then counts every subschema at every level)."""
+    if comparisons:
+        return level_counts(schema, dialect, _weigh, levels)
+    return level_counts(schema, dialect, _entries_only, levels)
 
-    def counts(node: Any, chain: int) -> list[int] | None:
-        if type(node) is not dict:
-            return [0]
-        known = done.get(id(node))
-        if known is not None:
-            return known
-        if chain > _DEEPEST or (chain and id_keyword in node):  # a new base: its references read otherwise
-            return None
-        total = [1 + _comparisons(node) if comparisons else 1]
-        for key, value in node.items():
-            if key == "$ref":
-                target = _local(schema, value)
-                below = None if target is None else counts(target, chain + 1)
-                if below is None or not _add(total, below, 0):
-                    return None
-            elif key in applicators:
-                shape, applies = applicators[key]
-                if applies is Applies.HOLD:
-                    continue
-                one_each = applies is Applies.DESCEND and (
-                    key == "properties" or key == "prefixItems" or (key == "items" and type(value) is list)
-                )
-                widest: list[int] = []  # of the subschemas that meet one member each
-                for sub in _subschemas(value, shape):
-                    below = counts(sub, chain + 1)
-                    if below is None:
-                        return None
-                    if one_each:
-                        widest = [max(pair) for pair in zip_longest(widest, below, fillvalue=0)]
-                    elif not _add(total, below, 0 if applies is Applies.IN_PLACE else 1):
-                        return None
-                if widest and not _add(total, widest, 1):
-                    return None
-            elif key in ("$dynamicRef", "$recursiveRef"):
-                return None
-        if "unevaluatedProperties" in node or "unevaluatedItems" in node:
-            # Each child is judged against what every in-place subschema evaluated: 250 `anyOf`
-            # branches of one property each took jsonschema-rs 740 us an object of 250 members.
-            _add(total, total[:1], 1)
-        total[0] += _entries(node)
-        patterns = node.get("patternProperties")
-        if type(patterns) is dict and patterns:  # every pattern is tried on every key, `true` or not
-            _add(total, [0, len(patterns)], 0)
-        done[id(node)] = total
-        return total
 
-    return counts(schema, 0)
+def _weigh(node: dict[str, Any]) -> tuple[int, int]:
+    return _comparisons(node), _entries(node)
+
+
+def _entries_only(node: dict[str, Any]) -> tuple[int, int]:
+    return 0, _entries(node)
 
 
 def _entries(node: dict[str, Any]) -> int:
@@ -296,44 +250,6 @@ def compares_in_turn(text: bytes) -> bool:
             return True
         at = text.find(_ENUM, start)
     return False
-
-
-def _add(total: list[int], below: list[int], shift: int) -> bool:
-    if len(below) + shift > _DEEPEST:
-        return False
-    if len(total) < len(below) + shift:
-        total += [0] * (len(below) + shift - len(total))
-    for at, count in enumerate(below, shift):
-        total[at] += count
-    return True
-
-
-def _subschemas(value: Any, shape: Shape) -> list[Any]:
-    if shape is Shape.ONE:
-        return [value]
-    if shape is Shape.LIST or (shape is Shape.ONE_OR_LIST and type(value) is list):
-        return value if type(value) is list else []
-    if shape is Shape.ONE_OR_LIST:
-        return [value]
-    values = list(value.values()) if type(value) is dict else []
-    if shape is Shape.MAP_OF_SCHEMA_OR_LIST:  # `dependencies`: a list of names is no schema
-        return [v for v in values if type(v) is dict or type(v) is bool]
-    return values
-
-
-def _local(schema: Any, ref: Any) -> Any:
-    """The location of ``schema`` a reference names by a JSON pointer (``#``, ``#/...``), or ``None``."""
-    if type(ref) is not str or not ref.startswith("#") or (len(ref) > 1 and ref[1] != "/"):
-        return None
-    node = schema
-    for token in tokens(ref[1:]):
-        if type(node) is dict and token in node:
-            node = node[token]
-        elif type(node) is list and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return None
-    return node
 
 
 def _packed_size(instance: Any) -> int:
