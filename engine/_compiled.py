@@ -175,7 +175,7 @@ class CompiledSchema:
         typed: TypedDecode | None = None,
         undecided: str | None = None,
         pinned: Callable[[], Any] | None = None,
-        compares: bool = False,
+        weighs: int = 0,
     ) -> None:
         self.dialect, self.fingerprint = dialect, fingerprint
         # `backend` decided on first use (see `Plan.undecided`): `backend` and `notes` are set by
@@ -227,7 +227,7 @@ class CompiledSchema:
             def check(instance: Any) -> bool:
                 return first(instance) or again(instance)
 
-        self._check = bound_work(check, guard, limits, pinned or (lambda: schema), dialect, compares)  # `engine._work`
+        self._check = bound_work(check, guard, limits, pinned or (lambda: schema), dialect, weighs)  # `engine._work`
 
     def __repr__(self) -> str:
         return f"<CompiledSchema backend={self.backend!r} dialect={self.dialect.value!r}>"

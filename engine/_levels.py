@@ -34,19 +34,43 @@ from typing import Any
 
 from ._dialect import Dialect
 from ._keywords import KEYWORDS, Applies, Shape
+from ._patterns.analysis import reads_linearly, written_out
 from ._pointer import tokens
 
-__all__ = ["level_counts"]
+__all__ = ["level_counts", "reading_rate"]
 
 _SATURATED = 1 << 62
 _STEPS = 400_000  # node visits (each with its edges) the unrolling may take: some 0.2 s at most
+_VALUES, _READING, _HASHING = 0, 1, 2  # what `_unroll` counts
+_LINEAR = 2  # evaluations a pattern read in one state at a time spends on a character
+_THRASH = 40  # evaluations a pattern may spend on a character, whatever its size (see `reading_rate`)
+_HASH = 3  # evaluations `uniqueItems` spends hashing one value (32 ns a value in jsonschema-rs)
+_EVALUATED = frozenset({"allOf", "anyOf", "oneOf", "if"})  # evaluated again to be marked
+_MARKED = frozenset({"then", "else", "dependentSchemas", "dependencies"})  # only marked
+_PER_CHILD = frozenset({"unevaluatedProperties", "unevaluatedItems", "contains"})
 
 
 class _Graph:
     """The subschemas that apply from the root, each an index, with what it weighs and where its
     own subschemas apply."""
 
-    __slots__ = ("base", "each", "edges", "entries", "every", "in_place", "order", "patterns", "scope")
+    __slots__ = (
+        "base",
+        "each",
+        "edges",
+        "entries",
+        "evaluated",
+        "every",
+        "in_place",
+        "marked",
+        "order",
+        "key_reads",
+        "per_child",
+        "patterns",
+        "reads",
+        "scope",
+        "unique",
+    )
 
     def __init__(self) -> None:
         self.base: list[int] = []  # one, and the comparisons
@@ -56,6 +80,16 @@ class _Graph:
         self.every: list[list[int]] = []  # descending, meeting every child
         self.each: list[list[list[int]]] = []  # descending, one member each: the most of a group
         self.scope: list[bool] = []
+        # What marking a node's evaluations reads of the in-place ones (see the module): those
+        # evaluated again (`allOf`, `anyOf`, `oneOf`, `if`), those only marked (references,
+        # `then`, `else`, `dependentSchemas`), and those applied to each child again
+        # (`unevaluated*`, `contains`).
+        self.evaluated: list[list[int]] = []
+        self.marked: list[list[int]] = []
+        self.per_child: list[list[int]] = []
+        self.unique: list[int] = []  # 1 for `uniqueItems: true`
+        self.reads: list[int] = []  # evaluations its `pattern` spends on a character
+        self.key_reads: list[int] = []  # those its `patternProperties` spend on one of a key
         self.order: list[int] = []  # in-place subschemas before the ones that apply them
         self.edges = 0
 
@@ -65,27 +99,69 @@ def level_counts(
     dialect: Dialect,
     weigh: Callable[[dict[str, Any]], tuple[int, int]],
     levels: int,
-) -> list[int] | None:
+    *,
+    hashing: bool = True,
+) -> tuple[list[int], list[int]] | None:
     """The most evaluations one value meets at each level of an instance, from the root, for at
-    most ``levels`` levels (trailing levels no subschema reaches left out; at least one);
-    ``weigh(node)``: what a subschema costs its value beyond one evaluation, and its object beyond
-    the subschemas (lists of names, dependencies). ``None`` where the schema is not counted (see
-    the module)."""
+    most ``levels`` levels (trailing levels no subschema reaches left out; at least one), and the
+    most evaluations one character of a string or key there meets (its patterns, see
+    :func:`reading_rate`); ``weigh(node)``: what a subschema costs its value beyond one
+    evaluation, and its object beyond the subschemas (lists of names, dependencies); ``hashing``:
+    with what ``uniqueItems`` spends hashing the values below it. ``None`` where the schema is
+    not counted (see the module)."""
     if type(schema) is not dict:
-        return [0]
+        return [0], [0]
     graph = _build(schema, dialect, weigh)
     if graph is None:
         return None
-    return _unroll(graph, levels)
+    counts = _unroll(graph, levels, _VALUES)
+    reads = _unroll(graph, levels, _READING) if any(graph.reads) or any(graph.key_reads) else [0]
+    if counts is None or reads is None:
+        return None
+    if not hashing or not any(graph.unique):
+        return counts, reads
+    hashed = _unroll(graph, levels, _HASHING)
+    if hashed is None:
+        return None
+    # A value is hashed by every `uniqueItems` that meets one of the arrays holding it.
+    counts += [0] * (levels - len(counts))
+    above = 0
+    for level in range(1, levels):
+        above = min(above + (hashed[level - 1] if level - 1 < len(hashed) else 0), _SATURATED)
+        counts[level] += above
+    while len(counts) > 1 and counts[-1] == 0:
+        counts.pop()
+    return counts, reads
 
 
-def _unroll(graph: _Graph, levels: int) -> list[int] | None:
+def reading_rate(pattern: str) -> int:
+    """Evaluations a pattern may spend on one character: 2 where it :func:`reads_linearly` (up to
+    19 ns a character: ``^[^a]{1000}$`` on text of two-byte characters); for any other, the
+    regex engine runs it as an automaton of some :func:`written_out` states, and where the
+    automaton's states outgrow its cache (``a[ab]{16}c``: 2^16) it reads each character at some
+    350 ns and 3.5 ns a state (``a[ab]{990}c``: 4-7 us a character)."""
+    if reads_linearly(pattern):
+        return _LINEAR
+    return _THRASH + written_out(pattern) * 2 // 3
+
+
+def _unroll(graph: _Graph, levels: int, mode: int) -> list[int] | None:
+    """The root's count at each level (see the module): of evaluations a value meets
+    (:data:`_VALUES`), of evaluations a character meets (:data:`_READING`), or of ``uniqueItems``
+    hashing a value, each :data:`_HASH` evaluations (:data:`_HASHING`)."""
     count = len(graph.base)
-    base, entries, patterns = graph.base, graph.entries, graph.patterns
+    nothing = [0] * count
+    if mode == _VALUES:
+        base, entries, patterns = graph.base, graph.entries, graph.patterns
+    elif mode == _READING:
+        base, entries, patterns = graph.reads, nothing, graph.key_reads
+    else:
+        base, entries, patterns = [_HASH * unique for unique in graph.unique], nothing, nothing
+    counting = mode == _VALUES
     in_place, every, each, scope = graph.in_place, graph.every, graph.each, graph.scope
+    evaluated, marked, per_child = graph.evaluated, graph.marked, graph.per_child
     order = graph.order
     per_level = count + graph.edges
-    normal = [0] * count  # each scope's own level-0 evaluations, for the per-child marking
     above: list[int] = []
     seen: dict[tuple[int, ...], int] = {}
     root: list[int] = []
@@ -95,33 +171,35 @@ def _unroll(graph: _Graph, levels: int) -> list[int] | None:
         if steps > _STEPS:
             return None
         now = [0] * count
-        rereads = [0] * count
+        marks = [0] * count  # what marking what the node evaluated costs (see the module)
         for at in order:
-            value = 0
+            value = mark = 0
             if level:
                 for sub in every[at]:
                     value += above[sub]
                 for group in each[at]:
                     value += max(above[sub] for sub in group)
+                for sub in per_child[at]:
+                    mark += above[sub]
                 if level == 1:
-                    value += patterns[at] + (normal[at] if scope[at] else 0)
-            inner = reread = 0
+                    value += patterns[at]
+                    mark += patterns[at] + counting  # each pattern tried on each key, looked up
+            elif counting:
+                mark = 1
             for sub in in_place[at]:
-                inner += now[sub]
-                reread += rereads[sub]
-            value += inner
+                value += now[sub]
+            for sub in marked[at]:
+                mark += marks[sub]
+            for sub in evaluated[at]:
+                mark += now[sub] + marks[sub]
             if level == 0:
-                value += base[at]
-                normal[at] = value
-                value += entries[at]
+                value += base[at] + entries[at]
             if scope[at]:
-                value += inner + reread
-            if value > _SATURATED:
-                value = _SATURATED
-            now[at] = value
-            rereads[at] = min(value + reread, _SATURATED)
+                value += mark
+            now[at] = value if value < _SATURATED else _SATURATED
+            marks[at] = mark if mark < _SATURATED else _SATURATED
         root.append(now[0])
-        if not any(now):
+        if level and not any(now):  # (level 1 may count what level 0 does not: keys)
             break
         if level:
             state = tuple(now)
@@ -170,6 +248,9 @@ def _build(
         in_place: list[int] = []
         every: list[int] = []
         each: list[list[int]] = []
+        evaluated: list[int] = []
+        marked: list[int] = []
+        per_child: list[int] = []
         for key, value in current.items():
             if key == "$ref" or key == "$dynamicRef" or key == "$recursiveRef":
                 target = _target(schema, key, value, dialect, anchors)
@@ -178,6 +259,7 @@ def _build(
                 at = node(target)
                 if at is not None:
                     in_place.append(at)
+                    marked.append(at)
             elif key in applicators:
                 shape, applies = applicators[key]
                 if applies is Applies.HOLD:
@@ -185,12 +267,25 @@ def _build(
                 subs = [at for sub in _subschemas(value, shape) if (at := node(sub)) is not None]
                 if applies is Applies.IN_PLACE:
                     in_place += subs
+                    if key in _EVALUATED:
+                        evaluated += subs
+                    elif key in _MARKED:
+                        marked += subs
                 elif key == "properties" or key == "prefixItems" or (key == "items" and type(value) is list):
                     if subs:
                         each.append(subs)
                 else:
                     every += subs
+                    if key in _PER_CHILD:
+                        per_child += subs
         patterns = current.get("patternProperties")
+        graph.evaluated.append(evaluated)
+        graph.marked.append(marked)
+        graph.per_child.append(per_child)
+        graph.unique.append(1 if current.get("uniqueItems") is True else 0)
+        pattern = current.get("pattern")
+        graph.reads.append(reading_rate(pattern) if type(pattern) is str else 0)
+        graph.key_reads.append(sum(map(reading_rate, patterns)) if type(patterns) is dict else 0)
         graph.base.append(1 + own)
         graph.entries.append(entries)
         graph.patterns.append(len(patterns) if type(patterns) is dict else 0)
@@ -198,7 +293,7 @@ def _build(
         graph.every.append(every)
         graph.each.append(each)
         graph.scope.append("unevaluatedProperties" in current or "unevaluatedItems" in current)
-        graph.edges += len(in_place) + len(every) + sum(map(len, each))
+        graph.edges += len(in_place) + len(every) + sum(map(len, each)) + len(evaluated) + len(marked)
     order = _in_place_order(graph.in_place)
     if order is None:
         return None

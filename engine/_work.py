@@ -19,6 +19,9 @@ subschemas a value) first weighs the instance, and one whose estimate is over
   once per nested scope;
 - a level weighs one per value and per object key, and one more per 8 characters of each string
   and key (a pattern reads every character: some 5 characters cost what one evaluation does);
+  what a pattern may spend on each character beyond that is counted on its own
+  (:func:`engine._levels.reading_rate`: 2, or far more for one whose automaton may outgrow the
+  regex engine's cache), as is what ``uniqueItems`` spends hashing the values below it;
 - a subschema costs one evaluation, and its ``enum`` more where jsonschema-rs compares a value
   with each member in turn: it looks strings and integers up when the ``enum`` holds only strings
   or only integers, and otherwise compares member by member, a number some 1-2 microseconds a
@@ -28,13 +31,16 @@ subschemas a value) first weighs the instance, and one whose estimate is over
   ``exclusiveMaximum``, ``multipleOf`` or ``const`` whose operand has a fraction costs 400
   (1.6-3.7 microseconds a value; with an integral operand, under 0.1);
 - an object pays one per name and per trigger of its lists and dependencies, and each key one
-  per ``patternProperties`` pattern, whatever their subschemas weigh (:func:`_entries`).
+  per ``patternProperties`` pattern, whatever their subschemas weigh (:func:`_entries`);
+- under ``uniqueItems``, integers past 2^53 that round to one double are compared pair by pair
+  (:func:`_colliding`, on every instance of a schema that holds ``uniqueItems: true``).
 
 A schema whose subschemas number at most :data:`AMPLIFYING` and that :func:`weighs_more` does not
-pick, and that holds no ``unevaluated*`` scope (the guard walks a schema with one, so its report
-says so at no cost), keeps its backend's check as it is: nothing is added to its hot path (2,748
-of the 2,760 real tool schemas). Any other is looked at closer on its first instance; where one
-value meets at most :data:`AMPLIFYING` evaluations, the check is passed to at once from then on.
+pick, and that holds no ``unevaluated*`` scope and no pattern (the guard walks a schema with one,
+so its report says so at no cost), keeps its backend's check as it is: nothing is added to its
+hot path (2,679 of the 2,760 real tool schemas). Any other is looked at closer on its first
+instance; where one value meets at most :data:`AMPLIFYING` evaluations, the check is passed to
+at once from then on (all 81 others: one value meets at most 114).
 """
 
 from __future__ import annotations
@@ -50,9 +56,23 @@ from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason
 from ._guard import AMPLIFYING, DeferredReport, GuardReport
 from ._instance import json_values
-from ._levels import level_counts
+from ._levels import level_counts, reading_rate
 
-__all__ = ["bound_work", "compares_in_turn", "depth_counts", "level_weights", "weighs_more"]
+__all__ = [
+    "LOOK",
+    "UNIQUE",
+    "bound_work",
+    "compares_in_turn",
+    "depth_counts",
+    "level_weights",
+    "reading_counts",
+    "weighs_more",
+]
+
+LOOK = 1
+""":func:`weighs_more`: the schema may cost a value more than its subschemas count (looked at)."""
+UNIQUE = 2
+""":func:`weighs_more`: the schema may hold ``uniqueItems: true`` (large integers weighed)."""
 
 _CHARACTERS_PER_EVALUATION = 3  # a shift: a string weighs one more per 8 characters
 _pack = msgspec.msgpack.encode
@@ -63,6 +83,8 @@ _NUMBER_COMPARISON = 200  # evaluations a number compared with an `enum` member 
 _NUMERIC = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "const")
 _FRACTION_COMPARISON = 400
 _ENTRIES = ("required", "dependentRequired", "dependentSchemas", "dependencies")
+_PAIR = 100  # evaluations a pair of large integers hashing alike costs `uniqueItems` (see `_colliding`)
+_EXACT_BITS = 53  # integers a double holds exactly: up to 2^53
 _CONTENT = 256  # a subschema reading content as a media type: some 32 evaluations a byte, not 1/8
 _OTHER_COMPARISON = 5  # any other `enum` member compared in turn (an array or object: each value it holds)
 _MEMBER_VALUES = 1 << 20  # values of an `enum` member counted (a schema of 1 MB holds fewer)
@@ -80,50 +102,63 @@ def bound_work(
     limits: Limits,
     document: Callable[[], Any],
     dialect: Dialect,
-    compares: bool,
+    weighs: int,
 ) -> Callable[[Any], bool]:
     """``check`` (a backend's answer on a JSON value within the instance bounds), weighing the
     instance first where the schema (``document()``, which ``guard`` reports on) may take more
-    than :data:`AMPLIFYING` evaluations on one value; ``check`` itself otherwise. ``compares``:
-    the schema may hold a slow comparison (a number with a fraction, or an ``enum``
-    :func:`compares_in_turn` finds), so its subschemas alone do not bound what a value costs."""
+    than :data:`AMPLIFYING` evaluations on one value; ``check`` itself otherwise. ``weighs``
+    (:func:`weighs_more`): :data:`LOOK` where the schema may hold a slow comparison (a number
+    with a fraction, an ``enum`` :func:`compares_in_turn` finds, ...), so its subschemas alone do
+    not bound what a value costs; :data:`UNIQUE` where it may hold ``uniqueItems: true``, so every
+    instance has its large integers weighed (:func:`_colliding`)."""
     if guard is None:  # a boolean schema
         return check
-    if isinstance(guard, DeferredReport):  # cleared: no `unevaluated*` keyword
-        bound, scopes = guard.expansion, 0
+    if isinstance(guard, DeferredReport):  # cleared: no `unevaluated*` keyword, no pattern
+        bound, scopes, patterns = guard.expansion, 0, 0
     else:
-        bound, scopes = guard.measured.get("max_ref_expansion", 1), guard.measured.get("max_unevaluated_nesting", 0)
-    if bound <= AMPLIFYING and not compares and not scopes:
+        measured = guard.measured
+        bound, scopes = measured.get("max_ref_expansion", 1), measured.get("max_unevaluated_nesting", 0)
+        patterns = measured.get("max_pattern_length", 0)
+    unique = weighs & UNIQUE
+    if bound <= AMPLIFYING and not weighs and not scopes and not patterns:
         return check
     budget = limits.max_validation_work
     # Read on the first instance weighed: the evaluations one value meets at each level of the
     # instance, recursion unrolled as deep as an instance may go. A schema cleared unwalked makes
     # no report for this.
-    facts: list[tuple[int, list[int] | None]] = []
+    facts: list[tuple[int, list[int] | None, list[int]]] = []
 
     def weighed(instance: Any) -> bool:
         if not facts:
             schema = document()
-            counts = depth_counts(schema, dialect, levels=limits.max_instance_depth + 1)
-            if counts is not None:
-                per_value = max(counts)
+            counted = _counts(schema, dialect, comparisons=True, levels=limits.max_instance_depth + 1)
+            if counted is not None:
+                counts, reads = counted
+                per_value = max(counts) + max(reads)
             elif isinstance(guard, DeferredReport):  # every subschema at every level, each enum compared once
+                counts, reads = None, []
                 per_value = guard.expansion + _compared(schema)
             else:  # and each scope rereads, once per subschema of the longest chain, what it holds
+                counts, reads = None, []
                 rereads = (guard.measured.get("max_eval_depth", 1) + 2) ** scopes
-                per_value = (guard.measured["max_ref_expansion"] + _compared(schema)) * rereads
-            facts.append((per_value, counts))
-        per_value, counts = facts[0]
+                per_value = (guard.measured["max_ref_expansion"] + _compared(schema) + _read(schema)) * rereads
+            facts.append((per_value, counts, reads))
+        per_value, counts, reads = facts[0]
         # Every value, key and character of the instance takes a byte or more of its msgpack: its
         # length bounds what every level weighs in all, so a short instance needs no walk.
         if per_value > AMPLIFYING and per_value * _packed_size(instance) > budget:
             work = 0
-            for depth, weight in enumerate(level_weights(instance)):
-                if counts is not None and depth >= len(counts):
+            for depth, (weight, characters) in enumerate(level_weights(instance)):
+                if counts is None:
+                    work += (weight + characters) * per_value
+                elif depth >= len(counts) and depth >= len(reads):
                     break  # no subschema reaches this level
-                work += weight * (per_value if counts is None else counts[depth])
+                else:
+                    work += weight * _at(counts, depth) + characters * _at(reads, depth)
                 if work > budget:
                     raise _too_costly(per_value, budget)
+        if unique:
+            _colliding(instance, budget)
         return check(instance)
 
     return weighed
@@ -133,11 +168,24 @@ def depth_counts(schema: Any, dialect: Dialect, *, comparisons: bool = True, lev
     """The most evaluations one value of an instance meets at each level (the root's is level 0),
     for at most ``levels`` levels, recursion unrolled (:func:`engine._levels.level_counts`): each
     subschema one, its comparisons (unless ``comparisons`` is false), and its object the lists of
-    names and dependencies it holds (:func:`_entries`); ``None`` where a reference leads outside
-    the document (the caller then counts every subschema at every level)."""
+    names and dependencies it holds (:func:`_entries`) and what ``uniqueItems`` spends hashing
+    (unless ``comparisons`` is false: then the subschemas alone); ``None`` where a reference leads
+    outside the document (the caller then counts every subschema at every level)."""
+    counted = _counts(schema, dialect, comparisons=comparisons, levels=levels)
+    return None if counted is None else counted[0]
+
+
+def reading_counts(schema: Any, dialect: Dialect, *, levels: int = _LEVELS) -> list[int] | None:
+    """The most evaluations one character of a string or key meets at each level: what the
+    patterns that meet it spend on it (:func:`engine._levels.reading_rate`)."""
+    counted = _counts(schema, dialect, comparisons=True, levels=levels)
+    return None if counted is None else counted[1]
+
+
+def _counts(schema: Any, dialect: Dialect, *, comparisons: bool, levels: int) -> tuple[list[int], list[int]] | None:
     if comparisons:
         return level_counts(schema, dialect, _weigh, levels)
-    return level_counts(schema, dialect, _entries_only, levels)
+    return level_counts(schema, dialect, _entries_only, levels, hashing=False)
 
 
 def _weigh(node: dict[str, Any]) -> tuple[int, int]:
@@ -219,19 +267,20 @@ def _compared(schema: Any) -> int:
     return cost
 
 
-def weighs_more(text: bytes, counts: tuple[int, int, int, int], dialect: Dialect) -> bool:
-    """Whether a schema (its canonical ``text``, and the intake's ``counts``: values, widest
-    container, containers, fractions) may cost a value more than its subschemas count: a number
-    with a fraction, a container wider than :data:`AMPLIFYING` (a long list of names, or of
-    triggers and patterns whose subschemas may be booleans), content read as a media type (where
-    the dialect asserts it), an ``enum`` compared member by member. Not counted by the intake:
-    looked at."""
+def weighs_more(text: bytes, counts: tuple[int, int, int, int], dialect: Dialect) -> int:
+    """What a schema (its canonical ``text``, and the intake's ``counts``: values, widest
+    container, containers, fractions) may cost beyond what its subschemas count: :data:`LOOK` for
+    a number with a fraction, a container wider than :data:`AMPLIFYING` (a long list of names, or
+    of triggers and patterns whose subschemas may be booleans), content read as a media type
+    (where the dialect asserts it), an ``enum`` compared member by member (not counted by the
+    intake: looked at); :data:`UNIQUE` for ``uniqueItems: true`` (one real tool schema in 2,762)."""
+    weighs = UNIQUE if text.find(b'"uniqueItems":true') >= 0 else 0
     _, widest, _, fractions = counts
     if fractions != 0 or widest > AMPLIFYING or widest < 0:
-        return True
+        return weighs | LOOK
     if not dialect.is_modern and text.find(b'"contentMediaType"') >= 0:
-        return True
-    return compares_in_turn(text)
+        return weighs | LOOK
+    return weighs | LOOK if compares_in_turn(text) else weighs
 
 
 def compares_in_turn(text: bytes) -> bool:
@@ -261,26 +310,98 @@ def _packed_size(instance: Any) -> int:
         return 1 << 62
 
 
-def level_weights(instance: Any) -> Iterator[int]:
-    """What each level of the JSON value ``instance`` weighs, from the top (see the module); an
-    object's keys weigh on the level of its values."""
+def level_weights(instance: Any) -> Iterator[tuple[int, int]]:
+    """What each level of the JSON value ``instance`` weighs, from the top (see the module), and
+    the characters of its strings and keys (what patterns read); an object's keys weigh on the
+    level of its values."""
     level = [instance]
-    keys = 0
+    keys = key_characters = 0
     shift = _CHARACTERS_PER_EVALUATION
     while level:
-        weight, keys = len(level) + keys, 0
+        weight, characters, keys, key_characters = len(level) + keys, key_characters, 0, 0
         below: list[Any] = []
         for value in level:
             kind = type(value)
             if kind is str:
-                weight += len(value) >> shift
+                characters += len(value)
             elif kind is dict:
-                keys += len(value) + (sum(map(len, value)) >> shift)
+                keys += len(value)
+                key_characters += sum(map(len, value))
                 below += value.values()
             elif kind is list:
                 below += value
-        yield weight
+        yield weight + (characters >> shift), characters
         level = below
+
+
+def _at(counts: list[int], depth: int) -> int:
+    return counts[depth] if depth < len(counts) else 0
+
+
+def _read(schema: Any) -> int:
+    """What every pattern of ``schema`` spends on a character, added up (a schema not counted)."""
+    rate, stack = 0, [schema]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            pattern = node.get("pattern")
+            if type(pattern) is str:
+                rate += reading_rate(pattern)
+            patterns = node.get("patternProperties")
+            if type(patterns) is dict:
+                rate += sum(map(reading_rate, patterns))
+            stack += node.values()
+        elif type(node) is list:
+            stack += node
+    return rate
+
+
+def _colliding(instance: Any, budget: int) -> None:
+    """Refuse ``instance`` if ``uniqueItems`` could compare its large integers pair by pair past
+    ``budget``. jsonschema-rs hashes a number as a double: integers past 2^53 that round to the
+    same double collide and are compared pair by pair, slowly (4,000 consecutive integers near
+    2^70: 5.2 s; 200 of 4,000 digits: 8.6 s; spaced apart, 2 ms). The estimate: for each group of
+    integers rounding alike, half its size squared pairs, each 100 evaluations and one more per
+    200 of the square of its digits (0.6 us a pair near 2^70, 430 us at 4,000 digits). msgpack
+    spells an integer past 2^32 after one of two bytes: few of them, and nothing is walked."""
+    try:
+        packed = _pack(instance)
+    except (OverflowError, TypeError, ValueError):  # an integer past 64 bits: walked
+        pass
+    else:
+        candidates = packed.count(b"\xcf") + packed.count(b"\xd3")
+        if candidates * candidates * (_PAIR // 2) <= budget:
+            return
+    groups: dict[float | None, list[int]] = {}
+    stack = [instance]
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is int:
+            bits = value.bit_length()
+            if bits > _EXACT_BITS:
+                try:
+                    key: float | None = float(value)
+                except OverflowError:  # past any double: all alike
+                    key = None
+                group = groups.setdefault(key, [0, 0])
+                group[0] += 1
+                group[1] = max(group[1], bits)
+        elif kind is dict:
+            stack += value.values()
+        elif kind is list:
+            stack += value
+    work = 0
+    for count, bits in groups.values():
+        digits = bits * 30_103 // 100_000 + 1  # decimal digits of an integer of `bits` bits
+        work += count * count // 2 * (_PAIR + digits * digits // 200)
+    if work > budget:
+        raise DecodeError(
+            DecodeReason.TOO_LARGE,
+            f"instance is too large for this schema: uniqueItems could compare its large integers "
+            f"pair by pair (those past 2^53 that round to one double hash alike), some {work} "
+            f"evaluations, more than {budget} (max_validation_work)",
+        )
 
 
 def _too_costly(per_value: int, budget: int) -> DecodeError:

@@ -10,7 +10,7 @@ import time
 import pytest
 
 import engine
-from engine._patterns.analysis import MAX_WRITTEN_OUT, rust_only, spaced_count, written_out
+from engine._patterns.analysis import MAX_WRITTEN_OUT, reads_linearly, rust_only, spaced_count, written_out
 
 
 @pytest.mark.parametrize(
@@ -76,7 +76,11 @@ def test_a_count_with_whitespace_in_its_braces_is_refused_where_it_means_two_thi
 
 @pytest.mark.parametrize("pattern", ["a{1000}", "^(?:.?){495}$", "^[A-Za-z0-9+/]{0,998}$", "^\\d{4}-\\d{2}-\\d{2}$"])
 def test_what_stays_within_answers_long_strings_at_once(pattern: str) -> None:
-    compiled = engine.Engine(backend="jsonschema-rs", cache_size=0).compile(
+    # The regex engine's own time, past the validation-work estimate: a pattern that may be in
+    # many states at once is weighed as if its automaton outgrew the engine's cache (`a{1000}` and
+    # `^(?:.?){495}$` do not: 5 ms and 16 us here, estimated at some 700 evaluations a character).
+    limits = engine.Limits(max_validation_work=10**12)
+    compiled = engine.Engine(backend="jsonschema-rs", cache_size=0, limits=limits).compile(
         {"type": "array", "items": {"type": "string", "pattern": pattern}}
     )
     texts = [("a" * 999 + "b") * 200, *(["a" * 990] * 100)]  # 200 KB with no match of a{1000}, then 100 KB
@@ -100,3 +104,21 @@ def test_rust_only_syntax_is_refused_where_it_means_something_else(pattern: str)
 )
 def test_ecma_syntax_is_not_taken_for_rust_only(pattern: str) -> None:
     assert rust_only(pattern) is None
+
+
+@pytest.mark.parametrize(
+    ("pattern", "linear"),
+    [
+        ("^\\d{4}-\\d{2}-\\d{2}$", True),
+        ("^[A-Za-z0-9+/]{0,998}={0,2}$", True),
+        ("^[a-z][a-z0-9_]{0,63}$", True),
+        ("^a+$", True),
+        ("^[a-z]*[a-z0-9]$", False),  # where the run ends is not known until the string does
+        ("a[ab]{16}c", False),  # unanchored: a match may start at any `a`
+        ("^(?:ab|a)c$", False),
+        ("^a|b$", False),
+        ("^a$b", False),
+    ],
+)
+def test_which_patterns_are_read_one_state_at_a_time(pattern: str, linear: bool) -> None:
+    assert reads_linearly(pattern) is linear

@@ -1,0 +1,136 @@
+"""``uniqueItems`` over large integers is weighed (``engine._work._colliding``): jsonschema-rs hashes
+a number as a double, so integers past 2^53 that round to one double collide and are compared
+pair by pair (4,000 consecutive integers near 2^70: 5.2 s), and the engine refuses such an
+instance with ``too-large`` before the backend runs; any other instance gets the backend's answer."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+from benchmarks.instances import is_valid_reference
+from engine._dialect import Dialect
+from engine._work import LOOK, UNIQUE, weighs_more
+
+UNIQUE_ARRAY = {"type": "array", "uniqueItems": True}
+
+
+def _compiled(schema: Any = UNIQUE_ARRAY, work: int = 100_000_000) -> engine.CompiledSchema:
+    return engine.Engine(engine.EngineConfig(cache_size=0, limits={"max_validation_work": work})).compile(schema)
+
+
+def _refused(call: Any, instance: Any) -> None:
+    started = time.process_time()
+    with pytest.raises(engine.DecodeError) as refused:
+        call(instance)
+    assert refused.value.reason == engine.DecodeReason.TOO_LARGE
+    assert "uniqueItems" in refused.value.message and "max_validation_work" in refused.value.message
+    assert time.process_time() - started < 0.5  # weighed, not compared
+
+
+def test_large_integers_that_hash_alike_are_refused() -> None:
+    compiled = _compiled()
+    alike = [2**70 + i for i in range(4_000)]  # one double: every pair compared
+    _refused(compiled.is_valid, alike)
+    _refused(compiled.decode, msgspec.json.encode(alike))
+    _refused(compiled.is_valid, [-(2**70) - i for i in range(4_000)])
+    _refused(compiled.is_valid, [[2**70 + i] for i in range(4_000)])  # an item's integers hash alike too
+    _refused(compiled.is_valid, [{"a": 2**70 + i} for i in range(4_000)])
+    # Near 2^62 a double holds 1,024 consecutive integers: 40 such groups.
+    _refused(compiled.is_valid, [2**62 + i for i in range(40_960)])
+
+
+def test_long_integers_weigh_by_their_digits() -> None:
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        long = [10**4000 + i for i in range(200)]  # 8.6 s in jsonschema-rs: 430 us a pair
+        _refused(_compiled().is_valid, long)
+        assert _compiled().is_valid([10**4000 + i for i in range(3)])
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
+def test_integers_that_hash_apart_are_answered() -> None:
+    compiled = _compiled()
+    apart = [2**70 + (i << 20) for i in range(4_000)]  # each its own double: 2 ms
+    assert compiled.is_valid(apart)
+    assert compiled.is_valid(list(range(2**40, 2**40 + 100_000)))
+    assert not compiled.is_valid([*apart, apart[0]])
+    assert not compiled.is_valid([2**70, 2**70 + 1, 2**70])
+    assert compiled.is_valid([2**70, 2**70 + 1])
+    # Bytes that spell a 64-bit integer in msgpack, inside strings: walked, nothing found.
+    greek = ["π" * 10 + str(i) for i in range(3_000)]
+    assert compiled.is_valid(greek)
+
+
+def test_the_budget_decides() -> None:
+    alike = [2**70 + i for i in range(100)]  # 4,950 pairs
+    assert _compiled(work=1_000_000).is_valid(alike)
+    _refused(_compiled(work=100_000).is_valid, alike)
+    _refused(_compiled(work=0).is_valid, alike[:2])
+    assert _compiled(work=0).is_valid([2**40, 2**41, 2**53])  # no integer past 2^53
+
+
+def test_the_schema_text_says_whether_to_weigh() -> None:
+    from engine._intake import load_schema
+
+    def weighs(schema: Any) -> int:
+        intake = load_schema(schema, engine.Limits())
+        assert intake.canonical is not None
+        counts = (intake.values, intake.widest, intake.containers, intake.fractions)
+        return weighs_more(intake.canonical, counts, Dialect.DRAFT2020_12)
+
+    assert weighs(UNIQUE_ARRAY) == UNIQUE
+    assert weighs({"properties": {"a": {"items": {"uniqueItems": True}}}}) == UNIQUE
+    assert weighs({"type": "array", "uniqueItems": False}) == 0
+    assert weighs({"uniqueItems": True, "maximum": 1.5}) == UNIQUE | LOOK
+    nested = _compiled({"properties": {"ids": {"type": "array", "uniqueItems": True}}})
+    _refused(nested.is_valid, {"ids": [2**70 + i for i in range(4_000)]})
+    schema = {"type": "object", "properties": {"ids": UNIQUE_ARRAY}}
+    tools = engine.compile_tools([{"name": "t", "inputSchema": schema}])
+    with pytest.raises(engine.DecodeError):
+        tools.validate_arguments("t", msgspec.json.encode({"ids": [2**70 + i for i in range(4_000)]}))
+
+
+_LARGE = st.one_of(st.integers(2**53, 2**53 + 50), st.integers(2**70, 2**70 + 50), st.integers(-(2**64) - 50, -(2**64)))
+
+
+@given(st.lists(st.one_of(_LARGE, st.integers(-5, 5), st.lists(_LARGE, max_size=2)), max_size=60))
+@settings(max_examples=150, deadline=None)
+def test_answers_as_the_reference_or_refuses(instance: list[Any]) -> None:
+    compiled = _compiled(work=20_000)
+    try:
+        answer = compiled.is_valid(instance)
+    except engine.DecodeError as refused:
+        assert refused.reason == engine.DecodeReason.TOO_LARGE
+        # Over 200 pairs at 100 evaluations: 21 integers past 2^53 or more.
+        large = [v for item in instance for v in (item if type(item) is list else [item]) if v.bit_length() > 53]
+        assert len(large) > 20
+    else:
+        assert answer is is_valid_reference(UNIQUE_ARRAY, instance)
+
+
+def test_each_level_of_a_recursive_schema_hashes_what_it_holds() -> None:
+    # `uniqueItems` at every level of an array 250 deep: each level hashes all below it (raw
+    # jsonschema-rs: 1.5 s for 200,000 integers at the bottom, 4.5 s for 560,000).
+    compiled = _compiled({"uniqueItems": True, "items": {"$ref": "#"}})
+    nested: Any = list(range(200_000))
+    for _ in range(250):
+        nested = [nested, *range(1, 21)]
+    started = time.process_time()
+    with pytest.raises(engine.DecodeError) as refused:
+        compiled.is_valid(nested)
+    assert refused.value.reason == engine.DecodeReason.TOO_LARGE
+    assert time.process_time() - started < 1.0
+    shallow: Any = list(range(1_000))
+    for _ in range(5):
+        shallow = [shallow, *range(1, 21)]
+    assert compiled.is_valid(shallow)
