@@ -29,6 +29,7 @@ uncounted (``None``).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -61,6 +62,7 @@ class _Graph:
         "entries",
         "evaluated",
         "every",
+        "heights",
         "in_place",
         "marked",
         "order",
@@ -88,6 +90,7 @@ class _Graph:
         self.marked: list[list[int]] = []
         self.per_child: list[list[int]] = []
         self.unique: list[int] = []  # 1 for `uniqueItems: true`
+        self.heights: list[int] | None = None  # levels each descends at most (`None`: recursion)
         self.reads: list[int] = []  # evaluations its `pattern` spends on a character
         self.key_reads: list[int] = []  # those its `patternProperties` spend on one of a key
         self.order: list[int] = []  # in-place subschemas before the ones that apply them
@@ -101,33 +104,41 @@ def level_counts(
     levels: int,
     *,
     hashing: bool = True,
+    cap: int = _SATURATED,
 ) -> tuple[list[int], list[int]] | None:
     """The most evaluations one value meets at each level of an instance, from the root, for at
     most ``levels`` levels (trailing levels no subschema reaches left out; at least one), and the
     most evaluations one character of a string or key there meets (its patterns, see
     :func:`reading_rate`); ``weigh(node)``: what a subschema costs its value beyond one
     evaluation, and its object beyond the subschemas (lists of names, dependencies); ``hashing``:
-    with what ``uniqueItems`` spends hashing the values below it. ``None`` where the schema is
-    not counted (see the module)."""
+    with what ``uniqueItems`` spends hashing the values below it; ``cap``: where counts stop
+    growing (past the budget, any count is as good as another). ``None`` where the schema is not
+    counted (see the module)."""
     if type(schema) is not dict:
         return [0], [0]
-    graph = _build(schema, dialect, weigh)
+    graph = _build(schema, dialect, weigh, levels)
     if graph is None:
         return None
-    counts = _unroll(graph, levels, _VALUES)
-    reads = _unroll(graph, levels, _READING) if any(graph.reads) or any(graph.key_reads) else [0]
+    heights = _heights(graph)  # `None`: recursive, every level may be reached
+    if heights is not None:
+        levels = min(levels, heights[0] + 2)
+        graph.heights = heights
+        if (len(graph.base) + graph.edges) * levels > 2 * _STEPS:
+            return None  # decided before any level is counted
+    counts = _unroll(graph, levels, _VALUES, cap)
+    reads = _unroll(graph, levels, _READING, cap) if any(graph.reads) or any(graph.key_reads) else [0]
     if counts is None or reads is None:
         return None
     if not hashing or not any(graph.unique):
         return counts, reads
-    hashed = _unroll(graph, levels, _HASHING)
+    hashed = _unroll(graph, levels, _HASHING, cap)
     if hashed is None:
         return None
     # A value is hashed by every `uniqueItems` that meets one of the arrays holding it.
     counts += [0] * (levels - len(counts))
     above = 0
     for level in range(1, levels):
-        above = min(above + (hashed[level - 1] if level - 1 < len(hashed) else 0), _SATURATED)
+        above = min(above + (hashed[level - 1] if level - 1 < len(hashed) else 0), cap)
         counts[level] += above
     while len(counts) > 1 and counts[-1] == 0:
         counts.pop()
@@ -145,7 +156,7 @@ def reading_rate(pattern: str) -> int:
     return _THRASH + written_out(pattern) * 2 // 3
 
 
-def _unroll(graph: _Graph, levels: int, mode: int) -> list[int] | None:
+def _unroll(graph: _Graph, levels: int, mode: int, cap: int) -> list[int] | None:
     """The root's count at each level (see the module): of evaluations a value meets
     (:data:`_VALUES`), of evaluations a character meets (:data:`_READING`), or of ``uniqueItems``
     hashing a value, each :data:`_HASH` evaluations (:data:`_HASHING`)."""
@@ -161,13 +172,15 @@ def _unroll(graph: _Graph, levels: int, mode: int) -> list[int] | None:
     in_place, every, each, scope = graph.in_place, graph.every, graph.each, graph.scope
     evaluated, marked, per_child = graph.evaluated, graph.marked, graph.per_child
     order = graph.order
-    per_level = count + graph.edges
     above: list[int] = []
     seen: dict[tuple[int, ...], int] = {}
     root: list[int] = []
     steps = 0
+    heights = graph.heights
     for level in range(levels):
-        steps += per_level
+        if heights is not None and level > 1:  # a subschema meets nothing below its height and one
+            order = [at for at in order if heights[at] + 1 >= level]
+        steps += len(order) + graph.edges
         if steps > _STEPS:
             return None
         now = [0] * count
@@ -196,12 +209,12 @@ def _unroll(graph: _Graph, levels: int, mode: int) -> list[int] | None:
                 value += base[at] + entries[at]
             if scope[at]:
                 value += mark
-            now[at] = value if value < _SATURATED else _SATURATED
-            marks[at] = mark if mark < _SATURATED else _SATURATED
+            now[at] = value if value < cap else cap
+            marks[at] = mark if mark < cap else cap
         root.append(now[0])
         if level and not any(now):  # (level 1 may count what level 0 does not: keys)
             break
-        if level:
+        if level and heights is None:  # (without recursion, levels run out instead)
             state = tuple(now)
             start = seen.get(state)
             if start is not None:  # this level is level `start` again: the ones after it repeat
@@ -218,33 +231,50 @@ def _unroll(graph: _Graph, levels: int, mode: int) -> list[int] | None:
 
 
 def _build(
-    schema: dict[str, Any], dialect: Dialect, weigh: Callable[[dict[str, Any]], tuple[int, int]]
+    schema: dict[str, Any], dialect: Dialect, weigh: Callable[[dict[str, Any]], tuple[int, int]], levels: int
 ) -> _Graph | None:
+    """The graph of the subschemas that meet a value in the first ``levels`` levels of an
+    instance: found in the order of the fewest levels they descend (in place none, a descending
+    keyword one), so that what lies deeper is never read (a chain of 4,000 definitions, each a
+    property of the last, is read 257 deep)."""
     keywords = KEYWORDS[dialect]
     applicators, id_keyword = keywords.applicators, keywords.id_keyword
     graph = _Graph()
     index: dict[int, int] = {}
-    pending: list[dict[str, Any]] = []
+    nodes: list[dict[str, Any]] = []
+    depths: list[int] = []  # the fewest levels each descends from the root, as found so far
+    rows: list[tuple[Any, ...] | None] = []
+    queue: deque[tuple[int, int]] = deque()
     anchors: list[dict[str, dict[str, Any] | None]] = []  # built on the first named reference
 
-    def node(sub: Any) -> int | None:
-        """The index of ``sub`` (a dict), added if new; ``None`` for a boolean."""
-        if type(sub) is not dict:
+    def reach(sub: Any, depth: int, descends: bool) -> int | None:
+        """The index of ``sub``, met ``depth`` levels down (``descends``: one more than the
+        subschema naming it); ``None`` for a boolean or past the levels counted."""
+        if type(sub) is not dict or depth >= levels:
             return None
         at = index.get(id(sub))
         if at is None:
-            at = index[id(sub)] = len(index)
-            pending.append(sub)
+            at = index[id(sub)] = len(nodes)
+            nodes.append(sub)
+            depths.append(depth)
+            rows.append(None)
+        elif depth >= depths[at]:
+            return at
+        depths[at] = depth
+        if descends:
+            queue.append((at, depth))
+        else:  # as deep as what is being read: read before anything deeper
+            queue.appendleft((at, depth))
         return at
 
-    node(schema)
-    built = 0
-    while built < len(pending):
-        current = pending[built]
-        if built and id_keyword in current:  # a new base: its references resolve otherwise
+    reach(schema, 0, descends=False)
+    while queue:
+        at, depth = queue.popleft()
+        if rows[at] is not None or depth > depths[at]:
+            continue  # built, or found fewer levels down since
+        current = nodes[at]
+        if at and id_keyword in current:  # a new base: its references resolve otherwise
             return None
-        built += 1
-        own, entries = weigh(current)
         in_place: list[int] = []
         every: list[int] = []
         each: list[list[int]] = []
@@ -256,15 +286,17 @@ def _build(
                 target = _target(schema, key, value, dialect, anchors)
                 if target is None:
                     return None
-                at = node(target)
-                if at is not None:
-                    in_place.append(at)
-                    marked.append(at)
+                sub = reach(target, depth, descends=False)
+                if sub is not None:
+                    in_place.append(sub)
+                    marked.append(sub)
             elif key in applicators:
                 shape, applies = applicators[key]
                 if applies is Applies.HOLD:
                     continue
-                subs = [at for sub in _subschemas(value, shape) if (at := node(sub)) is not None]
+                descends = applies is not Applies.IN_PLACE
+                below = depth + descends
+                subs = [sub for one in _subschemas(value, shape) if (sub := reach(one, below, descends)) is not None]
                 if applies is Applies.IN_PLACE:
                     in_place += subs
                     if key in _EVALUATED:
@@ -278,27 +310,67 @@ def _build(
                     every += subs
                     if key in _PER_CHILD:
                         per_child += subs
+        rows[at] = (weigh(current), in_place, every, each, evaluated, marked, per_child)
+    for current, row in zip(nodes, rows, strict=True):
+        if row is None:  # every node found is queued and built: never so
+            return None
+        (own, entries), in_place, every, each, evaluated, marked, per_child = row
         patterns = current.get("patternProperties")
-        graph.evaluated.append(evaluated)
-        graph.marked.append(marked)
-        graph.per_child.append(per_child)
-        graph.unique.append(1 if current.get("uniqueItems") is True else 0)
         pattern = current.get("pattern")
-        graph.reads.append(reading_rate(pattern) if type(pattern) is str else 0)
-        graph.key_reads.append(sum(map(reading_rate, patterns)) if type(patterns) is dict else 0)
         graph.base.append(1 + own)
         graph.entries.append(entries)
         graph.patterns.append(len(patterns) if type(patterns) is dict else 0)
         graph.in_place.append(in_place)
         graph.every.append(every)
         graph.each.append(each)
+        graph.evaluated.append(evaluated)
+        graph.marked.append(marked)
+        graph.per_child.append(per_child)
         graph.scope.append("unevaluatedProperties" in current or "unevaluatedItems" in current)
+        graph.unique.append(1 if current.get("uniqueItems") is True else 0)
+        graph.reads.append(reading_rate(pattern) if type(pattern) is str else 0)
+        graph.key_reads.append(sum(map(reading_rate, patterns)) if type(patterns) is dict else 0)
         graph.edges += len(in_place) + len(every) + sum(map(len, each)) + len(evaluated) + len(marked)
     order = _in_place_order(graph.in_place)
     if order is None:
         return None
     graph.order = order
     return graph
+
+
+def _heights(graph: _Graph) -> list[int] | None:
+    """The most levels below each subschema a chain of subschemas descends (each descending
+    keyword one level, in place none), or ``None`` where a chain may descend for ever (recursion)."""
+    count = len(graph.base)
+    below: list[list[int]] = [
+        graph.every[at] + [sub for group in graph.each[at] for sub in group] for at in range(count)
+    ]
+    depth = [0] * count
+    state = [0] * count  # 0 unseen, 1 on the path, 2 done
+    stack = [(0, 0)]
+    state[0] = 1
+    while stack:
+        at, edge = stack[-1]
+        edges = graph.in_place[at], below[at]
+        total = len(edges[0]) + len(edges[1])
+        if edge < total:
+            stack[-1] = (at, edge + 1)
+            sub = edges[0][edge] if edge < len(edges[0]) else edges[1][edge - len(edges[0])]
+            if state[sub] == 1:
+                return None
+            if state[sub] == 0:
+                state[sub] = 1
+                stack.append((sub, 0))
+        else:
+            stack.pop()
+            state[at] = 2
+            deepest = 0
+            for sub in edges[0]:
+                deepest = max(deepest, depth[sub])
+            for sub in edges[1]:
+                deepest = max(deepest, depth[sub] + 1)
+            depth[at] = deepest
+    return depth
 
 
 def _in_place_order(in_place: list[list[int]]) -> list[int] | None:

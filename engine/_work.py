@@ -131,7 +131,8 @@ def bound_work(
     def weighed(instance: Any) -> bool:
         if not facts:
             schema = document()
-            counted = _counts(schema, dialect, comparisons=True, levels=limits.max_instance_depth + 1)
+            cap = max(budget, AMPLIFYING) + 1  # past both, one count is as good as another
+            counted = _counts(schema, dialect, levels=limits.max_instance_depth + 1, cap=cap)
             if counted is not None:
                 counts, reads = counted
                 per_value = max(counts) + max(reads)
@@ -182,10 +183,12 @@ def reading_counts(schema: Any, dialect: Dialect, *, levels: int = _LEVELS) -> l
     return None if counted is None else counted[1]
 
 
-def _counts(schema: Any, dialect: Dialect, *, comparisons: bool, levels: int) -> tuple[list[int], list[int]] | None:
+def _counts(
+    schema: Any, dialect: Dialect, *, comparisons: bool = True, levels: int, cap: int = 1 << 62
+) -> tuple[list[int], list[int]] | None:
     if comparisons:
-        return level_counts(schema, dialect, _weigh, levels)
-    return level_counts(schema, dialect, _entries_only, levels, hashing=False)
+        return level_counts(schema, dialect, _weigh, levels, cap=cap)
+    return level_counts(schema, dialect, _entries_only, levels, hashing=False, cap=cap)
 
 
 def _weigh(node: dict[str, Any]) -> tuple[int, int]:

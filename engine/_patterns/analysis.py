@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from .charsets import overlap
-from .parse import Assertion, Atom, Parser, PatternRefused, Repeat
+from .parse import Assertion, Atom, Group, Parser, PatternRefused, Repeat
 
 __all__ = [
     "MAX_WRITTEN_OUT",
@@ -230,12 +230,14 @@ def rust_only(pattern: str) -> str | None:
 def reads_linearly(pattern: str) -> bool:
     """Whether a linear-time engine reads ``pattern`` with an automaton no larger than the pattern
     written out, whatever the string: it is anchored at its start (``^``) and is one sequence of
-    characters and classes, each repeated or not (``$`` last, if anywhere), where a repetition of
-    varying length (``*``, ``+``, ``?``, ``{n,m}``) does not share a character with what may follow
-    it. Such a pattern is in one state of its automaton after each character (``^\\d{4}-\\d{2}$``,
-    ``^[A-Za-z0-9+/]{0,998}={0,2}$``). Any other may be in many at once, and its automaton may
-    outgrow the engine's cache of states: ``a[ab]{16}c`` (2^16 states) took jsonschema-rs 370 ns a
-    character, ``a[ab]{990}c`` 4-7 us, where ``a[ab]{8}c`` took 5 ns."""
+    characters and classes, each repeated or not, and groups of words (``$`` last, if anywhere),
+    where a repetition of varying length (``*``, ``+``, ``?``, ``{n,m}``), or a group of words of
+    different lengths, does not share a character with what may follow it. Such a pattern is in
+    one state of its automaton after each character (``^\\d{4}-\\d{2}$``,
+    ``^[A-Za-z0-9+/]{0,998}={0,2}$``), or in a few within a group of words (``^(get|put|post)$``).
+    Any other may be in many at once, and its automaton may outgrow the engine's cache of
+    states: ``a[ab]{16}c`` (2^16 states) took jsonschema-rs 370 ns a character, ``a[ab]{990}c``
+    4-7 us, where ``a[ab]{8}c`` took 5 ns."""
     try:
         alternatives = Parser(pattern).parse()
     except (PatternRefused, RecursionError):
@@ -253,11 +255,19 @@ def reads_linearly(pattern: str) -> bool:
             return False
         if isinstance(node, Atom):
             continue
-        if not isinstance(node, Repeat) or not isinstance(node.node, Atom):
+        if isinstance(node, Group):  # words: `^(get|put|post)$`, a trie of their characters
+            words = node.alternatives
+            if not all(isinstance(step, Atom) for word in words for step in word):
+                return False
+            if len({len(word) for word in words}) == 1:
+                continue  # one length: nothing after it is read two ways
+            chars = node.all
+        elif not isinstance(node, Repeat) or not isinstance(node.node, Atom):
             return False
-        if node.high is not None and node.low == node.high:
+        elif node.high is not None and node.low == node.high:
             continue  # a fixed count: one way through
-        chars = node.node.chars
+        else:
+            chars = node.node.chars
         for after in steps[at + 1 :]:
             if isinstance(after, Assertion):
                 break

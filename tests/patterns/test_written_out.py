@@ -115,7 +115,10 @@ def test_ecma_syntax_is_not_taken_for_rust_only(pattern: str) -> None:
         ("^a+$", True),
         ("^[a-z]*[a-z0-9]$", False),  # where the run ends is not known until the string does
         ("a[ab]{16}c", False),  # unanchored: a match may start at any `a`
-        ("^(?:ab|a)c$", False),
+        ("^(get|put|post)$", True),  # words: a trie
+        ("^(?:ab|cd)+$", False),
+        ("^(?:ab|a)b$", False),  # after `a`, is `b` the word's or what follows?
+        ("^(?:ab|a)c$", True),
         ("^a|b$", False),
         ("^a$b", False),
     ],
