@@ -36,11 +36,10 @@ subschemas a value) first weighs the instance, and one whose estimate is over
   (:func:`_colliding`, on every instance of a schema that holds ``uniqueItems: true``).
 
 A schema whose subschemas number at most :data:`AMPLIFYING` and that :func:`weighs_more` does not
-pick, and that holds no ``unevaluated*`` scope and no pattern (the guard walks a schema with one,
-so its report says so at no cost), keeps its backend's check as it is: nothing is added to its
-hot path (2,679 of the 2,760 real tool schemas). Any other is looked at closer on its first
-instance; where one value meets at most :data:`AMPLIFYING` evaluations, the check is passed to
-at once from then on (all 81 others: one value meets at most 114).
+pick, and that holds no ``unevaluated*`` scope (the guard walks a schema with one, so its report
+says so at no cost), keeps its backend's check as it is: nothing is added to its hot path.
+Any other is looked at closer on its first instance; where one value meets at most
+:data:`AMPLIFYING` evaluations, the check is passed to at once from then on.
 """
 
 from __future__ import annotations
@@ -57,6 +56,8 @@ from ._errors import DecodeError, DecodeReason
 from ._guard import AMPLIFYING, DeferredReport, GuardReport
 from ._instance import json_values
 from ._levels import level_counts, reading_rate
+from ._patterns.analysis import reads_linearly
+from ._patterns.locate import schema_patterns
 
 __all__ = [
     "LOOK",
@@ -83,6 +84,7 @@ _NUMBER_COMPARISON = 200  # evaluations a number compared with an `enum` member 
 _NUMERIC = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "const")
 _FRACTION_COMPARISON = 400
 _ENTRIES = ("required", "dependentRequired", "dependentSchemas", "dependencies")
+_PATTERNS = 64  # patterns read one state at a time a schema holds unweighed (2 evaluations a character each)
 _PAIR = 100  # evaluations a pair of large integers hashing alike costs `uniqueItems` (see `_colliding`)
 _EXACT_BITS = 53  # integers a double holds exactly: up to 2^53
 _CONTENT = 256  # a subschema reading content as a media type: some 32 evaluations a byte, not 1/8
@@ -113,14 +115,12 @@ def bound_work(
     instance has its large integers weighed (:func:`_colliding`)."""
     if guard is None:  # a boolean schema
         return check
-    if isinstance(guard, DeferredReport):  # cleared: no `unevaluated*` keyword, no pattern
-        bound, scopes, patterns = guard.expansion, 0, 0
+    if isinstance(guard, DeferredReport):  # cleared: no `unevaluated*` keyword
+        bound, scopes = guard.expansion, 0
     else:
-        measured = guard.measured
-        bound, scopes = measured.get("max_ref_expansion", 1), measured.get("max_unevaluated_nesting", 0)
-        patterns = measured.get("max_pattern_length", 0)
+        bound, scopes = guard.measured.get("max_ref_expansion", 1), guard.measured.get("max_unevaluated_nesting", 0)
     unique = weighs & UNIQUE
-    if bound <= AMPLIFYING and not weighs and not scopes and not patterns:
+    if bound <= AMPLIFYING and not weighs and not scopes:
         return check
     budget = limits.max_validation_work
     # Read on the first instance weighed: the evaluations one value meets at each level of the
@@ -270,19 +270,25 @@ def _compared(schema: Any) -> int:
     return cost
 
 
-def weighs_more(text: bytes, counts: tuple[int, int, int, int], dialect: Dialect) -> int:
+def weighs_more(text: bytes, counts: tuple[int, int, int, int], dialect: Dialect, schema: Any) -> int:
     """What a schema (its canonical ``text``, and the intake's ``counts``: values, widest
     container, containers, fractions) may cost beyond what its subschemas count: :data:`LOOK` for
     a number with a fraction, a container wider than :data:`AMPLIFYING` (a long list of names, or
     of triggers and patterns whose subschemas may be booleans), content read as a media type
     (where the dialect asserts it), an ``enum`` compared member by member (not counted by the
-    intake: looked at); :data:`UNIQUE` for ``uniqueItems: true`` (one real tool schema in 2,762)."""
+    intake: looked at), a pattern that may not be read one state at a time, or more than
+    :data:`_PATTERNS` patterns (``schema`` is read for them only where its text spells one);
+    :data:`UNIQUE` for ``uniqueItems: true`` (one real tool schema in 2,762)."""
     weighs = UNIQUE if text.find(b'"uniqueItems":true') >= 0 else 0
     _, widest, _, fractions = counts
     if fractions != 0 or widest > AMPLIFYING or widest < 0:
         return weighs | LOOK
     if not dialect.is_modern and text.find(b'"contentMediaType"') >= 0:
         return weighs | LOOK
+    if text.find(b'"pattern') >= 0:
+        patterns = [pattern for _, pattern in schema_patterns(schema)]
+        if len(patterns) > _PATTERNS or not all(map(reads_linearly, patterns)):
+            return weighs | LOOK
     return weighs | LOOK if compares_in_turn(text) else weighs
 
 

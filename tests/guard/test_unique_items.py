@@ -86,7 +86,7 @@ def test_the_schema_text_says_whether_to_weigh() -> None:
         intake = load_schema(schema, engine.Limits())
         assert intake.canonical is not None
         counts = (intake.values, intake.widest, intake.containers, intake.fractions)
-        return weighs_more(intake.canonical, counts, Dialect.DRAFT2020_12)
+        return weighs_more(intake.canonical, counts, Dialect.DRAFT2020_12, schema)
 
     assert weighs(UNIQUE_ARRAY) == UNIQUE
     assert weighs({"properties": {"a": {"items": {"uniqueItems": True}}}}) == UNIQUE

@@ -436,7 +436,7 @@ def test_which_schemas_are_looked_at() -> None:
         intake = load_schema(schema, engine.Limits())
         assert intake.canonical is not None
         counts = (intake.values, intake.widest, intake.containers, intake.fractions)
-        return weighs_more(intake.canonical, counts, dialect)
+        return weighs_more(intake.canonical, counts, dialect, schema)
 
     assert not looked({"type": "object", "properties": {"a": {"type": "integer", "minimum": 0, "maximum": 1.0}}})
     assert looked({"type": "number", "maximum": 1.5})  # a fraction
