@@ -57,7 +57,6 @@ from ._guard import AMPLIFYING, DeferredReport, GuardReport
 from ._instance import json_values
 from ._levels import level_counts, reading_rate
 from ._patterns.analysis import reads_linearly
-from ._patterns.locate import schema_patterns
 
 __all__ = [
     "LOOK",
@@ -286,10 +285,30 @@ def weighs_more(text: bytes, counts: tuple[int, int, int, int], dialect: Dialect
     if not dialect.is_modern and text.find(b'"contentMediaType"') >= 0:
         return weighs | LOOK
     if text.find(b'"pattern') >= 0:
-        patterns = [pattern for _, pattern in schema_patterns(schema)]
+        patterns = _patterns(schema)
         if len(patterns) > _PATTERNS or not all(map(reads_linearly, patterns)):
             return weighs | LOOK
     return weighs | LOOK if compares_in_turn(text) else weighs
+
+
+def _patterns(schema: Any) -> list[str]:
+    """Every ``pattern`` and ``patternProperties`` key in ``schema``, and any string under a key so
+    named in its data (a pattern too many only has the schema looked at)."""
+    found: list[str] = []
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            pattern = node.get("pattern")
+            if type(pattern) is str:
+                found.append(pattern)
+            named = node.get("patternProperties")
+            if type(named) is dict:
+                found += named
+            stack += node.values()
+        elif type(node) is list:
+            stack += node
+    return found
 
 
 def compares_in_turn(text: bytes) -> bool:
