@@ -135,13 +135,16 @@ def bound_work(
             if counted is not None:
                 counts, reads = counted
                 per_value = max(counts) + max(reads)
-            elif isinstance(guard, DeferredReport):  # every subschema at every level, each enum compared once
+            else:  # every subschema at every level, each enum compared once (where any may be)
                 counts, reads = None, []
-                per_value = guard.expansion + _compared(schema)
-            else:  # and each scope rereads, once per subschema of the longest chain, what it holds
-                counts, reads = None, []
-                rereads = (guard.measured.get("max_eval_depth", 1) + 2) ** scopes
-                per_value = (guard.measured["max_ref_expansion"] + _compared(schema) + _read(schema)) * rereads
+                compared = _compared(schema) if weighs & LOOK else 0
+                if isinstance(guard, DeferredReport):  # no pattern, no scope
+                    per_value = guard.expansion + compared
+                else:  # and each scope rereads, once per subschema of the longest chain, what it holds
+                    measured = guard.measured
+                    read = _read(schema) if measured.get("max_pattern_length", 0) else 0
+                    rereads = (measured.get("max_eval_depth", 1) + 2) ** scopes
+                    per_value = (measured["max_ref_expansion"] + compared + read) * rereads
             facts.append((per_value, counts, reads))
         per_value, counts, reads = facts[0]
         # Every value, key and character of the instance takes a byte or more of its msgpack: its
