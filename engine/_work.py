@@ -83,7 +83,8 @@ _NUMBER_COMPARISON = 200  # evaluations a number compared with an `enum` member 
 _NUMERIC = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "const")
 _FRACTION_COMPARISON = 400
 _ENTRIES = ("required", "dependentRequired", "dependentSchemas", "dependencies")
-_PATTERNS = 64  # patterns read one state at a time a schema holds unweighed (2 evaluations a character each)
+_PATTERNS = 16  # patterns read one state at a time a schema holds unweighed (2 evaluations a character each)
+_UNWEIGHED_READS = 2 * _PATTERNS  # evaluations a character may meet in a check never weighed
 _PAIR = 100  # evaluations a pair of large integers hashing alike costs `uniqueItems` (see `_colliding`)
 _EXACT_BITS = 53  # integers a double holds exactly: up to 2^53
 _CONTENT = 256  # a subschema reading content as a media type: some 32 evaluations a byte, not 1/8
@@ -125,7 +126,7 @@ def bound_work(
     # Read on the first instance weighed: the evaluations one value meets at each level of the
     # instance, recursion unrolled as deep as an instance may go. A schema cleared unwalked makes
     # no report for this.
-    facts: list[tuple[int, list[int] | None, list[int]]] = []
+    facts: list[tuple[int, list[int] | None, list[int], bool]] = []
 
     def weighed(instance: Any) -> bool:
         if not facts:
@@ -135,21 +136,25 @@ def bound_work(
             if counted is not None:
                 counts, reads = counted
                 per_value = max(counts) + max(reads)
+                # A value may hold millions of characters: past a few patterns read one state
+                # at a time, what a character meets is weighed however few evaluations it is.
+                heavy = max(counts) > AMPLIFYING or max(reads) > _UNWEIGHED_READS
             else:  # every subschema at every level, each enum compared once (where any may be)
                 counts, reads = None, []
                 compared = _compared(schema) if weighs & LOOK else 0
                 if isinstance(guard, DeferredReport):  # no pattern, no scope
-                    per_value = guard.expansion + compared
+                    per_value, read = guard.expansion + compared, 0
                 else:  # and each scope rereads, once per subschema of the longest chain, what it holds
                     measured = guard.measured
                     read = _read(schema) if measured.get("max_pattern_length", 0) else 0
                     rereads = (measured.get("max_eval_depth", 1) + 2) ** scopes
                     per_value = (measured["max_ref_expansion"] + compared + read) * rereads
-            facts.append((per_value, counts, reads))
-        per_value, counts, reads = facts[0]
+                heavy = per_value > AMPLIFYING or read > _UNWEIGHED_READS
+            facts.append((per_value, counts, reads, heavy))
+        per_value, counts, reads, heavy = facts[0]
         # Every value, key and character of the instance takes a byte or more of its msgpack: its
         # length bounds what every level weighs in all, so a short instance needs no walk.
-        if per_value > AMPLIFYING and per_value * _packed_size(instance) > budget:
+        if heavy and per_value * _packed_size(instance) > budget:
             work = 0
             for depth, (weight, characters) in enumerate(level_weights(instance)):
                 if counts is None:
@@ -226,8 +231,11 @@ def _comparisons(node: dict[str, Any]) -> int:
     if type(enum) is list and enum and not _looked_up(enum):
         cost += sum(map(_member_cost, enum))
     for keyword in _NUMERIC:
-        if keyword in node and _fraction(node[keyword]):
-            cost += _FRACTION_COMPARISON
+        if keyword in node and (_fraction(node[keyword]) or keyword == "multipleOf"):
+            cost += _FRACTION_COMPARISON  # `multipleOf: 7` against 1e305: 3-4 us a value
+    const = node.get("const")
+    if type(const) is dict or type(const) is list:  # compared value by value, like an enum member
+        cost += _member_cost(const)
     return cost
 
 
@@ -286,6 +294,8 @@ def weighs_more(text: bytes, counts: tuple[int, int, int, int], dialect: Dialect
     if fractions != 0 or widest > AMPLIFYING or widest < 0:
         return weighs | LOOK
     if not dialect.is_modern and text.find(b'"contentMediaType"') >= 0:
+        return weighs | LOOK
+    if text.find(b'"multipleOf"') >= 0 or text.find(b'"const":[') >= 0 or text.find(b'"const":{') >= 0:
         return weighs | LOOK
     if text.find(b'"pattern') >= 0:
         patterns = _patterns(schema)

@@ -239,7 +239,7 @@ def reads_linearly(pattern: str) -> bool:
     states: ``a[ab]{16}c`` (2^16 states) took jsonschema-rs 370 ns a character, ``a[ab]{990}c``
     4-7 us, where ``a[ab]{8}c`` took 5 ns."""
     try:
-        alternatives = Parser(pattern).parse()
+        alternatives = Parser(_any_for_properties(pattern)).parse()
     except (PatternRefused, RecursionError):
         return False
     if len(alternatives) != 1:
@@ -277,3 +277,37 @@ def reads_linearly(pattern: str) -> bool:
             if not (isinstance(after, Repeat) and after.low == 0):
                 break  # what follows this one is read after it
     return True
+
+
+_PROPERTY = re.compile(r"\\[pP]\{[^}]*\}")
+
+
+def _any_for_properties(pattern: str) -> str:
+    """``pattern`` with each Unicode property escape (``\\p{L}``, ``\\P{N}``) read as any
+    character: a larger set only finds more overlaps, so a pattern read as linear this way is.
+    In a negated class (``[^\\p{L}]``) any character would leave none: such a pattern is kept
+    as it is (and refused)."""
+    if "\\p{" not in pattern and "\\P{" not in pattern:
+        return pattern
+    out: list[str] = []
+    at, in_class, negated = 0, False, False
+    while at < len(pattern):
+        c = pattern[at]
+        if c == "\\":
+            found = _PROPERTY.match(pattern, at)
+            if found is not None:
+                if negated:
+                    return pattern
+                out.append("\\u0000-\\u{10FFFF}" if in_class else "[\\u0000-\\u{10FFFF}]")
+                at = found.end()
+                continue
+            out.append(pattern[at : at + 2])
+            at += 2
+            continue
+        if c == "[" and not in_class:
+            in_class, negated = True, pattern.startswith("^", at + 1)
+        elif c == "]" and in_class:
+            in_class = negated = False
+        out.append(c)
+        at += 1
+    return "".join(out)

@@ -18,7 +18,8 @@ from benchmarks.instances import is_valid_reference
 from engine._dialect import Dialect
 from engine._guard import AMPLIFYING
 from engine._levels import reading_rate
-from engine._work import compares_in_turn, depth_counts, level_weights, reading_counts, weighs_more
+from engine._patterns.analysis import reads_linearly
+from engine._work import _patterns, compares_in_turn, depth_counts, level_weights, reading_counts, weighs_more
 from tests.corpus import corpus
 
 WORK = 1_000_000
@@ -173,8 +174,10 @@ def test_what_applies_few_subschemas_to_a_value_is_never_weighed() -> None:
                 continue  # not a JSON value within the bounds (an integer past 64 bits for some)
             try:
                 answer = compiled.is_valid(probe)
-            except engine.DecodeError as refused:  # a pair under `uniqueItems`: more than no work
-                assert "uniqueItems" in refused.message and _hash_alike(probe), case.id
+            except engine.DecodeError as refused:  # more than no work: a pair under `uniqueItems`,
+                # or characters read by a pattern that may be in many states at once
+                thrashes = not all(map(reads_linearly, _patterns(case.schema)))
+                assert thrashes or ("uniqueItems" in refused.message and _hash_alike(probe)), case.id
                 continue
             assert answer == expected, case.id
             checked += 1
@@ -390,7 +393,10 @@ def test_a_numeric_keyword_with_a_fraction_weighs_400(keyword: str) -> None:
     compiled.is_valid([1] * 20)  # within the budget: answered
     _refused(compiled.is_valid, [1] * 30)
     integral = {"type": "array", "items": {"anyOf": [{keyword: float(i + 1)} for i in range(100)]}}
-    _engine(0).compile(integral).is_valid([1] * 1_000)  # 1.0 has no fraction: never weighed
+    if keyword == "multipleOf":  # against a huge float any operand is slow: 3-4 us at 1e305
+        _refused(_engine(0).compile(integral).is_valid, [1])
+    else:
+        _engine(0).compile(integral).is_valid([1] * 1_000)  # 1.0 has no fraction: never weighed
 
 
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
