@@ -32,7 +32,7 @@ schema uncounted (``None``).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ._dialect import Dialect
@@ -344,49 +344,35 @@ def _heights(graph: _Graph) -> list[int] | None:
     """The most levels below each subschema a chain of subschemas descends (each descending
     keyword one level, in place none), or ``None`` where a chain may descend for ever (recursion)."""
     count = len(graph.base)
-    below: list[list[int]] = [
-        graph.every[at] + [sub for group in graph.each[at] for sub in group] for at in range(count)
-    ]
-    depth = [0] * count
-    state = [0] * count  # 0 unseen, 1 on the path, 2 done
-    stack = [(0, 0)]
-    state[0] = 1
-    while stack:
-        at, edge = stack[-1]
-        edges = graph.in_place[at], below[at]
-        total = len(edges[0]) + len(edges[1])
-        if edge < total:
-            stack[-1] = (at, edge + 1)
-            sub = edges[0][edge] if edge < len(edges[0]) else edges[1][edge - len(edges[0])]
-            if state[sub] == 1:
-                return None
-            if state[sub] == 0:
-                state[sub] = 1
-                stack.append((sub, 0))
-        else:
-            stack.pop()
-            state[at] = 2
-            deepest = 0
-            for sub in edges[0]:
-                deepest = max(deepest, depth[sub])
-            for sub in edges[1]:
-                deepest = max(deepest, depth[sub] + 1)
-            depth[at] = deepest
-    return depth
+    below = [graph.every[at] + [sub for group in graph.each[at] for sub in group] for at in range(count)]
+    order = _postorder([graph.in_place[at] + below[at] for at in range(count)], [0])
+    if order is None:
+        return None
+    height = [0] * count
+    for at in order:  # each after what it applies
+        deepest = max((height[sub] for sub in graph.in_place[at]), default=0)
+        height[at] = max(deepest, max((height[sub] + 1 for sub in below[at]), default=0))
+    return height
 
 
 def _in_place_order(in_place: list[list[int]]) -> list[int] | None:
     """Every index after the ones it applies in place; ``None`` on a loop (the guard refuses one)."""
-    state = [0] * len(in_place)  # 0 unseen, 1 on the path, 2 placed
+    return _postorder(in_place, range(len(in_place)))
+
+
+def _postorder(edges: list[list[int]], starts: Iterable[int]) -> list[int] | None:
+    """The indices reached from ``starts`` along ``edges``, each after those it leads to; ``None``
+    where the edges loop."""
+    state = [0] * len(edges)  # 0 unseen, 1 on the path, 2 placed
     order: list[int] = []
-    for start in range(len(in_place)):
+    for start in starts:
         if state[start]:
             continue
         stack = [(start, 0)]
         state[start] = 1
         while stack:
             at, next_edge = stack[-1]
-            subs = in_place[at]
+            subs = edges[at]
             if next_edge < len(subs):
                 stack[-1] = (at, next_edge + 1)
                 sub = subs[next_edge]

@@ -85,6 +85,7 @@ _FRACTION_COMPARISON = 400
 _ENTRIES = ("required", "dependentRequired", "dependentSchemas", "dependencies")
 _PATTERNS = 16  # patterns read one state at a time a schema holds unweighed (2 evaluations a character each)
 _UNWEIGHED_READS = 2 * _PATTERNS  # evaluations a character may meet in a check never weighed
+_OVERFLOW = 1 << 62  # the length taken for an instance msgpack cannot hold: past any budget
 _PAIR = 100  # evaluations a pair of large integers hashing alike costs `uniqueItems` (see `_colliding`)
 _EXACT_BITS = 53  # integers a double holds exactly: up to 2^53
 _CONTENT = 256  # a subschema reading content as a media type: some 32 evaluations a byte, not 1/8
@@ -146,7 +147,8 @@ def bound_work(
                     per_value, read = guard.expansion + compared, 0
                 else:  # and each scope rereads, once per subschema of the longest chain, what it holds
                     measured = guard.measured
-                    read = _read(schema) if measured.get("max_pattern_length", 0) else 0
+                    patterns = _patterns(schema) if measured.get("max_pattern_length", 0) else []
+                    read = sum(map(reading_rate, patterns))
                     rereads = (measured.get("max_eval_depth", 1) + 2) ** scopes
                     per_value = (measured["max_ref_expansion"] + compared + read) * rereads
                 heavy = per_value > AMPLIFYING or read > _UNWEIGHED_READS
@@ -154,7 +156,8 @@ def bound_work(
         per_value, counts, reads, heavy = facts[0]
         # Every value, key and character of the instance takes a byte or more of its msgpack: its
         # length bounds what every level weighs in all, so a short instance needs no walk.
-        if heavy and per_value * _packed_size(instance) > budget:
+        packed = _packed(instance) if heavy or unique else None
+        if heavy and per_value * (_OVERFLOW if packed is None else len(packed)) > budget:
             work = 0
             for depth, (weight, characters) in enumerate(level_weights(instance)):
                 if counts is None:
@@ -166,7 +169,7 @@ def bound_work(
                 if work > budget:
                     raise _too_costly(per_value, budget)
         if unique:
-            _colliding(instance, budget)
+            _colliding(instance, packed, budget)
         return check(instance)
 
     return weighed
@@ -342,13 +345,13 @@ def compares_in_turn(text: bytes) -> bool:
     return False
 
 
-def _packed_size(instance: Any) -> int:
-    """The length of ``instance``'s msgpack (a JSON value within the instance bounds), or a number
-    past any budget where msgpack cannot hold it (an integer past 64 bits: then it is walked)."""
+def _packed(instance: Any) -> bytes | None:
+    """``instance``'s msgpack (a JSON value within the instance bounds), or ``None`` where msgpack
+    cannot hold it (an integer past 64 bits: then it is walked)."""
     try:
-        return len(_pack(instance))
+        return _pack(instance)
     except (OverflowError, TypeError, ValueError):
-        return 1 << 62
+        return None
 
 
 def level_weights(instance: Any) -> Iterator[tuple[int, int]]:
@@ -379,37 +382,16 @@ def _at(counts: list[int], depth: int) -> int:
     return counts[depth] if depth < len(counts) else 0
 
 
-def _read(schema: Any) -> int:
-    """What every pattern of ``schema`` spends on a character, added up (a schema not counted)."""
-    rate, stack = 0, [schema]
-    while stack:
-        node = stack.pop()
-        if type(node) is dict:
-            pattern = node.get("pattern")
-            if type(pattern) is str:
-                rate += reading_rate(pattern)
-            patterns = node.get("patternProperties")
-            if type(patterns) is dict:
-                rate += sum(map(reading_rate, patterns))
-            stack += node.values()
-        elif type(node) is list:
-            stack += node
-    return rate
-
-
-def _colliding(instance: Any, budget: int) -> None:
+def _colliding(instance: Any, packed: bytes | None, budget: int) -> None:
     """Refuse ``instance`` if ``uniqueItems`` could compare its large integers pair by pair past
     ``budget``. jsonschema-rs hashes a number as a double: integers past 2^53 that round to the
     same double collide and are compared pair by pair, slowly (4,000 consecutive integers near
     2^70: 5.2 s; 200 of 4,000 digits: 8.6 s; spaced apart, 2 ms). The estimate: for each group of
     integers rounding alike, half its size squared pairs, each 100 evaluations and one more per
     200 of the square of its digits (0.6 us a pair near 2^70, 430 us at 4,000 digits). msgpack
-    spells an integer past 2^32 after one of two bytes: few of them, and nothing is walked."""
-    try:
-        packed = _pack(instance)
-    except (OverflowError, TypeError, ValueError):  # an integer past 64 bits: walked
-        pass
-    else:
+    spells an integer past 2^32 after one of two bytes (``packed``: its msgpack, ``None`` where an
+    integer is past 64 bits): few of them, and nothing is walked."""
+    if packed is not None:
         candidates = packed.count(b"\xcf") + packed.count(b"\xd3")
         if candidates * candidates * (_PAIR // 2) <= budget:
             return
