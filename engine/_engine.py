@@ -231,7 +231,7 @@ class Engine:
             guard=report,
             typed=chosen.typed,
             undecided=chosen.undecided,
-            weighs=weighs_more(text, counts, dialect, schema),
+            weighs=weighs_more(text, counts, dialect, schema, cleared=cleared),
         )
 
 

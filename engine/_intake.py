@@ -321,7 +321,8 @@ def _read_plain(
     # Parsed from text, a document is no larger than its text: it is written at once.
     text = _text_within(document, limits.max_schema_bytes) if known is None else _text(document)
     if text is not None:
-        shape = _shape(document, limits, finite=known is None and _may_be_non_finite(text))
+        # Floats are rare in a schema: its few are checked where found, not its text searched for `null`.
+        shape = _shape(document, limits, finite=known is None)
         if shape is not None:
             return DocumentSize(len(text) if known is None else known, shape[0]), text, *shape[1:]
     measured = measure_plain(document, limits, known)  # says which documents are plain
@@ -377,7 +378,7 @@ def _shape(document: dict[str, Any], limits: Limits, *, finite: bool = False) ->
     tool schema's levels hold a few values each, where a comprehension and a set of types cost
     a third more). A key that is not exactly a ``str`` is read with the values: then more values
     were read than the containers hold, counted once at the end. Floats (rare in a schema) are
-    read apart; with ``finite``, a NaN or an infinity is refused (see :func:`_may_be_non_finite`)."""
+    read apart; with ``finite`` (a document not parsed from text), a NaN or an infinity is refused."""
     max_depth = limits.max_document_depth
     scalars = _SCALARS_BUT_FLOAT
     fractions = 0

@@ -283,28 +283,49 @@ def _compared(schema: Any) -> int:
     return cost
 
 
-def weighs_more(text: bytes, counts: tuple[int, int, int, int], dialect: Dialect, schema: Any) -> int:
+def weighs_more(
+    text: bytes, counts: tuple[int, int, int, int], dialect: Dialect, schema: Any, *, cleared: bool = False
+) -> int:
     """What a schema (its canonical ``text``, and the intake's ``counts``: values, widest
     container, containers, fractions) may cost beyond what its subschemas count: :data:`LOOK` for
     a number with a fraction, a container wider than :data:`AMPLIFYING` (a long list of names, or
     of triggers and patterns whose subschemas may be booleans), content read as a media type
-    (where the dialect asserts it), an ``enum`` compared member by member (not counted by the
-    intake: looked at), a pattern that may not be read one state at a time, or more than
-    :data:`_PATTERNS` patterns (``schema`` is read for them only where its text spells one);
-    :data:`UNIQUE` for ``uniqueItems: true`` (one real tool schema in 2,762)."""
+    (where the dialect asserts it), an array or object ``const``, an ``enum`` compared member by
+    member (not counted by the intake: looked at), a pattern that may not be read one state at a
+    time, or more than :data:`_PATTERNS` patterns (``schema`` is read for them only where its text
+    spells one; ``cleared``: the guard cleared the schema by its text, which then spells no
+    ``pattern`` or ``patternProperties`` key); :data:`UNIQUE` for ``uniqueItems: true`` (one real
+    tool schema in 2,762). Each test is a search of the text (a few hundred nanoseconds on a tool
+    schema's): as few as the answer needs."""
     weighs = UNIQUE if text.find(b'"uniqueItems":true') >= 0 else 0
     _, widest, _, fractions = counts
     if fractions != 0 or widest > AMPLIFYING or widest < 0:
         return weighs | LOOK
     if not dialect.is_modern and text.find(b'"contentMediaType"') >= 0:
         return weighs | LOOK
-    if text.find(b'"multipleOf"') >= 0 or text.find(b'"const":[') >= 0 or text.find(b'"const":{') >= 0:
+    if text.find(b'"multipleOf"') >= 0 or _container_const(text):
         return weighs | LOOK
-    if text.find(b'"pattern') >= 0:
+    if not cleared and text.find(b'"pattern') >= 0:
         patterns = _patterns(schema)
         if len(patterns) > _PATTERNS or not all(map(reads_linearly, patterns)):
             return weighs | LOOK
     return weighs | LOOK if compares_in_turn(text) else weighs
+
+
+def _container_const(text: bytes) -> bool:
+    """Whether the canonical ``text`` spells a ``const`` array or object (one search of the text
+    where it spells no ``const``, the commonest case)."""
+    at = text.find(_CONST)
+    while at >= 0:
+        at += len(_CONST)
+        if text[at : at + 1] in _OPENING:
+            return True
+        at = text.find(_CONST, at)
+    return False
+
+
+_CONST = b'"const":'
+_OPENING = (b"[", b"{")
 
 
 def _patterns(schema: Any) -> list[str]:

@@ -452,6 +452,37 @@ def test_which_schemas_are_looked_at() -> None:
     assert looked({"contentMediaType": "application/json"}, Dialect.DRAFT7)
     assert not looked({"contentMediaType": "application/json"})
     assert looked({"enum": [1, None]})
+    # A `const` array or object, wherever it is; not a string that spells a bracket.
+    assert looked({"properties": {"a": {"const": "x"}, "b": {"const": [1]}}})
+    assert looked({"properties": {"a": {"const": 1}, "b": {"const": {}}}})
+    assert not looked({"properties": {"a": {"const": "["}, "b": {"const": "{"}, "c": {"const": None}}})
+    assert looked({"properties": {"const": {"type": "object"}}})  # a property so named: the text cannot tell
+    assert looked({"multipleOf": 3})
+    # A pattern that may not be read one state at a time; a property named `pattern` is no pattern.
+    assert looked({"properties": {"a": {"pattern": "^(a|ab)*c$"}}})
+    assert not looked({"properties": {"a": {"pattern": "^[a-z]{1,8}$"}}})
+    assert not looked({"properties": {"pattern": {"type": "string"}}})
+
+
+def test_a_schema_the_guard_cleared_is_weighed_alike() -> None:
+    # A cleared schema's text spells no pattern key, so `weighs_more` skips that search for it:
+    # the answer is the same on every corpus schema, whichever way it is asked.
+    from engine._guard import cleared
+    from engine._intake import load_schema
+
+    limits, draft, asked = engine.Limits(), Dialect.DRAFT2020_12, 0
+    for case in corpus():
+        intake = load_schema(case.schema, limits)
+        if intake.canonical is None or not isinstance(intake.schema, dict):
+            continue
+        counts = (intake.values, intake.widest, intake.containers, intake.fractions)
+        text, depth = intake.canonical, intake.size.depth
+        if cleared(intake.schema, text, depth, *counts[:3], draft, limits):
+            asked += 1
+            assert weighs_more(text, counts, draft, intake.schema, cleared=True) == weighs_more(
+                text, counts, draft, intake.schema
+            ), case.id
+    assert asked > 400
 
 
 def test_a_short_instance_is_not_walked() -> None:
