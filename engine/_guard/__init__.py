@@ -223,7 +223,12 @@ def cleared(
     if find(b'"unevaluated') >= 0 or (dialect is Dialect.DRAFT4 and find(b'"id"') >= 0):
         return 0
     written: list[bytes] = []  # the definition each reference names
-    if find(b"$") >= 0:
+    at = find(b"$")
+    if at == 2 and text.startswith(b'{"$schema":"'):
+        # The root's `$schema`, its first key sorted: most schemas written by a TypeScript SDK
+        # spell it and no other `$` key, whose search (below) costs them 0.8 us, 6% of a raw compile.
+        at = find(b"$", find(b'"', 12))
+    if at >= 0:
         container = b"$defs" if dialect.is_modern else b"definitions"
         for key, named_in, name in _DOLLAR_KEYS.findall(text):
             if key != b"ref" or named_in != container:

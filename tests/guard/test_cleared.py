@@ -148,6 +148,12 @@ def test_what_is_not_cleared() -> None:
         {"enum": list(range(limits.max_branches + 1))},  # a container wider than a bound
     ):
         assert not cleared(schema), schema
+        # The same behind the root's `$schema` (its first key: the rest of the text is searched).
+        assert not cleared({"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}), schema
+    draft7 = "http://json-schema.org/draft-07/schema#"
+    assert cleared({"$schema": draft7, "type": "object", "properties": {"a": {"type": "string"}}}, Dialect.DRAFT7)
+    assert not cleared({"$schema": draft7, "definitions": {"A": {"$ref": "#/definitions/A"}}}, Dialect.DRAFT7)
+    assert not cleared({"$schema": "https://x.example/$id", "items": {"$id": "https://x.example/a"}})
     assert not cleared({"properties": {"id": {"type": "string"}}}, Dialect.DRAFT4)
     assert cleared({"properties": {"id": {"type": "string"}}}, Dialect.DRAFT2020_12)
     deep: dict[str, Any] = {"type": "string"}
