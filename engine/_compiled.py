@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
@@ -176,6 +176,7 @@ class CompiledSchema:
         undecided: str | None = None,
         pinned: Callable[[], Any] | None = None,
         weighs: int = 0,
+        resources: Mapping[str, Any] | None = None,
     ) -> None:
         self.dialect, self.fingerprint = dialect, fingerprint
         # `backend` decided on first use (see `Plan.undecided`): `backend` and `notes` are set by
@@ -190,9 +191,8 @@ class CompiledSchema:
         # A checker that may reject valid instances has a general fallback that gets the last word
         # on every "no".
         self._fallback = fallback
-        # The one-pass decoder the plan gave (msgspec's, whose readers are built on first use; the
-        # general backend checks Python objects, faster than msgspec.convert does): its validator
-        # builds the plain and typed readers. Another backend's decoder is used as it is.
+        # The plan's one-pass decoder: msgspec's validator builds its plain and typed readers on first
+        # use (Python objects go to the general backend); another backend's decoder is used as it is.
         owner = getattr(decoder, "__self__", None)
         self._typed: Any = owner if hasattr(owner, "plain_reader") else None
         self._other_decoder = decoder if self._typed is None else None
@@ -227,7 +227,7 @@ class CompiledSchema:
             def check(instance: Any) -> bool:
                 return first(instance) or again(instance)
 
-        self._check = bound_work(check, guard, limits, pinned or (lambda: schema), dialect, weighs)  # `engine._work`
+        self._check = bound_work(check, guard, limits, pinned or (lambda: schema), dialect, weighs, resources)
 
     def __repr__(self) -> str:
         return f"<CompiledSchema backend={self.backend!r} dialect={self.dialect.value!r}>"

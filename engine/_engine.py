@@ -19,7 +19,7 @@ from ._dialect import Dialect, check_meta_schema, detect_dialect, dialect_for_ur
 from ._errors import RejectReason, SchemaRejected
 from ._intake import DocumentSize, Intake, canonical_text, fingerprint, load_schema
 from ._plan import candidates, plan
-from ._work import weighs_more
+from ._work import weighs_more, weighs_resources
 from .backends import SchemaSource
 
 __all__ = ["Engine"]
@@ -231,7 +231,9 @@ class Engine:
             guard=report,
             typed=chosen.typed,
             undecided=chosen.undecided,
-            weighs=weighs_more(text, counts, dialect, schema, cleared=cleared),
+            weighs=weighs_more(text, counts, dialect, schema, cleared=cleared, formats=config.assert_formats)
+            | (weighs_resources(resources, formats=config.assert_formats) if resources else 0),
+            resources=resources,
         )
 
 

@@ -40,14 +40,14 @@ from ._keywords import KEYWORDS, Applies, Shape
 from ._patterns.analysis import reads_linearly, written_out
 from ._pointer import tokens
 
-__all__ = ["level_counts", "reading_rate"]
+__all__ = ["HASH", "level_counts", "reading_rate"]
 
 _SATURATED = 1 << 62
 _STEPS = 400_000  # node visits (each with its edges) the unrolling may take: some 0.2 s at most
 _VALUES, _READING, _HASHING = 0, 1, 2  # what `_unroll` counts
 _LINEAR = 2  # evaluations a pattern read in one state at a time spends on a character
 _THRASH = 40  # evaluations a pattern may spend on a character, whatever its size (see `reading_rate`)
-_HASH = 3  # evaluations `uniqueItems` spends hashing one value (32 ns a value in jsonschema-rs)
+HASH = 3  # evaluations `uniqueItems` spends hashing one value (32 ns a value in jsonschema-rs)
 _EVALUATED = frozenset({"allOf", "anyOf", "oneOf", "if"})  # evaluated again to be marked
 _MARKED = frozenset({"then", "else", "dependentSchemas", "dependencies"})  # only marked
 _PER_CHILD = frozenset({"unevaluatedProperties", "unevaluatedItems", "contains"})
@@ -161,7 +161,7 @@ def reading_rate(pattern: str) -> int:
 def _unroll(graph: _Graph, levels: int, mode: int, cap: int) -> list[int] | None:
     """The root's count at each level (see the module): of evaluations a value meets
     (:data:`_VALUES`), of evaluations a character meets (:data:`_READING`), or of ``uniqueItems``
-    hashing a value, each :data:`_HASH` evaluations (:data:`_HASHING`)."""
+    hashing a value, each :data:`HASH` evaluations (:data:`_HASHING`)."""
     count = len(graph.base)
     nothing = [0] * count
     if mode == _VALUES:
@@ -169,7 +169,7 @@ def _unroll(graph: _Graph, levels: int, mode: int, cap: int) -> list[int] | None
     elif mode == _READING:
         base, entries, patterns = graph.reads, nothing, graph.key_reads
     else:
-        base, entries, patterns = [_HASH * unique for unique in graph.unique], nothing, nothing
+        base, entries, patterns = [HASH * unique for unique in graph.unique], nothing, nothing
     counting = mode == _VALUES
     in_place, every, each, scope = graph.in_place, graph.every, graph.each, graph.scope
     evaluated, marked, per_child = graph.evaluated, graph.marked, graph.per_child

@@ -14,8 +14,10 @@ subschemas a value) first weighs the instance, and one whose estimate is over
   root's, or as many below as descending keywords lead to it): the estimate is, level by level,
   the most evaluations one value of the level meets (:func:`depth_counts`, recursion unrolled
   and ``unevaluated*`` scopes weighed with what they evaluate again: :mod:`engine._levels`) times
-  what the level weighs; where a reference leads outside the document, every subschema (the
-  guard report's ``max_ref_expansion``) at every level, times the longest in-place chain plus two
+  what the level weighs; where a reference leads outside the document (or the schema has a
+  registry), every subschema (the guard report's ``max_ref_expansion``) at every level, each as
+  heavy as the heaviest object of the document and its registry (:func:`_heaviest`) and each
+  hashing the values below it where ``uniqueItems`` may, times the longest in-place chain plus two
   once per nested scope;
 - a level weighs one per value and per object key, and one more per 8 characters of each string
   and key (a pattern reads every character: some 5 characters cost what one evaluation does);
@@ -33,7 +35,9 @@ subschemas a value) first weighs the instance, and one whose estimate is over
 - an object pays one per name and per trigger of its lists and dependencies, and each key one
   per ``patternProperties`` pattern, whatever their subschemas weigh (:func:`_entries`);
 - under ``uniqueItems``, integers past 2^53 that round to one double are compared pair by pair
-  (:func:`_colliding`, on every instance of a schema that holds ``uniqueItems: true``).
+  (:func:`_colliding`, on every instance of a schema that holds ``uniqueItems: true``);
+- where formats are asserted, a slow one costs what it costs (:data:`_FORMAT_COSTS`), and
+  ``format: regex`` the square of the named groups a string may hold (:func:`_named_groups`).
 
 A schema whose subschemas number at most :data:`AMPLIFYING` and that :func:`weighs_more` does not
 pick, and that holds no ``unevaluated*`` scope (the guard walks a schema with one, so its report
@@ -45,7 +49,7 @@ Any other is looked at closer on its first instance; where one value meets at mo
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import msgspec
@@ -55,11 +59,13 @@ from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason
 from ._guard import AMPLIFYING, DeferredReport, GuardReport
 from ._instance import json_values
-from ._levels import level_counts, reading_rate
+from ._levels import HASH, level_counts, reading_rate
 from ._patterns.analysis import reads_linearly
 
 __all__ = [
+    "FORMATS",
     "LOOK",
+    "REGEX",
     "UNIQUE",
     "bound_work",
     "compares_in_turn",
@@ -67,15 +73,23 @@ __all__ = [
     "level_weights",
     "reading_counts",
     "weighs_more",
+    "weighs_resources",
 ]
 
 LOOK = 1
 """:func:`weighs_more`: the schema may cost a value more than its subschemas count (looked at)."""
 UNIQUE = 2
 """:func:`weighs_more`: the schema may hold ``uniqueItems: true`` (large integers weighed)."""
+FORMATS = 4
+""":func:`weighs_more`: the schema may hold a format the engine asserts at a cost per value
+(:data:`_FORMAT_COSTS`): each such subschema weighs that much."""
+REGEX = 8
+""":func:`weighs_more`: the schema may hold ``format: regex``, asserted: a string read as a pattern
+costs the square of its named groups (:func:`_named_groups`)."""
 
 _CHARACTERS_PER_EVALUATION = 3  # a shift: a string weighs one more per 8 characters
 _pack = msgspec.msgpack.encode
+_encode = msgspec.json.encode
 _LEVELS = 257  # instance levels counted by default (the default `max_instance_depth`, and one)
 _NUMBER_COMPARISON = 200  # evaluations a number compared with an `enum` member costs
 # Keywords whose operand with a fraction jsonschema-rs compares slowly (`minimum: 0.5`: 1.6 us a
@@ -88,10 +102,22 @@ _UNWEIGHED_READS = 2 * _PATTERNS  # evaluations a character may meet in a check 
 _OVERFLOW = 1 << 62  # the length taken for an instance msgpack cannot hold: past any budget
 _PAIR = 100  # evaluations a pair of large integers hashing alike costs `uniqueItems` (see `_colliding`)
 _EXACT_BITS = 53  # integers a double holds exactly: up to 2^53
-_CONTENT = 256  # a subschema reading content as a media type: some 32 evaluations a byte, not 1/8
+# A subschema reading content as a media type: 8 evaluations a byte, not 1/8 (base64 decoded and
+# parsed as JSON: 60-72 ns a byte; JSON alone, 37 ns).
+_CONTENT = 64
+# Evaluations an asserted format costs a string beyond one, where jsonschema-rs's check is slow:
+# `idn-hostname` 350-740 ns a short host (100-150 ns a byte of a non-ASCII one: 15 evaluations a
+# byte in the level's weight of one per 8 characters), `idn-email` about 1 us, `email` 90-170 ns.
+# Every other format it knows costs 11-30 ns a short value and under 5 ns a byte.
+_FORMAT_COSTS = {"idn-hostname": 120, "idn-email": 120, "email": 20}
+_COSTLY_FORMATS = (b'"format":"idn-', b'"format":"email"')
+# Parsing a string as a pattern (`format: regex`) pairs each named group with every other, and
+# each named reference with every group: 100,000 groups took jsonschema-rs 8.5 s (0.85 ns a pair).
+_PAIRS_PER_EVALUATION = 10
 _OTHER_COMPARISON = 5  # any other `enum` member compared in turn (an array or object: each value it holds)
 _MEMBER_VALUES = 1 << 20  # values of an `enum` member counted (a schema of 1 MB holds fewer)
 _LOOKED_UP = 1 << 63  # integers jsonschema-rs looks up in an `enum` of integers
+_Weigh = Callable[[dict[str, Any]], tuple[int, int]]  # see `engine._levels.level_counts`
 _ENUM = b'"enum":['
 # An `enum` of integers only (up to 18 digits), as the canonical text spells it; and a string
 # followed by something else than a string (in an array: a quote inside a string is escaped).
@@ -106,62 +132,73 @@ def bound_work(
     document: Callable[[], Any],
     dialect: Dialect,
     weighs: int,
+    resources: Mapping[str, Any] | None = None,
 ) -> Callable[[Any], bool]:
     """``check`` (a backend's answer on a JSON value within the instance bounds), weighing the
-    instance first where the schema (``document()``, which ``guard`` reports on) may take more
-    than :data:`AMPLIFYING` evaluations on one value; ``check`` itself otherwise. ``weighs``
-    (:func:`weighs_more`): :data:`LOOK` where the schema may hold a slow comparison (a number
-    with a fraction, an ``enum`` :func:`compares_in_turn` finds, ...), so its subschemas alone do
-    not bound what a value costs; :data:`UNIQUE` where it may hold ``uniqueItems: true``, so every
-    instance has its large integers weighed (:func:`_colliding`)."""
+    instance first where the schema (``document()``, which ``guard`` reports on, and the
+    ``resources`` of its registry) may take more than :data:`AMPLIFYING` evaluations on one
+    value; ``check`` itself otherwise. ``weighs`` (:func:`weighs_more`): :data:`LOOK` where the
+    schema may hold a slow comparison (a number with a fraction, an ``enum``
+    :func:`compares_in_turn` finds, ...), so its subschemas alone do not bound what a value
+    costs; :data:`UNIQUE` where it may hold ``uniqueItems: true``, so every instance has its large
+    integers weighed (:func:`_colliding`); :data:`FORMATS` and :data:`REGEX` where it holds a
+    format asserted at a cost."""
     if guard is None:  # a boolean schema
         return check
     if isinstance(guard, DeferredReport):  # cleared: no `unevaluated*` keyword
         bound, scopes = guard.expansion, 0
     else:
         bound, scopes = guard.measured.get("max_ref_expansion", 1), guard.measured.get("max_unevaluated_nesting", 0)
-    unique = weighs & UNIQUE
+    unique, regex = weighs & UNIQUE, weighs & REGEX
     if bound <= AMPLIFYING and not weighs and not scopes:
         return check
     budget = limits.max_validation_work
+    weigh = _weigh_formats if weighs & FORMATS else _weigh
     # Read on the first instance weighed: the evaluations one value meets at each level of the
     # instance, recursion unrolled as deep as an instance may go. A schema cleared unwalked makes
     # no report for this.
-    facts: list[tuple[int, list[int] | None, list[int], bool]] = []
+    facts: list[tuple[int, list[int] | None, list[int], bool, int]] = []
 
     def weighed(instance: Any) -> bool:
         if not facts:
             schema = document()
             cap = max(budget, AMPLIFYING) + 1  # past both, one count is as good as another
-            counted = _counts(schema, dialect, levels=limits.max_instance_depth + 1, cap=cap)
+            counted = None if resources else _counts(schema, dialect, weigh, limits.max_instance_depth + 1, cap)
             if counted is not None:
                 counts, reads = counted
                 per_value = max(counts) + max(reads)
                 # A value may hold millions of characters: past a few patterns read one state
                 # at a time, what a character meets is weighed however few evaluations it is.
                 heavy = max(counts) > AMPLIFYING or max(reads) > _UNWEIGHED_READS
-            else:  # every subschema at every level, each enum compared once (where any may be)
+                hashing = 0  # in the counts
+            else:
+                # Every subschema (references inlined) at every level, each as heavy as the
+                # heaviest object of the document and of its resources, every one of which may
+                # hash what is below it.
                 counts, reads = None, []
-                compared = _compared(schema) if weighs & LOOK else 0
+                documents = [schema, *resources.values()] if resources else [schema]
+                heaviest = max(_heaviest(one, weigh) for one in documents)
                 if isinstance(guard, DeferredReport):  # no pattern, no scope
-                    per_value, read = guard.expansion + compared, 0
+                    per_value, read = guard.expansion * (1 + heaviest), 0
                 else:  # and each scope rereads, once per subschema of the longest chain, what it holds
                     measured = guard.measured
-                    patterns = _patterns(schema) if measured.get("max_pattern_length", 0) else []
+                    patterns = [pattern for one in documents for pattern in _patterns(one)]
                     read = sum(map(reading_rate, patterns))
                     rereads = (measured.get("max_eval_depth", 1) + 2) ** scopes
-                    per_value = (measured["max_ref_expansion"] + compared + read) * rereads
-                heavy = per_value > AMPLIFYING or read > _UNWEIGHED_READS
-            facts.append((per_value, counts, reads, heavy))
-        per_value, counts, reads, heavy = facts[0]
+                    per_value = (measured["max_ref_expansion"] * (1 + heaviest) + read) * rereads
+                hashing = HASH * per_value if unique else 0  # a value, per array above it
+                heavy = per_value > AMPLIFYING or read > _UNWEIGHED_READS or hashing > 0
+            facts.append((per_value, counts, reads, heavy, hashing))
+        per_value, counts, reads, heavy, hashing = facts[0]
         # Every value, key and character of the instance takes a byte or more of its msgpack: its
         # length bounds what every level weighs in all, so a short instance needs no walk.
-        packed = _packed(instance) if heavy or unique else None
-        if heavy and per_value * (_OVERFLOW if packed is None else len(packed)) > budget:
+        packed = _packed(instance) if heavy or unique or regex else None
+        deepest = per_value + hashing * limits.max_instance_depth
+        if heavy and deepest * (_OVERFLOW if packed is None else len(packed)) > budget:
             work = 0
             for depth, (weight, characters) in enumerate(level_weights(instance)):
                 if counts is None:
-                    work += (weight + characters) * per_value
+                    work += (weight + characters) * per_value + weight * depth * hashing
                 elif depth >= len(counts) and depth >= len(reads):
                     break  # no subschema reaches this level
                 else:
@@ -170,6 +207,8 @@ def bound_work(
                     raise _too_costly(per_value, budget)
         if unique:
             _colliding(instance, packed, budget)
+        if regex:
+            _named_groups(instance, packed, budget)
         return check(instance)
 
     return weighed
@@ -182,27 +221,49 @@ def depth_counts(schema: Any, dialect: Dialect, *, comparisons: bool = True, lev
     names and dependencies it holds (:func:`_entries`) and what ``uniqueItems`` spends hashing
     (unless ``comparisons`` is false: then the subschemas alone); ``None`` where a reference leads
     outside the document (the caller then counts every subschema at every level)."""
-    counted = _counts(schema, dialect, comparisons=comparisons, levels=levels)
+    counted = _counts(schema, dialect, _weigh if comparisons else None, levels)
     return None if counted is None else counted[0]
 
 
 def reading_counts(schema: Any, dialect: Dialect, *, levels: int = _LEVELS) -> list[int] | None:
     """The most evaluations one character of a string or key meets at each level: what the
     patterns that meet it spend on it (:func:`engine._levels.reading_rate`)."""
-    counted = _counts(schema, dialect, comparisons=True, levels=levels)
+    counted = _counts(schema, dialect, _weigh, levels)
     return None if counted is None else counted[1]
 
 
 def _counts(
-    schema: Any, dialect: Dialect, *, comparisons: bool = True, levels: int, cap: int = 1 << 62
+    schema: Any, dialect: Dialect, weigh: _Weigh | None, levels: int, cap: int = 1 << 62
 ) -> tuple[list[int], list[int]] | None:
-    if comparisons:
-        return level_counts(schema, dialect, _weigh, levels, cap=cap)
+    """``weigh``: what a subschema and its object cost beyond one evaluation; ``None`` for the
+    subschemas and their objects' lists alone, nothing hashed."""
+    if weigh is not None:
+        return level_counts(schema, dialect, weigh, levels, cap=cap)
     return level_counts(schema, dialect, _entries_only, levels, hashing=False, cap=cap)
 
 
 def _weigh(node: dict[str, Any]) -> tuple[int, int]:
     return _comparisons(node), _entries(node)
+
+
+def _weigh_formats(node: dict[str, Any]) -> tuple[int, int]:
+    """:func:`_weigh` where formats are asserted: a costly one weighs what it costs."""
+    named = node.get("format")
+    return _comparisons(node) + (_FORMAT_COSTS.get(named, 0) if type(named) is str else 0), _entries(node)
+
+
+def _heaviest(document: Any, weigh: _Weigh) -> int:
+    """The most one object of ``document`` costs beyond one evaluation (``weigh``), wherever it is:
+    what every subschema is taken to cost where the levels are not counted."""
+    heaviest, stack = 0, [document]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            heaviest = max(heaviest, sum(weigh(node)))
+            stack += node.values()
+        elif type(node) is list:
+            stack += node
+    return heaviest
 
 
 def _entries_only(node: dict[str, Any]) -> tuple[int, int]:
@@ -270,21 +331,14 @@ def _is_number(value: Any) -> bool:
     return type(value) is float or (type(value) is int and not -_LOOKED_UP <= value < _LOOKED_UP)
 
 
-def _compared(schema: Any) -> int:
-    """:func:`_comparisons` of every object in ``schema``, each once (a recursive schema's)."""
-    cost, stack = 0, [schema]
-    while stack:
-        node = stack.pop()
-        if type(node) is dict:
-            cost += _comparisons(node)
-            stack += (value for key, value in node.items() if key not in ("enum", "const"))
-        elif type(node) is list:
-            stack += node
-    return cost
-
-
 def weighs_more(
-    text: bytes, counts: tuple[int, int, int, int], dialect: Dialect, schema: Any, *, cleared: bool = False
+    text: bytes,
+    counts: tuple[int, int, int, int],
+    dialect: Dialect,
+    schema: Any,
+    *,
+    cleared: bool = False,
+    formats: bool = False,
 ) -> int:
     """What a schema (its canonical ``text``, and the intake's ``counts``: values, widest
     container, containers, fractions) may cost beyond what its subschemas count: :data:`LOOK` for
@@ -295,9 +349,12 @@ def weighs_more(
     time, or more than :data:`_PATTERNS` patterns (``schema`` is read for them only where its text
     spells one; ``cleared``: the guard cleared the schema by its text, which then spells no
     ``pattern`` or ``patternProperties`` key); :data:`UNIQUE` for ``uniqueItems: true`` (one real
-    tool schema in 2,762). Each test is a search of the text (a few hundred nanoseconds on a tool
-    schema's): as few as the answer needs."""
+    tool schema in 2,762); where ``formats`` are asserted, :data:`FORMATS` for a format that costs
+    a string more than one evaluation, :data:`REGEX` for ``format: regex``. Each test is a search
+    of the text (a few hundred nanoseconds on a tool schema's): as few as the answer needs."""
     weighs = UNIQUE if text.find(b'"uniqueItems":true') >= 0 else 0
+    if formats and text.find(b'"format":"') >= 0:
+        weighs |= _asserted_formats(text)
     _, widest, _, fractions = counts
     if fractions != 0 or widest > AMPLIFYING or widest < 0:
         return weighs | LOOK
@@ -310,6 +367,24 @@ def weighs_more(
         if len(patterns) > _PATTERNS or not all(map(reads_linearly, patterns)):
             return weighs | LOOK
     return weighs | LOOK if compares_in_turn(text) else weighs
+
+
+def _asserted_formats(text: bytes) -> int:
+    """:data:`FORMATS` and :data:`REGEX` as the canonical ``text`` may hold formats that need them."""
+    flags = REGEX if text.find(b'"format":"regex"') >= 0 else 0
+    return flags | FORMATS if any(text.find(name) >= 0 for name in _COSTLY_FORMATS) else flags
+
+
+def weighs_resources(resources: Mapping[str, Any], *, formats: bool = False) -> int:
+    """What a schema's registry ``resources`` add to what :func:`weighs_more` says of its document:
+    they are looked at (the levels are not counted through them), with :data:`UNIQUE`,
+    :data:`FORMATS` and :data:`REGEX` as their text holds what needs them."""
+    try:
+        text = _encode(dict(resources))
+    except (TypeError, ValueError, msgspec.EncodeError):  # pragma: no cover - through intake, JSON
+        return LOOK | UNIQUE | (FORMATS | REGEX if formats else 0)
+    weighs = LOOK | (UNIQUE if text.find(b'"uniqueItems":true') >= 0 else 0)
+    return weighs | _asserted_formats(text) if formats else weighs
 
 
 def _container_const(text: bytes) -> bool:
@@ -373,6 +448,24 @@ def _packed(instance: Any) -> bytes | None:
         return _pack(instance)
     except (OverflowError, TypeError, ValueError):
         return None
+
+
+def _named_groups(instance: Any, packed: bytes | None, budget: int) -> None:
+    """Refuse ``instance`` if reading its strings as patterns (``format: regex``, asserted) could
+    pair their named groups and references past ``budget``: each names itself after a ``<``
+    (``(?<name>``, ``(?P<name>``, ``\\k<name>``), so the square of the ``<`` s the instance
+    holds bounds the pairs of any one of its strings (its msgpack ``packed`` holds them as they
+    are, or its JSON where msgpack cannot hold it)."""
+    text = packed if packed is not None else _encode(instance)
+    brackets = text.count(b"<")
+    work = brackets * brackets // _PAIRS_PER_EVALUATION
+    if work > budget:
+        raise DecodeError(
+            DecodeReason.TOO_LARGE,
+            f"instance is too large for this schema: checking a string as a pattern (format: regex) "
+            f"pairs its named groups and references, and the instance holds {brackets} of them or more "
+            f"(some {work} evaluations, more than {budget}: max_validation_work)",
+        )
 
 
 def level_weights(instance: Any) -> Iterator[tuple[int, int]]:

@@ -108,6 +108,11 @@ class LocationValidators:
         subschema (so nothing to resolve)."""
         return bool(self._own_validator(at, own).is_valid(instance))
 
+    def alone_valid(self, keywords: Mapping[str, Any], instance: Any) -> bool:
+        """Whether ``instance`` meets ``keywords`` (some of a schema's own, see :meth:`own_valid`)
+        checked apart from the schema's others: compiled for this call, not kept (rare)."""
+        return bool(self.dialect.rs_validator_class(dict(keywords), **self._plain).is_valid(instance))
+
     def own_issues(self, at: Pointer, own: Mapping[str, Any], instance: Any) -> Iterator[Issue]:
         """The issues of ``instance`` against ``own`` (see :meth:`own_valid`)."""
         for error in self._own_validator(at, own).iter_errors(instance):

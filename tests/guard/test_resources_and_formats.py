@@ -1,0 +1,147 @@
+"""The work bound where the levels are not counted and where formats are asserted.
+
+Where a reference leads to a resource (an embedded ``$id``, or the registry's), every subschema is
+counted at every level, each as heavy as the heaviest object of the document and its resources
+(lists of names, dependencies, content read as a media type, comparisons, asserted formats), and
+each may hash what is below it (``uniqueItems``). A format the engine asserts at a cost weighs that
+cost; ``format: regex`` pairs the named groups of the string it reads. Each case below took
+jsonschema-rs seconds and was accepted before; a small instance still gets the backend's answer.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+import engine
+
+DRAFT7 = "http://json-schema.org/draft-07/schema#"
+
+
+def _engine(**overrides: Any) -> engine.Engine:
+    return engine.Engine(engine.EngineConfig(cache_size=0), **overrides)
+
+
+def _refused(call: Any, instance: Any) -> None:
+    started = time.process_time()
+    with pytest.raises(engine.DecodeError) as refused:
+        call(instance)
+    assert refused.value.reason == engine.DecodeReason.TOO_LARGE
+    assert "max_validation_work" in refused.value.message
+    assert time.process_time() - started < 1.0  # weighed, not checked
+
+
+def _triggers(count: int) -> dict[str, Any]:
+    return {"type": "object", "dependentRequired": {f"k{i}": [] for i in range(count)}}
+
+
+def test_triggers_in_an_embedded_resource_are_weighed() -> None:
+    # 2,000 triggers looked up in each of 600,000 empty objects: 9.7 s raw.
+    schema = {"type": "array", "items": {"$ref": "urn:o"}, "$defs": {"o": {"$id": "urn:o", **_triggers(2_000)}}}
+    compiled = _engine().compile(schema)
+    _refused(compiled.is_valid, [{}] * 600_000)
+    assert compiled.is_valid([{}] * 100) and not compiled.is_valid([{"k1": 1}, 2])
+
+
+def test_triggers_in_a_registry_resource_are_weighed() -> None:
+    schema = {"type": "array", "items": {"$ref": "urn:o"}}
+    compiled = _engine().compile(schema, registry={"urn:o": _triggers(2_000)})
+    _refused(compiled.is_valid, [{}] * 600_000)
+    assert compiled.is_valid([{}] * 100)
+    # Fewer triggers than a value may meet unweighed: looked at once, and answered.
+    light = _engine().compile(schema, registry={"urn:o": _triggers(20)})
+    assert light.is_valid([{}] * 100_000)
+
+
+def test_content_in_an_embedded_resource_is_weighed() -> None:
+    # Draft 7 reads each string as JSON once per subschema that names a media type: 2.5 s raw.
+    heavy = {"allOf": [{"contentMediaType": "application/json", "title": str(i)} for i in range(200)]}
+    schema = {"$schema": DRAFT7, "items": {"$ref": "urn:o"}, "definitions": {"o": {"$id": "urn:o", **heavy}}}
+    compiled = _engine().compile(schema)
+    item = "[" + ",".join(["1"] * 50) + "]"
+    _refused(compiled.is_valid, [item] * 3_000)
+    assert compiled.is_valid([item] * 10)
+
+
+def test_hashing_below_each_level_of_an_embedded_resource_is_weighed() -> None:
+    # Each level's `uniqueItems` hashes everything below it: 250 levels over 900,000 integers, 7.3 s raw.
+    node = {"type": "array", "uniqueItems": True, "items": {"anyOf": [{"type": "integer"}, {"$ref": "#"}]}}
+    compiled = _engine().compile({"$ref": "urn:u", "$defs": {"u": {"$id": "urn:u", **node}}})
+    deep: Any = list(range(100_000))
+    for level in range(249):
+        deep = [deep, -1 - level]
+    _refused(compiled.is_valid, deep)
+    assert compiled.is_valid([[1, 2], 3]) and not compiled.is_valid([1, 1])
+
+
+def test_draft7_content_is_not_refused_at_a_few_megabytes() -> None:
+    # Base64 read as JSON costs 60-72 ns a byte: 3 MB takes 0.13 s raw, and is answered.
+    import base64
+
+    schema = {"$schema": DRAFT7, "contentEncoding": "base64", "contentMediaType": "application/json"}
+    text = base64.b64encode(("[" + ",".join(["1"] * 1_500_000) + "]").encode()).decode()
+    assert len(text) > 3 * 2**20
+    assert _engine().compile(schema).is_valid(text)
+
+
+IDN = {"type": "array", "items": {"allOf": [{"format": "idn-hostname"}] * 250}}
+
+
+def test_costly_formats_weigh_what_they_cost_where_asserted() -> None:
+    # 250 `idn-hostname` checks on each of 50,000 short hosts: 10 s raw (100 KB: 2-3 s).
+    hosts = ["\u00c3"] * 50_000
+    asserted = _engine(formats="assert")
+    _refused(asserted.compile(IDN).is_valid, hosts)
+    emails = {"type": "array", "items": {"allOf": [{"format": "idn-email"}] * 3}}  # about 1 us each
+    _refused(asserted.compile(emails).is_valid, ["a@b"] * 1_000_000)
+    assert asserted.compile(IDN).is_valid(hosts[:100])
+    assert not asserted.compile(IDN).is_valid(["-"])
+    # Annotated, a format costs nothing; a cheap one asserted is not weighed either.
+    assert _engine().compile(IDN).is_valid(hosts)
+    cheap = {"type": "array", "items": {"allOf": [{"format": "date"}] * 250}}
+    assert asserted.compile(cheap).is_valid(["2026-12-06"] * 50_000)
+
+
+def test_a_pattern_read_from_a_string_weighs_its_named_groups() -> None:
+    # `format: regex` pairs each named group with every other: 100,000 groups took 8.5 s raw.
+    schema = {"type": "string", "format": "regex"}
+    groups = "".join(f"(?<n{i}>a)" for i in range(40_000))
+    compiled = _engine(formats="assert").compile(schema)
+    started = time.process_time()
+    with pytest.raises(engine.DecodeError) as refused:
+        compiled.is_valid(groups)
+    assert refused.value.reason == engine.DecodeReason.TOO_LARGE and "format: regex" in refused.value.message
+    assert time.process_time() - started < 0.5
+    with pytest.raises(engine.DecodeError):
+        compiled.decode(('"' + groups + '"').encode())
+    few = "".join(f"(?<n{i}>a)" for i in range(100))
+    assert compiled.is_valid(few) and not compiled.is_valid("(?<a>")
+    assert _engine().compile(schema).is_valid(groups)  # annotated: never read as a pattern
+
+
+@pytest.mark.parametrize(
+    ("schema", "registry", "instance"),
+    [
+        (
+            {"items": {"$ref": "urn:o"}},
+            {"urn:o": {"dependentRequired": {f"k{i}": ["z"] for i in range(300)}}},
+            [{"k1": 1}, {}],
+        ),
+        ({"items": {"$ref": "urn:o"}}, {"urn:o": {"uniqueItems": True}}, [[1, 1], [2]]),
+        ({"items": {"$ref": "urn:o"}}, {"urn:o": {"enum": [1.5, "a", [1]]}}, [1.5, "a", [1], 2]),
+        ({"$ref": "urn:u", "$defs": {"u": {"$id": "urn:u", "uniqueItems": True}}}, None, [[1], [1]]),
+    ],
+)
+def test_what_is_weighed_answers_as_the_reference(schema: Any, registry: Any, instance: Any) -> None:
+    import jsonschema
+    import referencing
+    from referencing.jsonschema import DRAFT202012
+
+    resources = [(uri, DRAFT202012.create_resource(document)) for uri, document in (registry or {}).items()]
+    reference = jsonschema.Draft202012Validator(schema, registry=referencing.Registry().with_resources(resources))
+    compiled = _engine().compile(schema, registry=registry)
+    answers = [compiled.is_valid(value) for value in (instance, *instance)]
+    assert answers == [reference.is_valid(value) for value in (instance, *instance)]
+    assert False in answers  # each case holds an invalid value
