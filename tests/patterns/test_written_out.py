@@ -116,11 +116,26 @@ def test_ecma_syntax_is_not_taken_for_rust_only(pattern: str) -> None:
         ("^[a-z]*[a-z0-9]$", False),  # where the run ends is not known until the string does
         ("a[ab]{16}c", False),  # unanchored: a match may start at any `a`
         ("^(get|put|post)$", True),  # words: a trie
-        ("^(?:ab|cd)+$", False),
+        ("^(?:ab|cd)+$", True),  # deterministic: each character has one place to go
         ("^(?:ab|a)b$", False),  # after `a`, is `b` the word's or what follows?
         ("^(?:ab|a)c$", True),
         ("^a|b$", False),
         ("^a$b", False),
+        # Deterministic as written (one position live after each character), though repeated groups.
+        ("^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$", True),
+        ("^[a-z0-9]+(?:-[a-z0-9]+)*$", True),
+        ("^(a[ab]{16}c)*$", True),
+        ("^a[ab]{990}c", True),  # anchored: the class's 990 positions follow one another
+        ("^(?:\\d[a-z]{0,998})*$", True),  # written out nested: `[a-z]` or the next `\\d`
+        ("^a{0,3}$", True),
+        ("^a?a?$", False),  # the second `a` or the first?
+        ("^(?:[ab]x[ab]y){0,250}[ab]{1,500}$", False),  # after `y`, another `[ab]x` or the last run?
+        ("^[a-zA-Z0-9_.-]+\\.(png|svg|gif)$", False),  # a `.` in the run, or the extension's?
+        ("^(?:a|b)*b$", False),
+        ("^(?:(?:[\\u0100-\\u{10FFFF}][a-z]){499}1)*$", True),  # 999 positions: under the bound
+        ("^(?:(?:[\\u0100-\\u{10FFFF}][a-z]){500}1)*$", False),  # 1,001: over it
+        ("^(?=a)a", False),
+        ("^x\\b", False),
     ],
 )
 def test_which_patterns_are_read_one_state_at_a_time(pattern: str, linear: bool) -> None:
