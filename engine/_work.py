@@ -157,7 +157,7 @@ def bound_work(
     # Read on the first instance weighed: the evaluations one value meets at each level of the
     # instance, recursion unrolled as deep as an instance may go. A schema cleared unwalked makes
     # no report for this.
-    facts: list[tuple[int, list[int] | None, list[int], bool, int]] = []
+    facts: list[tuple[int, list[int] | None, list[int], bool, int, int]] = []
 
     def weighed(instance: Any) -> bool:
         if not facts:
@@ -169,7 +169,10 @@ def bound_work(
                 per_value = max(counts) + max(reads)
                 # A value may hold millions of characters: past a few patterns read one state
                 # at a time, what a character meets is weighed however few evaluations it is.
-                heavy = max(counts) > AMPLIFYING or max(reads) > _UNWEIGHED_READS
+                heavy = max(counts[1:], default=0) > AMPLIFYING or max(reads) > _UNWEIGHED_READS
+                # The root is one value: what it alone meets past the rest (a long `required`)
+                # is weighed apart, by its own length, not the instance's.
+                root = counts[0] if counts[0] > AMPLIFYING and not heavy else 0
                 hashing = 0  # in the counts
             else:
                 # Every subschema (references inlined) at every level, each as heavy as the
@@ -188,8 +191,13 @@ def bound_work(
                     per_value = (measured["max_ref_expansion"] * (1 + heaviest) + read) * rereads
                 hashing = HASH * per_value if unique else 0  # a value, per array above it
                 heavy = per_value > AMPLIFYING or read > _UNWEIGHED_READS or hashing > 0
-            facts.append((per_value, counts, reads, heavy, hashing))
-        per_value, counts, reads, heavy, hashing = facts[0]
+                root = 0
+            facts.append((per_value, counts, reads, heavy, hashing, root))
+        per_value, counts, reads, heavy, hashing, root = facts[0]
+        if root:  # one value; a string's characters weigh on its level
+            weight = 1 + (len(instance) >> _CHARACTERS_PER_EVALUATION) if type(instance) is str else 1
+            if root * weight > budget:
+                raise _too_costly(root, budget)
         # Every value, key and character of the instance takes a byte or more of its msgpack: its
         # length bounds what every level weighs in all, so a short instance needs no walk.
         packed = _packed(instance) if heavy or unique or regex else None

@@ -502,3 +502,27 @@ def test_a_short_instance_is_not_walked() -> None:
     finally:
         work.level_weights = original
     assert walked == []
+
+
+def test_what_the_root_alone_meets_is_weighed_by_the_root_alone() -> None:
+    # A long `required` at the root: one value meets 1,000 evaluations, the rest one or two each.
+    # Nothing is encoded or walked to bound the instance's length (a 1,000-property call paid a
+    # msgpack pass, 14% of it), and a string at the root still weighs its characters.
+    import engine._work as work
+
+    names = [f"p{i}" for i in range(1_000)]
+    compiled = _engine().compile({"properties": dict.fromkeys(names, {"type": "string"}), "required": names})
+    packed: list[Any] = []
+    original = work._packed
+    try:
+        work._packed = lambda instance: packed.append(instance) or original(instance)  # type: ignore[assignment]
+        assert compiled.is_valid(dict.fromkeys(names, "x"))
+        assert not compiled.is_valid(dict.fromkeys(names[1:], "x"))
+        assert compiled.is_valid([{"p0": 1}] * 100_000)  # not an object: each item meets nothing
+    finally:
+        work._packed = original
+    assert packed == []
+    lengths = [{"allOf": [{"maxLength": 10**9 + 100 * i + j} for j in range(100)]} for i in range(10)]
+    tower = _engine().compile({"allOf": lengths})  # 1,010 subschemas meet a string at the root
+    assert tower.is_valid("x" * 1_000)
+    _refused(tower.is_valid, "x" * 100_000)  # each evaluation once more per 8 characters
