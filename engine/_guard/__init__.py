@@ -20,7 +20,7 @@ from .._config_values import short_repr
 from .._dialect import Dialect
 from .._errors import RejectReason, SchemaRejected
 from .._patterns import backtracking_construct, star_height
-from .._patterns.analysis import MAX_WRITTEN_OUT, written_out
+from .._patterns.analysis import MAX_WRITTEN_OUT, PROPERTY_STEPS, written_out
 from .budget import LIMIT_MEANINGS, bounds, check, exceeded
 from .graph import analyse
 from .refs import Fetcher, resolve_refs
@@ -444,8 +444,9 @@ def _check_patterns(patterns: Iterable[tuple[str, str, str]], config: EngineConf
             raise SchemaRejected(
                 RejectReason.UNSAFE_PATTERN,
                 f"pattern {short_repr(pattern)} at {location} takes {steps} steps written out (its counted "
-                f"repetitions and branches), over {MAX_WRITTEN_OUT}: past that a regex engine's time on a "
-                "string grows with the steps times the string's length",
+                f"repetitions and branches, {PROPERTY_STEPS} a Unicode property class), over {MAX_WRITTEN_OUT}: "
+                "past that a regex engine's automaton takes milliseconds and megabytes to build, and its time "
+                "on a string grows with the steps times the string's length",
                 location=location,
                 details={"pattern": pattern, "steps": steps, "bound": MAX_WRITTEN_OUT},
             )

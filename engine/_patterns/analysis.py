@@ -17,6 +17,7 @@ from .parse import Assertion, Atom, Group, Node, Parser, PatternRefused, Repeat
 
 __all__ = [
     "MAX_WRITTEN_OUT",
+    "PROPERTY_STEPS",
     "backtracking_construct",
     "reads_linearly",
     "rust_only",
@@ -38,6 +39,12 @@ a closed pattern reads (``^(?:.?){4990}$``: 0.5 s a string of 5 KB); at 1,000 (`
 states outgrow the cache by their combinations rather than their number reads a character far
 slower (``a[ab]{990}c``: 4-7 us): the validation work weighs what a pattern may read
 (:func:`reads_linearly`, ``engine._levels.reading_rate``)."""
+
+PROPERTY_STEPS = 64
+"""Steps a Unicode property class (``\\p{L}``) counts written out: a linear-time engine compiles
+each copy into an automaton of the UTF-8 encodings of its hundreds of ranges (``\\p{L}{100}``
+took jsonschema-rs 21 ms and some 5 MB to compile, ``\\p{L}{300}`` over its size limit; an
+ASCII class's copy, 0.2 us; ``[^a]`` or ``.``, 3-4 us)."""
 
 # A counted repetition as jsonschema-rs reads one: it allows whitespace inside the braces, where
 # ECMA-262 (Annex B) reads `{ 2 }` as the literal text.
@@ -143,10 +150,11 @@ def word_boundary(pattern: str) -> str | None:
 @lru_cache(maxsize=1024)
 def written_out(pattern: str) -> int:
     """How many steps ``pattern`` takes written out (see :data:`MAX_WRITTEN_OUT`): each character,
-    escape or class one, an alternation the sum of its branches, a counted repetition ``{n,m}`` its
-    body times the larger count (``{n,}`` times ``n``: past ``n`` the body loops), ``*``, ``+`` and
-    ``?`` the body once. An upper bound: the characters that open a group (``?:``, a name) count as
-    steps too."""
+    escape or class one, a Unicode property class (``\\p{L}``, ``\\P{N}``, alone or in a class)
+    :data:`PROPERTY_STEPS`, an alternation the sum of its branches, a counted repetition ``{n,m}``
+    its body times the larger count (``{n,}`` times ``n``: past ``n`` the body loops), ``*``,
+    ``+`` and ``?`` the body once. An upper bound: the characters that open a group (``?:``, a
+    name) count as steps too."""
     if len(pattern) <= MAX_WRITTEN_OUT and "{" not in pattern:
         return len(pattern)  # at most one step per character
     # Per open group: [steps read so far, steps of the last thing read (what a quantifier repeats)].
@@ -156,9 +164,11 @@ def written_out(pattern: str) -> int:
         c = pattern[i]
         frame = stack[-1]
         if c == "\\":
-            frame[0] += 1
-            frame[1] = 1
-            i += 2
+            named = _PROPERTY.match(pattern, i)
+            step = PROPERTY_STEPS if named is not None else 1
+            frame[0] += step
+            frame[1] = step
+            i = named.end() if named is not None else i + 2
             continue
         if c == "[":
             j = i + 1
@@ -166,10 +176,15 @@ def written_out(pattern: str) -> int:
                 j += 1
             if pattern.startswith("]", j):
                 j += 1  # a leading ']' is literal
+            step = 1
             while j < n and pattern[j] != "]":
+                if pattern[j] == "\\" and (named := _PROPERTY.match(pattern, j)) is not None:
+                    step += PROPERTY_STEPS
+                    j = named.end()
+                    continue
                 j += 2 if pattern[j] == "\\" else 1
-            frame[0] += 1
-            frame[1] = 1
+            frame[0] += step
+            frame[1] = step
             i = j + 1
             continue
         if c == "(":

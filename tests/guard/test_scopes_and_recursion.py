@@ -216,7 +216,8 @@ def test_a_pattern_that_may_thrash_is_weighed_however_few_evaluations_a_value_me
 
 def test_unicode_property_classes_are_read_one_state_at_a_time() -> None:
     # Display names against a class of letters and digits: raw jsonschema-rs 0.3 ms for 345 KB.
-    pattern = "^[\\p{L}\\p{N} _.'-]{1,500}$"
+    # (Counted, `{1,500}`, the class would be written out 500 times: refused as unsafe-pattern.)
+    pattern = "^[\\p{L}\\p{N} _.'-]+$"
     assert reads_linearly(pattern) and not reads_linearly("^[^\\p{L}]+$")
     compiled = engine.Engine(engine.EngineConfig(cache_size=0)).compile(
         {"type": "array", "items": {"type": "string", "pattern": pattern}}
