@@ -554,9 +554,11 @@ def _leaves(layer: _Layer) -> list[tuple[str, str, Any]]:
 def _toml_document(path: Path) -> dict[str, Any]:
     import tomllib
 
+    from ._config_values import MAX_CONFIG_BYTES, toml_text
+
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        with path.open("rb") as fh:  # bounded: a path may name anything (`/dev/zero`)
+            return tomllib.loads(toml_text(fh.read(MAX_CONFIG_BYTES + 1)))
     except (OSError, ValueError, RecursionError) as exc:  # ValueError: TOMLDecodeError, not UTF-8, a huge int
         raise ConfigError(f"{path}: cannot be read as TOML ({toml_failure(exc)})", source=str(path)) from None
 

@@ -128,6 +128,22 @@ def _is_ipv6(text: str) -> bool:
     return True
 
 
+MAX_CONFIG_BYTES = 1 << 20
+"""The longest configuration file read (1 MiB): a path may name anything (``/dev/zero`` grew the
+process by a gigabyte a second)."""
+
+
+class _TooLong(ValueError):
+    pass
+
+
+def toml_text(data: bytes) -> str:
+    """The text of a configuration file read up to one byte past :data:`MAX_CONFIG_BYTES`."""
+    if len(data) > MAX_CONFIG_BYTES:
+        raise _TooLong
+    return data.decode()
+
+
 def toml_failure(exc: BaseException) -> str:
     """Why a TOML file could not be read, in a few words: the parser's sentence, or what no parser
     reads (bytes that are not UTF-8, an integer past the interpreter's text limit, arrays nested
@@ -142,4 +158,6 @@ def toml_failure(exc: BaseException) -> str:
         return f"not UTF-8 text: byte {exc.start} cannot start a character"
     if isinstance(exc, RecursionError):
         return "arrays or tables nested too deeply to read"
+    if isinstance(exc, _TooLong):
+        return f"longer than {MAX_CONFIG_BYTES} bytes"
     return "a number with more digits than this interpreter reads"

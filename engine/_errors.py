@@ -214,5 +214,22 @@ class UnknownTool(EngineError):
         self.name = name
 
     def to_jsonrpc_error(self) -> dict[str, Any]:
-        """The ``error`` member of a JSON-RPC response."""
-        return {"code": self.code, "message": self.message, "data": {"reason": self.reason, "tool": self.name}}
+        """The ``error`` member of a JSON-RPC response (the name in ``data`` at most
+        :data:`NAME_ECHOED` characters, a lone surrogate, which no UTF-8 spells, as U+FFFD)."""
+        return {"code": self.code, "message": self.message, "data": {"reason": self.reason, "tool": _echoed(self.name)}}
+
+
+NAME_ECHOED = 1024
+"""The most characters of an unknown tool's name a JSON-RPC error echoes: a caller's name may be
+any size (10 MB in, 10 MB out)."""
+
+
+def _echoed(name: Any) -> Any:
+    if not isinstance(name, str):
+        return name
+    name = name[:NAME_ECHOED]
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        name = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in name)
+    return name

@@ -263,7 +263,12 @@ def _labels(reports: list[dict[str, Any]]) -> Callable[[dict[str, Any]], str]:
 
     def label(report: dict[str, Any]) -> str:
         name: str = report["name"]
-        return f"{name} (tools[{report['index']}])" if counts[name] > 1 and report["index"] is not None else name
+        # Written as `shown` writes a control, a line break too: a name may not start a line of the
+        # report of its own (a server could otherwise write `engine check: all tools ok`).
+        one_line = name.replace("\n", "\\u000a")
+        return (
+            f"{one_line} (tools[{report['index']}])" if counts[name] > 1 and report["index"] is not None else one_line
+        )
 
     return label
 

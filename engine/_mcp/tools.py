@@ -93,7 +93,10 @@ class ToolSet:
 
     def tool(self, name: str) -> CompiledTool:
         """The compiled tool ``name``; :class:`UnknownTool` (JSON-RPC -32602) if there is none, the
-        tool's :class:`SchemaRejected` if its schemas were refused."""
+        tool's :class:`SchemaRejected` if its schemas were refused; a ``TypeError`` for a name that
+        is not a string."""
+        if not isinstance(name, str):
+            raise TypeError(f"name: a tool's name is a string, not {type(name).__name__}")
         tool = self._tools.get(name)
         if tool is not None:
             return tool
@@ -118,7 +121,7 @@ class ToolSet:
         if kind is bytes:
             try:  # a subscript costs less than `.get`, and a tool's first call is rare
                 decode, limit, count, unshown, read, check, left, slow, path = self._from_bytes[name]
-            except KeyError:
+            except (KeyError, TypeError):  # not yet bound, or a name no dict holds (said by `tool`)
                 return self._arguments(name, arguments)
             # The commonest read inline (a frame is a quarter of decoding a typical arguments
             # object; see `CompiledSchema.short_path`): one typed decode to plain dicts, and a
@@ -163,7 +166,7 @@ class ToolSet:
         if kind is dict:
             try:
                 check, limit, depth, schema, failure, longest = self._from_dict[name]
-            except KeyError:
+            except (KeyError, TypeError):
                 return self._arguments(name, arguments)
             # The screen of `engine._instance` inline. The commonest object: its keys all exactly
             # `str` (then the referents are its values alone), its values strings, integers,
@@ -200,7 +203,7 @@ class ToolSet:
         """A tool's first call (binding its readers), and every input that is neither bytes, a dict,
         ``None``, nor text UTF-8 spells or a buffer within the size bound: other mappings,
         subclasses, longer text and buffers."""
-        tool = self._tools.get(name)
+        tool = self._tools.get(name) if isinstance(name, str) else None
         schema = (tool if tool is not None else self.tool(name)).input
         if name not in self._from_dict:  # bound once, not again on every call of another form
             # `inputSchema` has `type: "object"` at its root: whatever it accepts is a dict.
@@ -251,7 +254,7 @@ class ToolSet:
                 result = as_bytes(result)  # a view in bytes; a subclass by what it holds
             try:  # a subscript costs less than `.get`, and a tool's first result is rare
                 inline, short, depth, check, read, failure, bound = self._results[name]
-            except KeyError:
+            except (KeyError, TypeError):
                 output = self.tool(name).output
                 bound = bind_results(output, self._max_bytes, self._max_depth)
                 entry = self._results[name] = self._result_entry(bound, output)
@@ -324,8 +327,8 @@ class ToolSet:
         (issues under ``/structuredContent``) or :class:`DecodeError`."""
         try:  # the tool's check, bound on its first value (a frame and a lookup less on each)
             checked = self._structured[name]
-        except KeyError:
-            tool = self._tools.get(name)
+        except (KeyError, TypeError):
+            tool = self._tools.get(name) if isinstance(name, str) else None
             if tool is None:
                 tool = self.tool(name)  # raises the right error
             checked = self._structured[name] = self._structured_check(tool.output)
@@ -361,7 +364,7 @@ class ToolSet:
     def _judged_result(self, name: str, result: Any, *, is_bytes: bool, require_text_fallback: bool) -> CallToolResult:
         """The exact path of ``validate_result``: every result the bound readers did not accept,
         judged and explained."""
-        tool = self._tools.get(name)
+        tool = self._tools.get(name) if isinstance(name, str) else None
         if tool is None:
             tool = self.tool(name)  # raises the right error
         output = tool.output

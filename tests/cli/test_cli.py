@@ -448,7 +448,7 @@ def test_an_unknown_setting_in_the_environment_is_one_line_of_the_command(
 def test_check_shows_tool_names_without_terminal_controls(tmp_path: Path) -> None:
     # A server names its tools: a name holding an escape sequence or a direction override is shown
     # quoted with its escapes, in every view, not written to the terminal as it is.
-    names = ["\x1b[2J\x1b[31mred", "evil\u202etxt.exe", "plain name"]
+    names = ["\x1b[2J\x1b[31mred", "evil\u202etxt.exe", "plain name", "x\nengine check: all tools ok"]
     tools = [{"name": name, "inputSchema": {"$ref": "https://evil.example/s.json"}} for name in names]
     path = tmp_path / "tools.json"
     path.write_text(json.dumps(tools))
@@ -457,6 +457,8 @@ def test_check_shows_tool_names_without_terminal_controls(tmp_path: Path) -> Non
         assert code == 1
         assert "\x1b" not in out and "\u202e" not in out
         assert "\\u001b[2J\\u001b[31mred" in out and "evil\\u202etxt.exe" in out and "plain name" in out
+        # A line break in a name does not start a line of the report.
+        assert "\nengine check: all tools ok" not in out and "x\\u000aengine check: all tools ok" in out
 
 
 def test_check_summary_gives_each_entry_of_a_repeated_name_its_line(tmp_path: Path) -> None:
@@ -700,3 +702,14 @@ def test_check_reports_a_name_listed_many_times_in_a_few_words_per_entry(tmp_pat
         refusal = report["refusal"]
         assert len(refusal["message"]) < 300 and "and 495 more" in refusal["message"]
         assert refusal["details"] == {"tool": "a", "indexes": list(range(100)), "count": 500}
+
+
+def test_a_configuration_file_is_read_within_a_bound(tmp_path: Path) -> None:
+    # `--config` may name anything: /dev/zero grew the process by a gigabyte a second.
+    huge = tmp_path / "huge.toml"
+    huge.write_bytes(b"# " + b"x" * (1 << 20) + b"\n")
+    for config in (str(huge), "/dev/zero"):
+        if config == "/dev/zero" and not Path(config).exists():
+            continue
+        code, _, err = run("check", str(TOOLS / sorted(p.name for p in TOOLS.glob("*.json"))[0]), "--config", config)
+        assert code == 2 and "longer than 1048576 bytes" in err

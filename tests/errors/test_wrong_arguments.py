@@ -60,3 +60,34 @@ def test_messages_name_python_types_and_json_values_plainly() -> None:
     with pytest.raises(engine.ValidationFailed) as capped:
         engine.Engine(limits={"max_issues": 1}).compile({"required": ["a", "b"]}).validate({})
     assert capped.value.message.endswith("(list truncated)") and "0 more" not in capped.value.message
+
+
+@pytest.mark.parametrize("name", [["a"], {"a": 1}, 5, None])
+def test_a_tool_name_that_is_not_a_string_is_said_so(name: Any) -> None:
+    tools = engine.compile_tools(
+        [{"name": "a", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}], engine=engine.Engine()
+    )
+    calls = [
+        lambda: tools.tool(name),
+        lambda: tools.validate_arguments(name, {}),
+        lambda: tools.validate_arguments(name, b"{}"),
+        lambda: tools.validate_result(name, b'{"content": [], "structuredContent": {}}'),
+        lambda: tools.validate_result(name, {"content": [], "structuredContent": {}}),
+        lambda: tools.validate_structured(name, {}),
+    ]
+    for call in calls:
+        with pytest.raises(TypeError, match=f"^name: a tool's name is a string, not {type(name).__name__}$"):
+            call()
+
+
+def test_an_unknown_name_is_echoed_within_bounds() -> None:
+    import msgspec
+
+    tools = engine.compile_tools([{"name": "a", "inputSchema": {"type": "object"}}], engine=engine.Engine())
+    for name, echoed in (("b\ud800c", "b\ufffdc"), ("x" * 10_000_000, "x" * engine._errors.NAME_ECHOED)):
+        with pytest.raises(engine.UnknownTool) as unknown:
+            tools.validate_arguments(name, {})
+        error = unknown.value.to_jsonrpc_error()
+        assert error["data"]["tool"] == echoed
+        msgspec.json.encode(error)  # UTF-8 spells it
+        assert unknown.value.name == name  # the exception keeps what it was given
