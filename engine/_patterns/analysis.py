@@ -17,6 +17,7 @@ from .parse import Assertion, Atom, Group, Node, Parser, PatternRefused, Repeat
 
 __all__ = [
     "MAX_WRITTEN_OUT",
+    "MAX_WRITTEN_OUT_IN_ALL",
     "PROPERTY_STEPS",
     "backtracking_construct",
     "reads_linearly",
@@ -39,6 +40,12 @@ a closed pattern reads (``^(?:.?){4990}$``: 0.5 s a string of 5 KB); at 1,000 (`
 states outgrow the cache by their combinations rather than their number reads a character far
 slower (``a[ab]{990}c``: 4-7 us): the validation work weighs what a pattern may read
 (:func:`reads_linearly`, ``engine._levels.reading_rate``)."""
+
+MAX_WRITTEN_OUT_IN_ALL = 10 * MAX_WRITTEN_OUT
+"""The most steps all of a schema's patterns may take written out (each occurrence counted): each
+is an automaton the regex engine builds at compile time (a 10 KB schema of 200 patterns
+``.{990}x<i>`` took jsonschema-rs 0.9 s and 290 MB). The real tool schemas take at most 644
+(seven copies of one date pattern), the OpenAPI 3.1 schema 197."""
 
 PROPERTY_STEPS = 64
 """Steps a Unicode property class (``\\p{L}``) counts written out: a linear-time engine compiles

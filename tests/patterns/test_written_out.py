@@ -6,12 +6,14 @@ on 200 KB, and ``^(?:.?){4990}$`` 0.5 s on each string of 5 KB."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
 import engine
 from engine._patterns.analysis import (
     MAX_WRITTEN_OUT,
+    MAX_WRITTEN_OUT_IN_ALL,
     PROPERTY_STEPS,
     reads_linearly,
     rust_only,
@@ -61,6 +63,7 @@ def test_a_unicode_property_class_counts_what_its_automaton_does(pattern: str, s
     "pattern", ["\\p{L}{200}", "\\P{L}{500}", "[\\p{L}\\p{N}]{500}", "^[\\p{L}\\p{N} _.'-]{1,500}$"]
 )
 def test_counted_unicode_property_classes_are_refused_at_once(pattern: str) -> None:
+    engine.Engine(cache_size=0).compile({"type": "string", "pattern": "^a{2}$"})  # a first compile's imports
     started = time.process_time()
     with pytest.raises(engine.SchemaRejected) as info:
         engine.Engine(cache_size=0).compile({"type": "string", "pattern": pattern})
@@ -175,3 +178,23 @@ def test_ecma_syntax_is_not_taken_for_rust_only(pattern: str) -> None:
 )
 def test_which_patterns_are_read_one_state_at_a_time(pattern: str, linear: bool) -> None:
     assert reads_linearly(pattern) is linear
+
+
+def test_a_schema_s_patterns_are_bounded_in_all() -> None:
+    # 200 patterns of 990 steps each in a 10 KB schema: 0.9 s and 290 MB to compile in jsonschema-rs,
+    # one automaton each (a 1 MB schema of them, a hundred times that).
+    def schema(count: int, dialect: str | None = None) -> dict[str, Any]:
+        properties = {f"p{i}": {"type": "string", "pattern": f".{{990}}x{i}"} for i in range(count)}
+        return {"type": "object", "properties": properties, **({"$schema": dialect} if dialect else {})}
+
+    engine.Engine(cache_size=0).compile(schema(1))  # what a first compile imports, imported
+    for dialect in (None, "http://json-schema.org/draft-04/schema#", "http://json-schema.org/draft-07/schema#"):
+        started = time.process_time()
+        with pytest.raises(engine.SchemaRejected) as info:
+            engine.Engine(cache_size=0).compile(schema(200, dialect))
+        assert time.process_time() - started < 0.05  # before any regex engine builds one
+        refusal = info.value
+        assert refusal.reason == "unsafe-pattern" and "in all" in refusal.message
+        assert refusal.details["bound"] == MAX_WRITTEN_OUT_IN_ALL and refusal.details["steps"] > MAX_WRITTEN_OUT_IN_ALL
+        assert refusal.location is not None and refusal.location.startswith("/properties/p")
+    assert engine.Engine(cache_size=0).compile(schema(10)).is_valid({"p0": "y" * 990 + "x0"})  # 9,920 steps
