@@ -118,6 +118,8 @@ _OTHER_COMPARISON = 5  # any other `enum` member compared in turn (an array or o
 _MEMBER_VALUES = 1 << 20  # values of an `enum` member counted (a schema of 1 MB holds fewer)
 _LOOKED_UP = 1 << 63  # integers jsonschema-rs looks up in an `enum` of integers
 _Weigh = Callable[[dict[str, Any]], tuple[int, int]]  # see `engine._levels.level_counts`
+# Every keyword `_comparisons`, `_entries` and `_weigh_formats` read: an object without one weighs nothing.
+_WEIGHED = frozenset({"enum", "format", "contentMediaType", "contentEncoding", *_NUMERIC, *_ENTRIES})
 _ENUM = b'"enum":['
 # An `enum` of integers only (up to 18 digits), as the canonical text spells it; and a string
 # followed by something else than a string (in an array: a quote inside a string is escaped).
@@ -185,7 +187,9 @@ def bound_work(
                     per_value, read = guard.expansion * (1 + heaviest), 0
                 else:  # and each scope rereads, once per subschema of the longest chain, what it holds
                     measured = guard.measured
-                    patterns = [pattern for one in documents for pattern in _patterns(one)]
+                    # (the guard measured every pattern a reference reaches, a resource's too)
+                    patterned = measured.get("max_pattern_length", 0)
+                    patterns = [pattern for one in documents for pattern in _patterns(one)] if patterned else []
                     read = sum(map(reading_rate, patterns))
                     rereads = (measured.get("max_eval_depth", 1) + 2) ** scopes
                     per_value = (measured["max_ref_expansion"] * (1 + heaviest) + read) * rereads
@@ -267,7 +271,8 @@ def _heaviest(document: Any, weigh: _Weigh) -> int:
     while stack:
         node = stack.pop()
         if type(node) is dict:
-            heaviest = max(heaviest, sum(weigh(node)))
+            if not _WEIGHED.isdisjoint(node):  # most objects hold no keyword weighed (one C call)
+                heaviest = max(heaviest, sum(weigh(node)))
             stack += node.values()
         elif type(node) is list:
             stack += node
