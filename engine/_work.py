@@ -204,7 +204,7 @@ def bound_work(
                 raise _too_costly(root, budget)
         # Every value, key and character of the instance takes a byte or more of its msgpack: its
         # length bounds what every level weighs in all, so a short instance needs no walk.
-        packed = _packed(instance) if heavy or unique or regex else None
+        packed = _packed(instance) if heavy or unique else None
         deepest = per_value + hashing * limits.max_instance_depth
         if heavy and deepest * (_OVERFLOW if packed is None else len(packed)) > budget:
             work = 0
@@ -220,7 +220,7 @@ def bound_work(
         if unique:
             _colliding(instance, packed, budget)
         if regex:
-            _named_groups(instance, packed, budget)
+            _named_groups(instance, budget)
         return check(instance)
 
     return weighed
@@ -463,14 +463,13 @@ def _packed(instance: Any) -> bytes | None:
         return None
 
 
-def _named_groups(instance: Any, packed: bytes | None, budget: int) -> None:
+def _named_groups(instance: Any, budget: int) -> None:
     """Refuse ``instance`` if reading its strings as patterns (``format: regex``, asserted) could
     pair their named groups and references past ``budget``: each names itself after a ``<``
     (``(?<name>``, ``(?P<name>``, ``\\k<name>``), so the square of the ``<`` s the instance
-    holds bounds the pairs of any one of its strings (its msgpack ``packed`` holds them as they
-    are, or its JSON where msgpack cannot hold it)."""
-    text = packed if packed is not None else _encode(instance)
-    brackets = text.count(b"<")
+    holds bounds the pairs of any one of its strings. Counted in its JSON, which writes a ``<``
+    only in a string or key (its msgpack may write one as a number or a length)."""
+    brackets = _encode(instance).count(b"<")
     work = brackets * brackets // _PAIRS_PER_EVALUATION
     if work > budget:
         raise DecodeError(
