@@ -216,6 +216,7 @@ class Engine:
                 # as when it was checked first. On a valid schema the original error stands.
                 check_meta_schema(schema, dialect)
             raise
+        formats = config.assert_formats
         return CompiledSchema(
             schema=schema,
             pinned=pinned,
@@ -231,8 +232,8 @@ class Engine:
             guard=report,
             typed=chosen.typed,
             undecided=chosen.undecided,
-            weighs=weighs_more(text, counts, dialect, schema, cleared=cleared, formats=config.assert_formats)
-            | (weighs_resources(resources, formats=config.assert_formats) if resources else 0),
+            weighs=weighs_more(text, counts, dialect, schema, cleared=cleared, formats=formats)
+            | (weighs_resources(resources, formats=formats) if resources else 0),
             resources=resources,
         )
 

@@ -114,7 +114,7 @@ with the lengths reads one by one. The schema intake walks with it too."""
 def max_values(max_bytes: int) -> int:
     """The most values a JSON document of ``max_bytes`` bytes can hold: ``[0,0,...]``, ``n`` items
     and the array in ``2 * n + 1`` bytes (``max_bytes`` is never negative)."""
-    return (max_bytes + 1) // 2 or 1  # a third of `max(1, ...)`, once a compile
+    return (max_bytes + 1) // 2 or 1  # no call to `max`: it runs once a compile
 
 
 def json_values(value: Any, limit: int) -> int:

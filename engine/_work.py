@@ -159,7 +159,7 @@ def bound_work(
     # Read on the first instance weighed: the evaluations one value meets at each level of the
     # instance, recursion unrolled as deep as an instance may go. A schema cleared unwalked makes
     # no report for this.
-    facts: list[tuple[int, list[int] | None, list[int], bool, int, int]] = []
+    facts: list[tuple[int, list[int] | None, list[int], bool, int, int, int]] = []
 
     def weighed(instance: Any) -> bool:
         if not facts:
@@ -196,8 +196,10 @@ def bound_work(
                 hashing = HASH * per_value if unique else 0  # a value, per array above it
                 heavy = per_value > AMPLIFYING or read > _UNWEIGHED_READS or hashing > 0
                 root = 0
-            facts.append((per_value, counts, reads, heavy, hashing, root))
-        per_value, counts, reads, heavy, hashing, root = facts[0]
+            # What one value may meet at the deepest level an instance may have.
+            deepest = per_value + hashing * limits.max_instance_depth
+            facts.append((per_value, counts, reads, heavy, hashing, root, deepest))
+        per_value, counts, reads, heavy, hashing, root, deepest = facts[0]
         if root:  # one value; a string's characters weigh on its level
             weight = 1 + (len(instance) >> _CHARACTERS_PER_EVALUATION) if type(instance) is str else 1
             if root * weight > budget:
@@ -205,7 +207,6 @@ def bound_work(
         # Every value, key and character of the instance takes a byte or more of its msgpack: its
         # length bounds what every level weighs in all, so a short instance needs no walk.
         packed = _packed(instance) if heavy or unique else None
-        deepest = per_value + hashing * limits.max_instance_depth
         if heavy and deepest * (_OVERFLOW if packed is None else len(packed)) > budget:
             work = 0
             for depth, (weight, characters) in enumerate(level_weights(instance)):
@@ -365,9 +366,7 @@ def weighs_more(
     tool schema in 2,762); where ``formats`` are asserted, :data:`FORMATS` for a format that costs
     a string more than one evaluation, :data:`REGEX` for ``format: regex``. Each test is a search
     of the text (a few hundred nanoseconds on a tool schema's): as few as the answer needs."""
-    weighs = UNIQUE if text.find(b'"uniqueItems":true') >= 0 else 0
-    if formats and text.find(b'"format":"') >= 0:
-        weighs |= _asserted_formats(text)
+    weighs = _anywhere(text, formats)
     _, widest, _, fractions = counts
     if fractions != 0 or widest > AMPLIFYING or widest < 0:
         return weighs | LOOK
@@ -382,22 +381,21 @@ def weighs_more(
     return weighs | LOOK if compares_in_turn(text) else weighs
 
 
-def _asserted_formats(text: bytes) -> int:
-    """:data:`FORMATS` and :data:`REGEX` as the canonical ``text`` may hold formats that need them."""
-    flags = REGEX if text.find(b'"format":"regex"') >= 0 else 0
-    return flags | FORMATS if any(text.find(name) >= 0 for name in _COSTLY_FORMATS) else flags
+def _anywhere(text: bytes, formats: bool) -> int:
+    """The flags a canonical ``text`` needs wherever it spells their keywords: :data:`UNIQUE`, and
+    where ``formats`` are asserted :data:`FORMATS` and :data:`REGEX`."""
+    weighs = UNIQUE if text.find(b'"uniqueItems":true') >= 0 else 0
+    if formats and text.find(b'"format":"') >= 0:
+        weighs |= REGEX if text.find(b'"format":"regex"') >= 0 else 0
+        weighs |= FORMATS if any(text.find(name) >= 0 for name in _COSTLY_FORMATS) else 0
+    return weighs
 
 
 def weighs_resources(resources: Mapping[str, Any], *, formats: bool = False) -> int:
-    """What a schema's registry ``resources`` add to what :func:`weighs_more` says of its document:
-    they are looked at (the levels are not counted through them), with :data:`UNIQUE`,
-    :data:`FORMATS` and :data:`REGEX` as their text holds what needs them."""
-    try:
-        text = _encode(dict(resources))
-    except (TypeError, ValueError, msgspec.EncodeError):  # pragma: no cover - through intake, JSON
-        return LOOK | UNIQUE | (FORMATS | REGEX if formats else 0)
-    weighs = LOOK | (UNIQUE if text.find(b'"uniqueItems":true') >= 0 else 0)
-    return weighs | _asserted_formats(text) if formats else weighs
+    """What a schema's registry ``resources`` (through intake: JSON) add to what :func:`weighs_more`
+    says of its document: :data:`LOOK` (the levels are not counted through them), and what
+    :func:`_anywhere` finds in their text."""
+    return LOOK | _anywhere(_encode(dict(resources)), formats)
 
 
 def _container_const(text: bytes) -> bool:

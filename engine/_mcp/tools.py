@@ -203,8 +203,7 @@ class ToolSet:
         """A tool's first call (binding its readers), and every input that is neither bytes, a dict,
         ``None``, nor text UTF-8 spells or a buffer within the size bound: other mappings,
         subclasses, longer text and buffers."""
-        tool = self._tools.get(name) if isinstance(name, str) else None
-        schema = (tool if tool is not None else self.tool(name)).input
+        schema = self.tool(name).input
         if name not in self._from_dict:  # bound once, not again on every call of another form
             # `inputSchema` has `type: "object"` at its root: whatever it accepts is a dict.
             path = schema.short_path()
@@ -328,10 +327,7 @@ class ToolSet:
         try:  # the tool's check, bound on its first value (a frame and a lookup less on each)
             checked = self._structured[name]
         except (KeyError, TypeError):
-            tool = self._tools.get(name) if isinstance(name, str) else None
-            if tool is None:
-                tool = self.tool(name)  # raises the right error
-            checked = self._structured[name] = self._structured_check(tool.output)
+            checked = self._structured[name] = self._structured_check(self.tool(name).output)
         try:
             return checked(structured)
         except ValidationFailed as failure:
@@ -364,10 +360,7 @@ class ToolSet:
     def _judged_result(self, name: str, result: Any, *, is_bytes: bool, require_text_fallback: bool) -> CallToolResult:
         """The exact path of ``validate_result``: every result the bound readers did not accept,
         judged and explained."""
-        tool = self._tools.get(name) if isinstance(name, str) else None
-        if tool is None:
-            tool = self.tool(name)  # raises the right error
-        output = tool.output
+        output = self.tool(name).output
         if is_bytes:
             wire = decode_envelope(result, max_bytes=self._max_bytes, max_depth=self._max_depth)
             raw = wire.structured_content

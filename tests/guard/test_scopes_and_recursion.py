@@ -6,7 +6,6 @@ subschema at every level."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -17,6 +16,7 @@ from engine._dialect import Dialect
 from engine._levels import reading_rate
 from engine._patterns.analysis import reads_linearly
 from engine._work import depth_counts
+from tests.guard._weighed import refused_at_once
 
 DRAFT = Dialect.DRAFT2020_12
 
@@ -37,15 +37,6 @@ def _chain(length: int, scoped: bool) -> dict[str, Any]:
     return {**schema, "unevaluatedProperties": False} if scoped else schema
 
 
-def _refused(call: Any, instance: Any) -> None:
-    started = time.process_time()
-    with pytest.raises(engine.DecodeError) as refused:
-        call(instance)
-    assert refused.value.reason == engine.DecodeReason.TOO_LARGE
-    assert "max_validation_work" in refused.value.message
-    assert time.process_time() - started < 1.0  # weighed, not checked
-
-
 def _keys(count: int) -> dict[str, int]:
     return {f"k{i}": 10**6 for i in range(count)}
 
@@ -55,7 +46,7 @@ def test_nested_scopes_multiply(kind: str) -> None:
     per_key = [depth_counts(_nested(levels, kind), DRAFT)[1] for levels in range(1, 8)]  # type: ignore[index]
     assert all(inner * 2.5 <= outer for inner, outer in zip(per_key, per_key[1:], strict=False)), per_key
     # Eight scopes of 17 subschemas in all over 100,000 keys: jsonschema-rs 12 s.
-    _refused(engine.Engine(engine.EngineConfig(cache_size=0)).compile(_nested(8, kind)).is_valid, _keys(100_000))
+    refused_at_once(engine.Engine(engine.EngineConfig(cache_size=0)).compile(_nested(8, kind)).is_valid, _keys(100_000))
 
 
 @pytest.mark.parametrize("levels", [1, 2, 3])
@@ -72,7 +63,7 @@ def test_a_chain_under_one_scope_weighs_its_length() -> None:
     eng = engine.Engine(engine.EngineConfig(cache_size=0))
     instance = _keys(50_000)
     assert eng.compile(_chain(30, scoped=False)).is_valid(instance)
-    _refused(eng.compile(_chain(30, scoped=True)).is_valid, instance)
+    refused_at_once(eng.compile(_chain(30, scoped=True)).is_valid, instance)
     unscoped, scoped = depth_counts(_chain(30, False), DRAFT), depth_counts(_chain(30, True), DRAFT)
     assert unscoped is not None and scoped is not None and max(scoped) > 15 * max(unscoped)
     assert eng.compile(_chain(30, scoped=True)).is_valid(_keys(100))
@@ -95,7 +86,7 @@ def test_recursion_is_unrolled_level_by_level() -> None:
     assert compiled.is_valid([0] * 400_000)
 
 
-def test_recursion_through_nested_scopes_is_refused() -> None:
+def test_recursion_through_nested_scopes_isrefused_at_once() -> None:
     # Each level of the instance re-evaluates the one below once per scope: four scopes over
     # two levels of 20,000 keys each took jsonschema-rs 1.4 s, six 64 s.
     schema: dict[str, Any] = {"properties": {"c": {"$ref": "#"}}, "patternProperties": {"^k": True}}
@@ -103,7 +94,7 @@ def test_recursion_through_nested_scopes_is_refused() -> None:
         schema = {"anyOf": [schema, {"properties": {f"q{level}": True}}], "unevaluatedProperties": False}
     compiled = engine.Engine(engine.EngineConfig(cache_size=0)).compile(schema)
     assert compiled.guard is not None and compiled.guard.recursive
-    _refused(compiled.is_valid, {"c": _keys(20_000), **_keys(20_000)})
+    refused_at_once(compiled.is_valid, {"c": _keys(20_000), **_keys(20_000)})
     small = {"c": {"k1": 1, "q3": 2}, "q0": 1}
     assert compiled.is_valid(small) is is_valid_reference(schema, small)
 
@@ -124,7 +115,7 @@ def test_references_by_anchor_are_counted() -> None:
     assert depth_counts(recursive, Dialect.DRAFT2019_09, levels=3) == [1, 2, 2]  # the reference, the root
     budget = engine.EngineConfig(cache_size=0, limits={"max_validation_work": 10**7})
     compiled = engine.Engine(budget).compile({"type": "array", **by_anchor})
-    _refused(compiled.is_valid, list(range(100_000)))  # 304 evaluations an item
+    refused_at_once(compiled.is_valid, list(range(100_000)))  # 304 evaluations an item
     assert compiled.is_valid([1000] * 1_000)
 
 
@@ -132,7 +123,7 @@ def test_a_scope_is_looked_at_however_few_its_subschemas() -> None:
     compiled = engine.Engine(engine.EngineConfig(cache_size=0)).compile(_nested(8))
     assert compiled.guard is not None and compiled.guard.measured["max_ref_expansion"] < 256
     assert compiled.is_valid({"k1": 1})
-    _refused(compiled.is_valid, _keys(100_000))
+    refused_at_once(compiled.is_valid, _keys(100_000))
 
 
 def test_a_scope_over_conditions_and_references_is_linear() -> None:
@@ -164,14 +155,14 @@ def test_a_pattern_is_weighed_by_what_it_may_read() -> None:
     # Its automaton may hold 2^990 states: 4-7 us a character in jsonschema-rs (400 KB: 2.4 s).
     thrashing = eng.compile({"type": "string", "pattern": "a[ab]{990}c"})
     assert thrashing.is_valid("ab" * 1_000) is False
-    _refused(thrashing.is_valid, "ab" * 200_000)
-    _refused(thrashing.decode, b'"' + b"ab" * 200_000 + b'"')
+    refused_at_once(thrashing.is_valid, "ab" * 200_000)
+    refused_at_once(thrashing.decode, b'"' + b"ab" * 200_000 + b'"')
     # One state at a time: 300 strings of 990 characters (300 KB) in about a millisecond.
     linear = eng.compile({"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z0-9+/]{0,990}={0,2}$"}})
     assert linear.is_valid(["A" * 990] * 300)
     assert linear.is_valid(["A" * 991] * 300) is False
     keyed = eng.compile({"type": "object", "patternProperties": {"a[ab]{990}c": True}})
-    _refused(keyed.is_valid, {"ab" * 200_000: 1})
+    refused_at_once(keyed.is_valid, {"ab" * 200_000: 1})
 
 
 def test_a_large_const_weighs_what_it_holds() -> None:
@@ -185,7 +176,7 @@ def test_a_large_const_weighs_what_it_holds() -> None:
     compiled = engine.Engine(engine.EngineConfig(cache_size=0)).compile(schema)
     counts = depth_counts(schema, DRAFT, levels=3)
     assert counts is not None and counts[0] > 10 * 5 * 300 * 120
-    _refused(compiled.is_valid, instance)
+    refused_at_once(compiled.is_valid, instance)
     assert compiled.is_valid([[1], 2]) is True
 
 
@@ -195,7 +186,7 @@ def test_multiple_of_weighs_what_a_huge_float_costs() -> None:
     primes = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29]
     schema = {"type": "array", "items": {"type": "number", "allOf": [{"not": {"multipleOf": p}} for p in primes]}}
     compiled = engine.Engine(engine.EngineConfig(cache_size=0)).compile(schema)
-    _refused(compiled.is_valid, [1e305] * 100_000)
+    refused_at_once(compiled.is_valid, [1e305] * 100_000)
     assert compiled.is_valid([1e305] * 10) is is_valid_reference(schema, [1e305] * 10)
 
 
@@ -206,12 +197,12 @@ def test_a_pattern_that_may_thrash_is_weighed_however_few_evaluations_a_value_me
     compiled = engine.Engine(engine.EngineConfig(cache_size=0)).compile({"type": "string", "pattern": pattern})
     assert reading_rate(pattern) < 256
     text = "ab" * 500_000
-    _refused(compiled.is_valid, text)
-    _refused(compiled.validate, text)
-    _refused(compiled.decode, b'"' + text.encode() + b'"')
+    refused_at_once(compiled.is_valid, text)
+    refused_at_once(compiled.validate, text)
+    refused_at_once(compiled.decode, b'"' + text.encode() + b'"')
     assert compiled.is_valid("ab" * 100) is False
     keys = engine.Engine(engine.EngineConfig(cache_size=0)).compile({"propertyNames": {"pattern": pattern}})
-    _refused(keys.validate, {f"{i:04d}" + "ab" * 2_000: 1 for i in range(250)})
+    refused_at_once(keys.validate, {f"{i:04d}" + "ab" * 2_000: 1 for i in range(250)})
 
 
 def test_unicode_property_classes_are_read_one_state_at_a_time() -> None:

@@ -1,0 +1,22 @@
+"""What the validation-work tests ask of a refusal: ``too-large``, naming the budget, decided by
+weighing the instance (well under a second of CPU), not by running the check."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+import engine
+
+__all__ = ["refused_at_once"]
+
+
+def refused_at_once(call: Any, instance: Any) -> None:
+    started = time.process_time()
+    with pytest.raises(engine.DecodeError) as refused:
+        call(instance)
+    assert refused.value.reason == engine.DecodeReason.TOO_LARGE
+    assert "max_validation_work" in refused.value.message
+    assert time.process_time() - started < 1.0  # weighed, not checked
