@@ -24,15 +24,20 @@ __all__ = [
     "INFINITE",
     "MAX_MESSAGE",
     "NAMES_PER_EVALUATION",
+    "NAMES_READ_PER_EVALUATION",
+    "NAME_KEYWORDS",
     "WEIGHED_TEXT",
     "SECONDS_PER_EVALUATION",
+    "SPENT",
     "Budget",
     "Issues",
     "Pointer",
     "collect",
+    "count_objects",
     "cut_message",
     "error_weight",
     "failed",
+    "missing_names",
     "node_weight",
     "opening",
     "shape",
@@ -234,6 +239,10 @@ def failed(issues: list[Issue], *, truncated: bool, at: str = "") -> ValidationF
     return ValidationFailed(issues, truncated=truncated)
 
 
+SPENT = "max_explain_work / max_explain_seconds spent (explanation truncated)"
+"""Why an explanation stopped where its budget ran out."""
+
+
 def too_costly(path: str, location: str, cost: int) -> str:
     """The message of the issue that ends an explanation early. It claims nothing about the part
     it names (that part may hold no issue): only that the instance is invalid and the explanation
@@ -360,3 +369,57 @@ def short(instance: Any, limit: int = 80) -> str:
 
 class Text(msgspec.Struct, frozen=True):
     text: str
+
+
+NAME_KEYWORDS = ("required", "dependentRequired", "dependencies")
+
+
+def missing_names(
+    own: Mapping[str, Any], instance: Mapping[str, Any], budget: Budget, dependent: bool, cap: int
+) -> list[Issue]:
+    """The issues of ``own``'s lists of names (``required``, and the ``dependencies`` and, where
+    the dialect has it (``dependent``), ``dependentRequired`` lists of the properties ``instance``
+    has) that ``instance`` misses, in the backend's words and order, one past ``cap`` at most, each at its
+    keyword (the caller puts them under its path). A name is a set lookup: one evaluation stands
+    for :data:`NAMES_READ_PER_EVALUATION` of them."""
+    issues: list[Issue] = []
+    lists: list[tuple[str, Any]] = [("required", own.get("required"))]
+    for keyword in ("dependentRequired", "dependencies") if dependent else ("dependencies",):
+        by_property = own.get(keyword)
+        if isinstance(by_property, Mapping):
+            lists += [(keyword, names) for name, names in by_property.items() if name in instance]
+    for keyword, names in lists:
+        if not isinstance(names, list):
+            continue
+        budget.spend(len(names) // NAMES_READ_PER_EVALUATION)
+        for name in names:
+            if isinstance(name, str) and name not in instance:
+                if len(issues) > cap:  # one past the cap: the list is cut there
+                    return issues
+                message = f"{_quoted(name)} is a required property"
+                issues.append(
+                    Issue(instance_path="", keyword_location="/" + keyword, keyword="required", message=message)
+                )
+    return issues
+
+
+NAMES_READ_PER_EVALUATION = 1_000
+"""Names of a list looked up in an object that one evaluation stands for (some 50 ns each)."""
+
+
+def _quoted(name: str) -> str:
+    import json  # on the slow path that explains a failure
+
+    return json.dumps(name, ensure_ascii=False)
+
+
+def count_objects(document: Any) -> int:
+    count, stack = 0, [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            count += 1
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return count

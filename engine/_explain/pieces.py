@@ -16,9 +16,13 @@ from .._pointer import pointer, unescape
 from .budget import (
     EXPLAIN_FRAMES,
     INFINITE,
+    NAME_KEYWORDS,
+    SPENT,
     Budget,
     Issues,
     Pointer,
+    count_objects,
+    missing_names,
     node_weight,
     shape,
     short,
@@ -46,6 +50,13 @@ _FEW_ITEMS = 4
 MAX_PIECE_DEPTH = 100
 """How many levels of schema and instance the piece-by-piece explanation descends before it
 reports the rest as truncated (each level is a few Python frames)."""
+
+
+class _Spent(Exception):  # noqa: N818 - a signal within the walk, never raised out of it
+    """The budget ran out before a native check: the walk stops, and the piece being split says
+    where (once: ``said``)."""
+
+    said = False
 
 
 class Pieces:
@@ -86,6 +97,7 @@ class Pieces:
 
     def valid(self, at: Pointer, instance: Any, budget: Budget) -> bool:
         self._charge_compile(at, budget)
+        _check_left(budget)
         budget.spend(1)
         return self.locations.is_valid(at, instance)
 
@@ -121,10 +133,11 @@ class Pieces:
         if weight and isinstance(instance, Mapping):
             # Long lists of names: the missing ones found here, an issue each as the backend words
             # it, where the backend would build an error for each, a copy of the object in each.
-            missing = _missing_names(own, instance, budget, "dependentRequired" in self.keywords.assertions, cap)
-            for keyword in _NAME_KEYWORDS:
+            missing = missing_names(own, instance, budget, "dependentRequired" in self.keywords.assertions, cap)
+            for keyword in NAME_KEYWORDS:
                 own.pop(keyword, None)
             weight = node_weight(own)  # what the backend still copies (an enum, a const)
+        _check_left(budget)
         budget.spend(1 + weight)
         if self.locations.own_valid(at, own, instance):
             return iter(missing)
@@ -251,7 +264,10 @@ class Pieces:
         """``eval_depth``: the longest chain of subschemas applied to one instance location (the
         guard's measure), which bounds the native frames each level of the instance needs."""
         self.eval_depth = max(eval_depth, 1)
-        self.walk((), instance, (), (), budget, out, 0)
+        try:
+            self.walk((), instance, (), (), budget, out, 0)
+        except _Spent:
+            pass  # cut where it was spent
 
     def walk(
         self, at: Pointer, instance: Any, path: Pointer, location: Pointer, budget: Budget, out: Issues, level: int
@@ -292,6 +308,14 @@ class Pieces:
             return
         try:
             self.split(at, node, instance, path, location, budget, out, level + 1)
+        except _Spent as spent:
+            if not spent.said:
+                spent.said = True
+                at_path, at_location = pointer(path), pointer(location)
+                where = f"{at_path or '/'!r} against {at_location or '/'!r}"
+                message = f"instance is invalid; the explanation stopped at {where}: {SPENT}"
+                out.cut(Issue(instance_path=at_path, keyword_location=at_location, keyword="", message=message))
+            raise
         except (ValueError, RecursionError) as exc:
             # A value nested too deeply for the validator (jsonschema-rs refuses 256 levels on its
             # error path) or for Python: the explanation ends here.
@@ -447,6 +471,7 @@ class Pieces:
             if high - low <= _FEW_ITEMS or budget.allowance() <= 0:
                 yield from range(low, high)
                 continue
+            _check_left(budget)
             budget.spend(1)
             if locations.every_item_valid(at, instance[low:high]):
                 continue
@@ -513,6 +538,7 @@ class Pieces:
         budget: Budget,
         out: Issues,
     ) -> None:
+        _check_left(budget)
         budget.spend(1)
         if self.locations.member_valid(at, node, name, value):
             return
@@ -531,55 +557,9 @@ class Pieces:
         out.run(self.locations.member_issues(at, node, name, value), budget, pointer(path), location)
 
 
-_NAME_KEYWORDS = ("required", "dependentRequired", "dependencies")
-
-
-def _missing_names(
-    own: Mapping[str, Any], instance: Mapping[str, Any], budget: Budget, dependent: bool, cap: int
-) -> list[Issue]:
-    """The issues of ``own``'s lists of names (``required``, and the ``dependencies`` and, where
-    the dialect has it (``dependent``), ``dependentRequired`` lists of the properties ``instance``
-    has) that ``instance`` misses, in the backend's words and order, one past ``cap`` at most, each at its
-    keyword (the caller puts them under its path). A name is a set lookup: one evaluation stands
-    for :data:`NAMES_READ_PER_EVALUATION` of them."""
-    issues: list[Issue] = []
-    lists: list[tuple[str, Any]] = [("required", own.get("required"))]
-    for keyword in ("dependentRequired", "dependencies") if dependent else ("dependencies",):
-        by_property = own.get(keyword)
-        if isinstance(by_property, Mapping):
-            lists += [(keyword, names) for name, names in by_property.items() if name in instance]
-    for keyword, names in lists:
-        if not isinstance(names, list):
-            continue
-        budget.spend(len(names) // NAMES_READ_PER_EVALUATION)
-        for name in names:
-            if isinstance(name, str) and name not in instance:
-                if len(issues) > cap:  # one past the cap: the list is cut there
-                    return issues
-                message = f"{_quoted(name)} is a required property"
-                issues.append(
-                    Issue(instance_path="", keyword_location="/" + keyword, keyword="required", message=message)
-                )
-    return issues
-
-
-NAMES_READ_PER_EVALUATION = 1_000
-"""Names of a list looked up in an object that one evaluation stands for (some 50 ns each)."""
-
-
-def _quoted(name: str) -> str:
-    import json  # on the slow path that explains a failure
-
-    return json.dumps(name, ensure_ascii=False)
-
-
-def count_objects(document: Any) -> int:
-    count, stack = 0, [document]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Mapping):
-            count += 1
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return count
+def _check_left(budget: Budget) -> None:
+    """Before each native check: a check is charged as one evaluation whatever it reads, and a
+    subschema's pattern may read a long string for a second (200 branches of one: 200 s), so the
+    clock is read before every one, and none starts once the time or the work is spent."""
+    if budget.allowance() <= 0:
+        raise _Spent

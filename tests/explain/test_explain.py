@@ -591,3 +591,47 @@ def test_the_explanation_taken_at_once_is_the_explanation(name: str, work: int) 
                     (i.instance_path, i.keyword_location, i.message) for i in expected.issues
                 ]
                 assert {i.instance_path for i in taken.issues} == {f"{under}/{i}" for i in range(width)}
+
+
+class _Clock:
+    """A clock that moves ``step`` seconds each time it is read."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def monotonic(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.mark.parametrize("keyword", ["allOf", "anyOf", "oneOf"])
+def test_no_native_check_starts_once_the_time_is_spent(monkeypatch: pytest.MonkeyPatch, keyword: str) -> None:
+    # Each check of a piece is charged as one evaluation whatever it reads; a subschema's pattern
+    # may read a long string for a second, and a schema may apply 200 of them to it: the clock is
+    # read before every check (here it moves a quarter of the budget per reading).
+    schema = {"$defs": {"p": {"type": "string", "pattern": "^x"}}, keyword: [{"$ref": "#/$defs/p"}] * 40}
+    instance = "ab" * (32 * 300)  # long enough to go piece by piece (300 values as the estimate counts)
+    checks: list[str] = []
+    from engine.backends._locations import LocationValidators
+
+    for name in ("is_valid", "own_valid", "member_valid", "every_item_valid"):
+        native = getattr(LocationValidators, name)
+
+        def counted(self: Any, *args: Any, _native: Any = native, _name: str = name) -> Any:
+            checks.append(_name)
+            return _native(self, *args)
+
+        monkeypatch.setattr(LocationValidators, name, counted)
+    roomy = engine.Engine(engine.EngineConfig(limits={"max_explain_seconds": 600.0, "max_issues": 1000}))
+    with pytest.raises(engine.ValidationFailed) as failure:
+        roomy.compile(schema).validate(instance)
+    assert len(failure.value.issues) == (40 if keyword == "allOf" else 1)  # every branch checked
+
+    checks.clear()
+    compiled = engine.Engine(engine.EngineConfig(limits={"max_explain_seconds": 1.0})).compile(schema)
+    monkeypatch.setattr(explain_budget, "time", _Clock(0.25))
+    with pytest.raises(engine.ValidationFailed) as failure:
+        compiled.validate(instance)
+    assert failure.value.truncated
+    assert "explanation truncated" in failure.value.issues[-1].message
+    assert len(checks) <= 4, checks  # 40 before the clock was read before each
