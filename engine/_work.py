@@ -187,12 +187,14 @@ def bound_work(
                     per_value, read = guard.expansion * (1 + heaviest), 0
                 else:  # and each scope rereads, once per subschema of the longest chain, what it holds
                     measured = guard.measured
-                    # (the guard measured every pattern a reference reaches, a resource's too)
+                    # (the guard measured every pattern a reference reaches, a resource's too).
+                    # Each subschema may be the one whose patterns read most, reached once per
+                    # reference to it: 200 references to one pattern read a string 200 times.
                     patterned = measured.get("max_pattern_length", 0)
-                    patterns = [pattern for one in documents for pattern in _patterns(one)] if patterned else []
-                    read = sum(map(reading_rate, patterns))
+                    expansion = measured["max_ref_expansion"]
+                    read = expansion * max(map(_heaviest_read, documents)) if patterned else 0
                     rereads = (measured.get("max_eval_depth", 1) + 2) ** scopes
-                    per_value = (measured["max_ref_expansion"] * (1 + heaviest) + read) * rereads
+                    per_value = (expansion * (1 + heaviest) + read) * rereads
                 hashing = HASH * per_value if unique else 0  # a value, per array above it
                 heavy = per_value > AMPLIFYING or read > _UNWEIGHED_READS or hashing > 0
                 root = 0
@@ -274,6 +276,24 @@ def _heaviest(document: Any, weigh: _Weigh) -> int:
         if type(node) is dict:
             if not _WEIGHED.isdisjoint(node):  # most objects hold no keyword weighed (one C call)
                 heaviest = max(heaviest, sum(weigh(node)))
+            stack += node.values()
+        elif type(node) is list:
+            stack += node
+    return heaviest
+
+
+def _heaviest_read(document: Any) -> int:
+    """The most evaluations one object of ``document`` spends on a character (its ``pattern``,
+    and every ``patternProperties`` pattern, which each key meets), wherever it is."""
+    heaviest, stack = 0, [document]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            pattern, named = node.get("pattern"), node.get("patternProperties")
+            read = reading_rate(pattern) if type(pattern) is str else 0
+            if type(named) is dict:
+                read += sum(map(reading_rate, named))
+            heaviest = max(heaviest, read)
             stack += node.values()
         elif type(node) is list:
             stack += node
