@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, Unpack, get_
 
 import msgspec
 
-from ._config_values import ALLOWED_HOSTS, MAXIMUM, MINIMUM, host_entry_problem, short_repr, toml_failure
+from . import _config_values as checks
 from ._errors import EngineError
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ class _Problem(Exception):
 
     def __init__(self, value: Any, allowed: str, *, why: str = "", at: str = "") -> None:
         super().__init__(allowed)
-        self.text = f"{short_repr(value)} {why or 'is not ' + allowed}"
+        self.text = f"{checks.short_repr(value)} {why or 'is not ' + allowed}"
         self.allowed = allowed
         self.at = at
 
@@ -116,17 +116,14 @@ def _check(owner: type, name: str, hint: Any, value: Any, *, from_text: bool = F
             raise _Problem(value, "true or false")
         return value
     if hint is int or hint is float:
-        minimum = MINIMUM.get(name, 0)
-        maximum = MAXIMUM.get(name, math.inf)
+        minimum = checks.MINIMUM.get(name, 0)
+        maximum = checks.MAXIMUM.get(name, math.inf)
         allowed = f"an integer >= {minimum:g}" if hint is int else f"a number > {minimum:g}"
         if maximum < math.inf:
             allowed += f" and <= {maximum:.0f}"
         original = value
         if from_text and isinstance(value, str):
-            try:
-                value = int(value) if hint is int else float(value)
-            except ValueError:
-                raise _Problem(original, allowed) from None
+            value = checks.number_from_text(value, integral=hint is int)  # the text itself if it is none
         if isinstance(value, bool) or not isinstance(value, (int, float) if hint is float else int):
             raise _Problem(original, allowed)
         value = int.__index__(value) if isinstance(value, int) else float.__float__(value)
@@ -153,9 +150,9 @@ def _check(owner: type, name: str, hint: Any, value: Any, *, from_text: bool = F
         entries = tuple(map(str.__str__, value))
         if name == "allow_hosts":  # entries the fetcher could never match are refused now, not at each fetch
             for index, entry in enumerate(entries):
-                why = host_entry_problem(entry)
+                why = checks.host_entry_problem(entry)
                 if why is not None:
-                    raise _Problem(entry, ALLOWED_HOSTS, why=why, at=f"[{index}]")
+                    raise _Problem(entry, checks.ALLOWED_HOSTS, why=why, at=f"[{index}]")
         return entries
     section = _SECTIONS.get(name)
     if section is not None:
@@ -352,7 +349,7 @@ def engine_config(config: Any, overrides: Mapping[str, Any]) -> EngineConfig:
             instead = "pass settings as keyword arguments: Engine(**settings)"
         else:
             instead = "build one with EngineConfig(...) or EngineConfig.load(), or pass settings as keyword arguments"
-        shown = f"a {type(config).__name__}" if section is not None else short_repr(config)
+        shown = f"a {type(config).__name__}" if section is not None else checks.short_repr(config)
         raise ConfigError(
             f"config: {shown} is not an EngineConfig; {instead}",
             source="keyword",
@@ -416,13 +413,13 @@ def resolve(
 
     if toml is not None and toml is not False and not isinstance(toml, (str, os.PathLike)):
         raise ConfigError(
-            f"toml: {short_repr(toml)} is not the path of a TOML file (or False to read none)",
+            f"toml: {checks.short_repr(toml)} is not the path of a TOML file (or False to read none)",
             source="keyword",
             allowed="a path, False or None",
         )
     if env is not None and not isinstance(env, Mapping):
         raise ConfigError(
-            f"env: {short_repr(env)} is not a mapping of environment variables to their values",
+            f"env: {checks.short_repr(env)} is not a mapping of environment variables to their values",
             source="keyword",
             allowed="a mapping of strings to strings, or None for os.environ",
         )
@@ -540,7 +537,7 @@ def _leaves(layer: _Layer) -> list[tuple[str, str, Any]]:
                 where = _where(layer, key)
                 struct = _SECTIONS[key]
                 raise ConfigError(
-                    f"{where}: {short_repr(value)} is not a table of {struct.__name__} fields",
+                    f"{where}: {checks.short_repr(value)} is not a table of {struct.__name__} fields",
                     field=key,
                     source=layer.label,
                     allowed=f"a table of {struct.__name__} fields",
@@ -560,7 +557,7 @@ def _toml_document(path: Path) -> dict[str, Any]:
         with path.open("rb") as fh:  # bounded: a path may name anything (`/dev/zero`)
             return tomllib.loads(toml_text(fh.read(MAX_CONFIG_BYTES + 1)))
     except (OSError, ValueError, RecursionError) as exc:  # ValueError: TOMLDecodeError, not UTF-8, a huge int
-        raise ConfigError(f"{path}: cannot be read as TOML ({toml_failure(exc)})", source=str(path)) from None
+        raise ConfigError(f"{path}: cannot be read as TOML ({checks.toml_failure(exc)})", source=str(path)) from None
 
 
 def _read_toml(path: Path) -> _Layer:

@@ -5,11 +5,12 @@ entry of ``fetch.allow_hosts`` may be, and a value shown short in the message th
 from __future__ import annotations
 
 import ipaddress
+import re
 import reprlib
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["ALLOWED_HOSTS", "MAXIMUM", "MINIMUM", "host_entry_problem", "short_repr"]
+__all__ = ["ALLOWED_HOSTS", "MAXIMUM", "MINIMUM", "host_entry_problem", "number_from_text", "short_repr"]
 
 # The smallest value each numeric field accepts, by field name; 0 for the others, where zero
 # means "none": no cache (`cache_size`), no redirect, no `allOf` branch, property, `enum` or
@@ -28,12 +29,29 @@ MINIMUM: dict[str, float] = {
 # The largest, for the values that reach native code or the OS: jsonschema-rs takes the backtrack
 # limit as a machine word (a u32 fits every platform's), and a timeout, once added to a clock or
 # handed to a socket or a lock, must stay within their range (a day is far past any use).
+# The depth bounds too: the native validators and Python's encoders recurse once a level, and 512
+# stays within Python's recursion limit (1,000: a list 1,500 deep raised `RecursionError` where
+# the bound allowed it) and the thread stacks jsonschema-rs was measured on.
 MAXIMUM: dict[str, float] = {
     "backtrack_limit": 2**32 - 1,
+    **dict.fromkeys(("max_document_depth", "max_schema_depth", "max_eval_depth", "max_instance_depth"), 512),
     "connect_timeout": 86_400.0,
     "total_timeout": 86_400.0,
     "max_explain_seconds": 86_400.0,
 }
+
+
+_INTEGER_TEXT = re.compile(r"\s*[+-]?[0-9]+\s*")
+_NUMBER_TEXT = re.compile(r"\s*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*")
+
+
+def number_from_text(text: str, *, integral: bool) -> int | float | str:
+    """The number an environment variable spells in ASCII digits (a sign, blanks around; for a
+    float a fraction and an exponent), or ``text`` itself if it spells none: ``int`` and ``float``
+    also read ``1_000``, digits of other scripts and ``nan``."""
+    if (_INTEGER_TEXT if integral else _NUMBER_TEXT).fullmatch(text) is None:
+        return text
+    return int(text) if integral else float(text)
 
 
 class _ShortRepr(reprlib.Repr):

@@ -34,8 +34,9 @@ subschemas a value) first weighs the instance, and one whose estimate is over
   (1.6-3.7 microseconds a value; with an integral operand, under 0.1);
 - an object pays one per name and per trigger of its lists and dependencies, and each key one
   per ``patternProperties`` pattern, whatever their subschemas weigh (:func:`_entries`);
-- under ``uniqueItems``, integers past 2^53 that round to one double are compared pair by pair
-  (:func:`_colliding`, on every instance of a schema that holds ``uniqueItems: true``);
+- under ``uniqueItems``, distinct items that hash alike are compared pair by pair: integers past
+  2^53 that round to one double, arrays and objects whose runs of scalars are alike
+  (:mod:`engine._unique`, on every instance of a schema that holds ``uniqueItems: true``);
 - where formats are asserted, a slow one costs what it costs (:data:`_FORMAT_COSTS`), and
   ``format: regex`` the square of the named groups a string may hold (:func:`_named_groups`).
 
@@ -50,6 +51,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
+from math import log10
 from typing import Any
 
 import msgspec
@@ -61,6 +63,7 @@ from ._guard import AMPLIFYING, DeferredReport, GuardReport
 from ._instance import json_values
 from ._levels import HASH, level_counts, reading_rate
 from ._patterns.analysis import reads_linearly
+from ._unique import colliding_integers, colliding_structures
 
 __all__ = [
     "FORMATS",
@@ -79,7 +82,7 @@ __all__ = [
 LOOK = 1
 """:func:`weighs_more`: the schema may cost a value more than its subschemas count (looked at)."""
 UNIQUE = 2
-""":func:`weighs_more`: the schema may hold ``uniqueItems: true`` (large integers weighed)."""
+""":func:`weighs_more`: the schema may hold ``uniqueItems: true`` (the items that may hash alike weighed)."""
 FORMATS = 4
 """:func:`weighs_more`: the schema may hold a format the engine asserts at a cost per value
 (:data:`_FORMAT_COSTS`): each such subschema weighs that much."""
@@ -96,12 +99,12 @@ _NUMBER_COMPARISON = 200  # evaluations a number compared with an `enum` member 
 # value, `multipleOf: 0.01` 2.5-3.7 us, `const: 1.5` 3.6 us; `minimum: 1.0` 87 ns).
 _NUMERIC = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "const")
 _FRACTION_COMPARISON = 400
+_SMALL_DIVISOR = 1e-3  # a `multipleOf` below this costs more for each decimal digit it shifts
+_DIVISOR_DIGIT = 40
 _ENTRIES = ("required", "dependentRequired", "dependentSchemas", "dependencies")
 _PATTERNS = 16  # patterns read one state at a time a schema holds unweighed (2 evaluations a character each)
 _UNWEIGHED_READS = 2 * _PATTERNS  # evaluations a character may meet in a check never weighed
 _OVERFLOW = 1 << 62  # the length taken for an instance msgpack cannot hold: past any budget
-_PAIR = 100  # evaluations a pair of large integers hashing alike costs `uniqueItems` (see `_colliding`)
-_EXACT_BITS = 53  # integers a double holds exactly: up to 2^53
 # A subschema reading content as a media type: 8 evaluations a byte, not 1/8 (base64 decoded and
 # parsed as JSON: 60-72 ns a byte; JSON alone, 37 ns).
 _CONTENT = 64
@@ -142,8 +145,8 @@ def bound_work(
     value; ``check`` itself otherwise. ``weighs`` (:func:`weighs_more`): :data:`LOOK` where the
     schema may hold a slow comparison (a number with a fraction, an ``enum``
     :func:`compares_in_turn` finds, ...), so its subschemas alone do not bound what a value
-    costs; :data:`UNIQUE` where it may hold ``uniqueItems: true``, so every instance has its large
-    integers weighed (:func:`_colliding`); :data:`FORMATS` and :data:`REGEX` where it holds a
+    costs; :data:`UNIQUE` where it may hold ``uniqueItems: true``, so every instance has the items
+    that may hash alike weighed (:mod:`engine._unique`); :data:`FORMATS` and :data:`REGEX` where it holds a
     format asserted at a cost."""
     if guard is None:  # a boolean schema
         return check
@@ -221,7 +224,8 @@ def bound_work(
                 if work > budget:
                     raise _too_costly(per_value, budget)
         if unique:
-            _colliding(instance, packed, budget)
+            colliding_integers(instance, packed, budget)
+            colliding_structures(instance, packed, budget)
         if regex:
             _named_groups(instance, budget)
         return check(instance)
@@ -331,6 +335,11 @@ def _comparisons(node: dict[str, Any]) -> int:
     for keyword in _NUMERIC:
         if keyword in node and (_fraction(node[keyword]) or keyword == "multipleOf"):
             cost += _FRACTION_COMPARISON  # `multipleOf: 7` against 1e305: 3-4 us a value
+    divisor = node.get("multipleOf")
+    if type(divisor) is float and 0 < abs(divisor) < _SMALL_DIVISOR:
+        # The smaller the divisor, the longer the division: 0.01 some 3 us a value, 1e-100 6 us,
+        # 1e-300 and 5e-324 14-18 us (34 us against an integer of 300 digits).
+        cost += _DIVISOR_DIGIT * int(-log10(abs(divisor)))
     const = node.get("const")
     if type(const) is dict or type(const) is list:  # compared value by value, like an enum member
         cost += _member_cost(const)
@@ -524,51 +533,6 @@ def level_weights(instance: Any) -> Iterator[tuple[int, int]]:
 
 def _at(counts: list[int], depth: int) -> int:
     return counts[depth] if depth < len(counts) else 0
-
-
-def _colliding(instance: Any, packed: bytes | None, budget: int) -> None:
-    """Refuse ``instance`` if ``uniqueItems`` could compare its large integers pair by pair past
-    ``budget``. jsonschema-rs hashes a number as a double: integers past 2^53 that round to the
-    same double collide and are compared pair by pair, slowly (4,000 consecutive integers near
-    2^70: 5.2 s; 200 of 4,000 digits: 8.6 s; spaced apart, 2 ms). The estimate: for each group of
-    integers rounding alike, half its size squared pairs, each 100 evaluations and one more per
-    200 of the square of its digits (0.6 us a pair near 2^70, 430 us at 4,000 digits). msgpack
-    spells an integer past 2^32 after one of two bytes (``packed``: its msgpack, ``None`` where an
-    integer is past 64 bits): few of them, and nothing is walked."""
-    if packed is not None:
-        candidates = packed.count(b"\xcf") + packed.count(b"\xd3")
-        if candidates * candidates * (_PAIR // 2) <= budget:
-            return
-    groups: dict[float | None, list[int]] = {}
-    stack = [instance]
-    while stack:
-        value = stack.pop()
-        kind = type(value)
-        if kind is int:
-            bits = value.bit_length()
-            if bits > _EXACT_BITS:
-                try:
-                    key: float | None = float(value)
-                except OverflowError:  # past any double: all alike
-                    key = None
-                group = groups.setdefault(key, [0, 0])
-                group[0] += 1
-                group[1] = max(group[1], bits)
-        elif kind is dict:
-            stack += value.values()
-        elif kind is list:
-            stack += value
-    work = 0
-    for count, bits in groups.values():
-        digits = bits * 30_103 // 100_000 + 1  # decimal digits of an integer of `bits` bits
-        work += count * count // 2 * (_PAIR + digits * digits // 200)
-    if work > budget:
-        raise DecodeError(
-            DecodeReason.TOO_LARGE,
-            f"instance is too large for this schema: uniqueItems could compare its large integers "
-            f"pair by pair (those past 2^53 that round to one double hash alike), some {work} "
-            f"evaluations, more than {budget} (max_validation_work)",
-        )
 
 
 def _too_costly(per_value: int, budget: int) -> DecodeError:

@@ -155,6 +155,9 @@ class Budget:
     def spend(self, work: int) -> None:
         self.work -= work
 
+    def out_of_time(self) -> bool:
+        return time.monotonic() >= self.deadline
+
 
 class Issues(msgspec.Struct):
     cap: int
@@ -239,8 +242,8 @@ def failed(issues: list[Issue], *, truncated: bool, at: str = "") -> ValidationF
     return ValidationFailed(issues, truncated=truncated)
 
 
-SPENT = "max_explain_work / max_explain_seconds spent (explanation truncated)"
-"""Why an explanation stopped where its budget ran out."""
+SPENT = "max_explain_seconds spent (explanation truncated)"
+"""Why an explanation stopped where its time ran out."""
 
 
 def too_costly(path: str, location: str, cost: int) -> str:

@@ -155,6 +155,13 @@ class Pieces:
     def _unquoted(self, own: Mapping[str, Any], instance: Any, allowance: int) -> Iterator[Issue]:
         """An issue for each keyword of ``own`` that ``instance`` fails (each checked alone, with
         what decides which properties are additional), its message naming no value."""
+        why = (
+            f"the value holds more than {allowance} values, too many to quote within max_explain_work / "
+            "max_explain_seconds (explanation truncated)"
+            if allowance > 0
+            else "nothing was left to quote the value with: max_explain_work / max_explain_seconds spent "
+            "(explanation truncated)"
+        )
         for keyword, value in own.items():
             alone = {keyword: value}
             if keyword == "additionalProperties" and "properties" in own:
@@ -166,8 +173,7 @@ class Pieces:
                     instance_path="",
                     keyword_location=pointer((keyword,)),
                     keyword=keyword,
-                    message=f"instance is invalid against {keyword}; the value holds more than {allowance} "
-                    "values, too many to quote within max_explain_work / max_explain_seconds (explanation truncated)",
+                    message=f"instance is invalid against {keyword}; {why}",
                 )
 
     # -- cost -------------------------------------------------------------------------------------
@@ -560,6 +566,8 @@ class Pieces:
 def _check_left(budget: Budget) -> None:
     """Before each native check: a check is charged as one evaluation whatever it reads, and a
     subschema's pattern may read a long string for a second (200 branches of one: 200 s), so the
-    clock is read before every one, and none starts once the time or the work is spent."""
-    if budget.allowance() <= 0:
+    clock is read before every one, and none starts once the time is spent. (Spent work stops
+    what is explained, not the fast checks that find where: an `anyOf` with none left still
+    says that no branch holds.)"""
+    if budget.out_of_time():
         raise _Spent

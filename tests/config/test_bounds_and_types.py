@@ -12,6 +12,10 @@ import engine
 from engine import ConfigError, EngineConfig, FetchConfig, Limits
 from engine._config import engine_config
 
+# The depth bounds: native code and Python's encoders recurse once a level (a list 1,500 deep
+# raised a bare `RecursionError` where `max_instance_depth` allowed it).
+DEPTHS = ("max_document_depth", "max_schema_depth", "max_eval_depth", "max_instance_depth")
+
 
 @pytest.mark.parametrize(
     ("section", "name", "value", "allowed"),
@@ -24,6 +28,7 @@ from engine._config import engine_config
         ("fetch", "connect_timeout", float("inf"), "a number > 0 and <= 86400"),
         ("limits", "max_explain_seconds", 1e308, "a number > 0 and <= 86400"),
         ("limits", "max_explain_seconds", 86_400.5, "a number > 0 and <= 86400"),
+        *(("limits", depth, 513, f"an integer >= {int(depth != 'max_instance_depth')} and <= 512") for depth in DEPTHS),
     ],
     ids=[
         "backtrack_limit-2**64",
@@ -34,6 +39,7 @@ from engine._config import engine_config
         "connect_timeout-inf",
         "max_explain_seconds-1e308",
         "max_explain_seconds-over-a-day",
+        *(f"{depth}-513" for depth in DEPTHS),
     ],
 )
 def test_values_past_what_native_code_takes_are_refused(section: str, name: str, value: Any, allowed: str) -> None:
@@ -54,6 +60,24 @@ def test_values_past_what_native_code_takes_are_refused(section: str, name: str,
             attempt()
         assert refused.value.field == dotted and refused.value.allowed == allowed
         assert refused.value.message.endswith(f"is not {allowed}")
+
+
+@pytest.mark.parametrize("text", ["1_000", "١٢", "+ 5", "0x10", "1e3"])
+def test_an_integer_from_the_environment_is_ascii_digits(text: str) -> None:
+    # `int()` reads underscores and the digits of every script: the environment spells digits.
+    with pytest.raises(ConfigError) as refused:
+        EngineConfig.load(False, env={"ENGINE_LIMITS_MAX_ISSUES": text})
+    assert refused.value.field == "limits.max_issues"
+    assert EngineConfig.load(False, env={"ENGINE_LIMITS_MAX_ISSUES": " 7 "}).limits.max_issues == 7
+
+
+@pytest.mark.parametrize("text", ["1_0", "nan", "inf", "٠.5", "0x1p-2"])
+def test_a_number_from_the_environment_is_ascii_digits(text: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        EngineConfig.load(False, env={"ENGINE_LIMITS_MAX_EXPLAIN_SECONDS": text})
+    assert refused.value.field == "limits.max_explain_seconds"
+    loaded = EngineConfig.load(False, env={"ENGINE_LIMITS_MAX_EXPLAIN_SECONDS": "2.5e-1"})
+    assert loaded.limits.max_explain_seconds == 0.25
 
 
 # Each limit's smallest value, where zero refused every schema (or every instance, or fetched
@@ -91,7 +115,8 @@ def test_values_below_a_limits_smallest_are_refused_from_every_source(section: s
     """`limits={"max_issues": 0}` was accepted, and an invalid instance then failed with one
     made-up issue (no keyword, "instance is invalid"); a zero byte, depth or count bound
     refused every schema or instance. Now the configuration is refused, naming the range."""
-    allowed = f"an integer >= {smallest}"
+    maximum = engine._config_values.MAXIMUM.get(name)
+    allowed = f"an integer >= {smallest}" + (f" and <= {maximum:.0f}" if maximum is not None else "")
     for value in (smallest - 1, -1):
         for attempt in _every_source(section, name, value):
             with pytest.raises(ConfigError) as refused:

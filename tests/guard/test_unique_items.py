@@ -1,10 +1,11 @@
-"""``uniqueItems`` over large integers is weighed (``engine._work._colliding``): jsonschema-rs hashes
+"""``uniqueItems`` over large integers is weighed (``engine._unique.colliding_integers``): jsonschema-rs hashes
 a number as a double, so integers past 2^53 that round to one double collide and are compared
 pair by pair (4,000 consecutive integers near 2^70: 5.2 s), and the engine refuses such an
 instance with ``too-large`` before the backend runs; any other instance gets the backend's answer."""
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from typing import Any
@@ -18,6 +19,7 @@ import engine
 from benchmarks.instances import is_valid_reference
 from engine._dialect import Dialect
 from engine._work import LOOK, UNIQUE, weighs_more
+from tests.guard._weighed import refused_at_once
 
 UNIQUE_ARRAY = {"type": "array", "uniqueItems": True}
 
@@ -134,3 +136,59 @@ def test_each_level_of_a_recursive_schema_hashes_what_it_holds() -> None:
     for _ in range(5):
         shallow = [shallow, *range(1, 21)]
     assert compiled.is_valid(shallow)
+
+
+def _brackets(pairs: int) -> list[Any]:
+    """Every array built of ``pairs`` pairs of brackets and nothing else (``[[], [[]]]``...)."""
+    if pairs == 0:
+        return [[]]
+    found = []
+    for inner in range(pairs):  # the first item holds `inner` pairs, the rest the others
+        for first in _brackets(inner):
+            found += [[first, *rest] for rest in _brackets(pairs - 1 - inner)]
+    return found
+
+
+def test_distinct_arrays_that_hash_alike_are_refused() -> None:
+    # jsonschema-rs hashes an array as its items' hashes one after another, `[]` adding nothing:
+    # every array of brackets alone hashes alike, and 20,000 distinct ones (540 KB) took 3.6 s,
+    # 50,000 took 28 s, compared pair by pair. 12,000 are 72 million pairs.
+    alike = [*_brackets(9), *_brackets(10)][:12_000]
+    assert len({msgspec.json.encode(item) for item in alike}) == 12_000
+    refused_at_once(_compiled().is_valid, alike)  # (the instance's walk, the texts written: 0.1-0.2 s)
+    refused_at_once(_compiled().decode, msgspec.json.encode(alike))
+    refused_at_once(_compiled().is_valid, [{"a": item} for item in alike])  # an object's pair hashes its value alike
+    schema = {"type": "object", "properties": {"tags": UNIQUE_ARRAY}}
+    tools = engine.compile_tools([{"name": "t", "inputSchema": schema}])
+    refused_at_once(functools.partial(tools.validate_arguments, "t"), msgspec.json.encode({"tags": alike}))
+    few = alike[:2_000]  # 2 million pairs: answered (40 ms)
+    assert _compiled().is_valid(few)
+    assert not _compiled().is_valid([*few, few[7]])
+
+
+def test_arrays_alike_but_for_their_brackets_hash_alike() -> None:
+    # `[1, 2]`, `[[1], 2]`, `[1, [2]]`, `[[[1]], [2]]`...: each the scalars 1 then 2. 400 distinct
+    # such items: 80,000 pairs of 4 evaluations.
+    def wrapped(value: Any, times: int) -> Any:
+        for _ in range(times):
+            value = [value]
+        return value
+
+    alike = [[wrapped(1, a), wrapped(2, b)] for a in range(20) for b in range(20)]
+    _refused(_compiled(work=100_000).is_valid, alike)
+    apart = [[wrapped(i, a), wrapped(2, b)] for i, (a, b) in enumerate((a, b) for a in range(20) for b in range(20))]
+    assert _compiled(work=100_000).is_valid(apart)  # distinct runs: no pair compared
+    assert _compiled(work=100_000).is_valid(alike[:16])  # 120 pairs at most
+
+
+@given(st.lists(st.recursive(st.integers(0, 2), lambda inner: st.lists(inner, max_size=3), max_leaves=6), max_size=40))
+@settings(max_examples=150, deadline=None)
+def test_structures_answer_as_the_reference_or_refuse(instance: list[Any]) -> None:
+    compiled = _compiled(work=2_000)
+    try:
+        answer = compiled.is_valid(instance)
+    except engine.DecodeError as refused:
+        assert refused.reason == engine.DecodeReason.TOO_LARGE
+        assert len(instance) >= 16  # only an array checked through its hashes
+    else:
+        assert answer is is_valid_reference(UNIQUE_ARRAY, instance)
