@@ -26,6 +26,7 @@ __all__ = [
     "star_height",
     "word_boundary",
     "written_out",
+    "written_out_in_all",
 ]
 
 MAX_WRITTEN_OUT = 1_000
@@ -52,6 +53,16 @@ PROPERTY_STEPS = 64
 each copy into an automaton of the UTF-8 encodings of its hundreds of ranges (``\\p{L}{100}``
 took jsonschema-rs 21 ms and some 5 MB to compile, ``\\p{L}{300}`` over its size limit; an
 ASCII class's copy, 0.2 us; ``[^a]`` or ``.``, 3-4 us)."""
+
+WIDE_STEPS = 8
+"""What each step of a pattern holding a class of most of Unicode (``.``, ``[^...]``, ``\\S``,
+``\\W``, ``\\D``, ``\\s``) counts toward the steps of a schema's patterns in all: each copy of
+such a class is an automaton of UTF-8 ranges (``\\S{990}``: 8 ms and some 2.3 MB to compile in
+jsonschema-rs, ``[a-z]{990}`` 0.6 ms), so ten such patterns of 990 steps, within the bound in all
+as plain steps, made each 600-byte schema 23 MB and 120 ms (a list of 200 such tools passed 4 GB).
+Every step of such a pattern is counted so (an upper bound): the real tool schemas' patterns take
+at most 5,152 so counted."""
+_WIDE = re.compile(r"[.]|\\[SWDs]|\[\^")
 
 # A counted repetition as jsonschema-rs reads one: it allows whitespace inside the braces, where
 # ECMA-262 (Annex B) reads `{ 2 }` as the literal text.
@@ -155,6 +166,13 @@ def word_boundary(pattern: str) -> str | None:
 
 
 @lru_cache(maxsize=1024)
+def written_out_in_all(pattern: str) -> int:
+    """What ``pattern`` counts toward :data:`MAX_WRITTEN_OUT_IN_ALL`: its :func:`written_out` steps,
+    each :data:`WIDE_STEPS` where it holds a class of most of Unicode."""
+    steps = written_out(pattern)
+    return steps * WIDE_STEPS if _WIDE.search(pattern) is not None else steps
+
+
 def written_out(pattern: str) -> int:
     """How many steps ``pattern`` takes written out (see :data:`MAX_WRITTEN_OUT`): each character,
     escape or class one, a Unicode property class (``\\p{L}``, ``\\P{N}``, alone or in a class)

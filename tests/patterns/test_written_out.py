@@ -15,10 +15,12 @@ from engine._patterns.analysis import (
     MAX_WRITTEN_OUT,
     MAX_WRITTEN_OUT_IN_ALL,
     PROPERTY_STEPS,
+    WIDE_STEPS,
     reads_linearly,
     rust_only,
     spaced_count,
     written_out,
+    written_out_in_all,
 )
 
 
@@ -197,4 +199,20 @@ def test_a_schema_s_patterns_are_bounded_in_all() -> None:
         assert refusal.reason == "unsafe-pattern" and "in all" in refusal.message
         assert refusal.details["bound"] == MAX_WRITTEN_OUT_IN_ALL and refusal.details["steps"] > MAX_WRITTEN_OUT_IN_ALL
         assert refusal.location is not None and refusal.location.startswith("/properties/p")
-    assert engine.Engine(cache_size=0).compile(schema(10)).is_valid({"p0": "y" * 990 + "x0"})  # 9,920 steps
+    assert engine.Engine(cache_size=0).compile(schema(1)).is_valid({"p0": "y" * 990 + "x0"})  # 7,936 steps counted
+
+
+@pytest.mark.parametrize("wide", [".", "\\S", "\\W", "\\D", "\\s", "[^a]"])
+def test_a_class_of_most_of_unicode_counts_more_in_all(wide: str) -> None:
+    # Each copy of such a class is an automaton of UTF-8 ranges: ten patterns `\S{990}x<i>`, 9,910
+    # plain steps in a 600-byte schema, compiled in 120 ms to 23 MB (200 such tools: over 4 GB).
+    def schema(unit: str, count: int) -> dict[str, Any]:
+        properties = {f"p{i}": {"type": "string", "pattern": f"^{unit}{{990}}x{i}$"} for i in range(count)}
+        return {"type": "object", "properties": properties}
+
+    assert written_out_in_all(f"^{wide}{{990}}x1$") == WIDE_STEPS * written_out(f"^{wide}{{990}}x1$")
+    with pytest.raises(engine.SchemaRejected) as info:
+        engine.Engine(cache_size=0).compile(schema(wide, 10))
+    assert info.value.reason == "unsafe-pattern" and "in all" in info.value.message
+    assert engine.Engine(cache_size=0).compile(schema(wide, 1))  # one: 7,952 steps counted
+    assert engine.Engine(cache_size=0).compile(schema("[a-z]", 10))  # an ASCII class: 9,960 steps
