@@ -57,12 +57,9 @@ def run_validate(args: argparse.Namespace, eng: Engine, out: TextIO, err: TextIO
                 f"{' (list cut short)' if exc.truncated else ''}\n"
             )
             for issue in exc.issues:  # paths and messages quote the document's keys and values
-                out.write(
-                    shown(
-                        f"  at {issue.instance_path or '(root)'}: {issue.message}"
-                        f"  [schema {issue.keyword_location or '(root)'}]\n"
-                    )
-                )
+                where = f"at {issue.instance_path or '(root)'}"
+                line = f"  {where}: {issue.message}  [schema {issue.keyword_location or '(root)'}]"
+                out.write(shown(line.replace("\n", "\\n")) + "\n")  # one line each, whatever a key holds
         return EXIT_REFUSED
     except DecodeError as exc:
         message = describe_decode_error(label, exc, data)

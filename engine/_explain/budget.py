@@ -206,6 +206,8 @@ def collect(issues: Iterator[Issue], into: list[Issue], cap: int, deadline: floa
             message = issue.message
             if len(message) > MAX_MESSAGE:
                 message = cut_message(message)
+            if "\n" in message:  # a quoted key or value's own: a message is one line
+                message = message.replace("\n", "\\n")
             if path or prefix or message is not issue.message:
                 issue = Issue(
                     instance_path=path + issue.instance_path,

@@ -67,6 +67,7 @@ _WIDE = re.compile(r"[.]|\\[SWDs]|\[\^")
 # A counted repetition as jsonschema-rs reads one: it allows whitespace inside the braces, where
 # ECMA-262 (Annex B) reads `{ 2 }` as the literal text.
 _COUNTED = re.compile(r"\{\s*(\d+)\s*(,\s*(\d*)\s*)?\}")
+_CODE_POINT = re.compile(r"\\u\{[0-9A-Fa-f]+\}")
 _CAP = 1 << 40  # products past any bound are capped: a count's digits may be many
 
 _LOOKAROUND = {"(?=": "lookahead", "(?!": "negative lookahead", "(?<=": "lookbehind", "(?<!": "negative lookbehind"}
@@ -193,7 +194,8 @@ def written_out(pattern: str) -> int:
             step = PROPERTY_STEPS if named is not None else 1
             frame[0] += step
             frame[1] = step
-            i = named.end() if named is not None else i + 2
+            point = _CODE_POINT.match(pattern, i) if named is None else None  # `\u{999}`: one character
+            i = named.end() if named is not None else point.end() if point is not None else i + 2
             continue
         if c == "[":
             j = i + 1

@@ -30,6 +30,8 @@ from engine._patterns.analysis import (
         ("a{20}", 20),
         ("(?:ab){3}", 9),  # the ":" of "(?:" counted: an upper bound
         ("(ab|cde){3}", 15),  # branches add up
+        ("^\\u{999}$", 3),  # a code point, not `u` 999 times
+        ("\\u{41}{3}", 3),
         ("(?:(?:\\w{30}){30}){30}", 27930),
         ("^[0-9a-fA-F]{32}$", 34),
         ("^(?:.?){4990}$", 9982),
