@@ -315,11 +315,33 @@ def _no_surrogates(value: Any) -> int:
     An int this interpreter writes as no text (over ``sys.get_int_max_str_digits()`` digits) is
     refused: no document spells it here, and the backends read it otherwise."""
     try:
-        return len(_encode_json(value))
+        size = len(_encode_json(value))
     except UnicodeEncodeError as exc:
         raise _surrogate(exc) from None
     except ValueError:
         raise _unspelled() from None
+    if size > _LONGEST_INTEGER:  # long enough to hold an integer no document is read with
+        _long_integers(value)
+    return size
+
+
+_LONGEST_INTEGER = 4_300
+_TOO_MANY_DIGITS = "a number has too many digits: integers are read up to 4300 characters long, sign included"
+"""The longest integer a document is read with, in characters, its sign included (msgspec's bound:
+``-(10**4299)``, 4,301 characters, is refused from bytes, so it is refused as a value too)."""
+
+
+def _long_integers(value: Any) -> None:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is int:
+            if item.bit_length() > 14_000 and len(str(item)) > _LONGEST_INTEGER:
+                raise DecodeError(DecodeReason.NUMBER_OUT_OF_RANGE, _TOO_MANY_DIGITS)
+        elif type(item) is dict:
+            stack += item.values()
+        elif type(item) is list:
+            stack += item
 
 
 _SPELLED_BITS = 14_000
@@ -330,7 +352,7 @@ of ``int`` to ``str``, take some 14,284 bits): a longer one is tried (see :func:
 def _unspelled() -> DecodeError:
     return DecodeError(
         DecodeReason.NUMBER_OUT_OF_RANGE,
-        "a number has more digits than this interpreter writes as text (sys.get_int_max_str_digits)",
+        _TOO_MANY_DIGITS,
     )
 
 

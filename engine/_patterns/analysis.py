@@ -20,6 +20,7 @@ __all__ = [
     "MAX_WRITTEN_OUT_IN_ALL",
     "PROPERTY_STEPS",
     "backtracking_construct",
+    "ecma_pattern",
     "reads_linearly",
     "rust_only",
     "spaced_count",
@@ -254,6 +255,16 @@ def spaced_count(pattern: str) -> str | None:
 # Outside a class: `\A`, `\z`, `\p`/`\P` without a brace, a global inline flag group, or a count
 # right after another quantifier (`a{1,}{2}`, `a*{2}`).
 _RUST_ONLY = re.compile(r"\\[Az]|\\[pP](?!\{)|\(\?[a-zA-Z-]+\)|(?:[*+?]|\{\d+(?:,\d*)?\})\??\{\d+(?:,\d*)?\}")
+
+
+def ecma_pattern(pattern: str) -> bool:
+    """Whether ``pattern`` is ECMA-262 (with the ``u`` flag) as the engine's own parser reads it
+    (a few valid constructs it refuses, backreferences and control escapes, answer no)."""
+    try:
+        Parser(pattern).parse()
+    except (PatternRefused, RecursionError):
+        return False
+    return True
 
 
 def rust_only(pattern: str) -> str | None:

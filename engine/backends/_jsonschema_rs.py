@@ -20,7 +20,7 @@ from .._dialect import Dialect
 from .._errors import Issue, RejectReason, SchemaRejected
 from .._intake import canonical_text
 from .._patterns import schema_patterns, word_boundary
-from .._patterns.analysis import rust_only, spaced_count
+from .._patterns.analysis import ecma_pattern, rust_only, spaced_count
 from .._pointer import pointer
 from ._contract import Backend, BackendValidator, SchemaSource, late, refuse
 
@@ -339,6 +339,15 @@ def translate_compile_error(exc: jsonschema_rs.ValidationError, source: SchemaSo
                 "backreferences); refused in linear-time mode",
                 location=location,
                 details={"pattern": pattern},
+            )
+        if pattern is not None and ecma_pattern(pattern):
+            # Valid ECMA-262 its regex engine cannot read (`[^]`, `[]`, `\0`, `[\b]`): not the schema's fault.
+            return refuse(
+                NAME,
+                f"pattern {pattern!r} is valid ECMA-262, which jsonschema-rs's regex engine cannot read "
+                "(jsonschema-rs compiles every schema, whichever backend answers: `[^]` may be written "
+                "`[\\s\\S]`, `\\0` as `\\x00`, `[\\b]` as `\\x08`)",
+                location=location,
             )
         return SchemaRejected(
             RejectReason.INVALID_SCHEMA,

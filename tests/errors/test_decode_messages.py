@@ -4,6 +4,8 @@ range of a 64-bit float"."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 import engine
@@ -52,6 +54,23 @@ def test_an_integer_of_too_many_digits_is_not_blamed_on_the_float_range() -> Non
         with pytest.raises(engine.DecodeError) as refused:
             ANY.decode(beyond)
         assert refused.value.message == "a number is beyond the range of a 64-bit float"
+
+
+def test_an_integer_too_long_to_read_is_refused_as_a_value_too() -> None:
+    # `-(10**4299)` (4,301 characters) was refused from bytes and accepted as a Python int.
+    too_many = "a number has too many digits: integers are read up to 4300 characters long, sign included"
+    schema = {"type": "object"}
+    tools = engine.compile_tools([{"name": "t", "inputSchema": schema}])
+    for value in ({"a": -(10**4299)}, {"a": [1, 10**4300 - 1 + 10**4300]}):
+        for call in (
+            engine.compile(schema).is_valid,
+            engine.compile(schema).validate,
+            partial(tools.validate_arguments, "t"),
+        ):
+            with pytest.raises(engine.DecodeError) as refused:
+                call(value)
+            assert refused.value.reason == "number-out-of-range" and refused.value.message == too_many
+    assert engine.compile({}).is_valid(-(10**4298)) and engine.compile({}).is_valid([10**4299])
 
 
 def test_tool_arguments_read_from_bytes_say_the_same() -> None:

@@ -214,3 +214,17 @@ def test_engine_check_reports_instead_of_a_traceback(pattern: str, tmp_path: Any
         code = cli_main(["check", str(tools), "--backend", backend], out=out, err=err)
         assert "Traceback" not in out.getvalue() + err.getvalue(), (backend, err.getvalue())
         assert code in (0, 1, 2), (backend, code, err.getvalue())
+
+
+@pytest.mark.parametrize("pattern", ["^[^]$", "a[^]*b", "^[]$", "^\\0$", "^[\\b]$"])
+@pytest.mark.parametrize("backend", ["auto", "jsonschema-rs", "msgspec", "fastjsonschema", "jsonschema"])
+def test_valid_ecma_262_jsonschema_rs_cannot_read_is_no_invalid_schema(pattern: str, backend: str) -> None:
+    # Valid ECMA-262 (any character, no character, NUL, backspace) that jsonschema-rs's regex
+    # engine refuses: the schema is not at fault, the backend is, and the refusal says so.
+    with pytest.raises(engine.SchemaRejected) as refused:
+        engine.Engine(engine.EngineConfig(backend=backend, cache_size=0)).compile({"pattern": pattern})
+    assert refused.value.reason == engine.RejectReason.UNSUPPORTED_BY_BACKEND
+    assert refused.value.location == "/pattern" and "valid ECMA-262" in refused.value.message
+    with pytest.raises(engine.SchemaRejected) as invalid:
+        engine.Engine(engine.EngineConfig(backend=backend, cache_size=0)).compile({"pattern": "^(a$"})
+    assert invalid.value.reason == engine.RejectReason.INVALID_SCHEMA
