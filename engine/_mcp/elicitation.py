@@ -41,7 +41,7 @@ from .._errors import Issue, SchemaRejected, ValidationFailed
 from .._instance import admit, max_values
 from .._intake import canonical_text, load_schema
 from ..backends import SchemaSource, msgspec_translation
-from .form_shape import check_shape
+from .form_shape import check_default_formats, check_shape
 
 __all__ = ["ElicitResult", "ElicitationForm", "compile_elicitation"]
 
@@ -495,6 +495,10 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
         if known is not None:
             return known
     normalised = check_shape(requested_schema, limits)
+    dialect = {"$schema": requested_schema["$schema"]} if "$schema" in requested_schema else {}
+    check_default_formats(
+        requested_schema, lambda form, value: forms_engine.compile({**dialect, "format": form}).is_valid(value)
+    )
     compiled = compile_measured(forms_engine, intake)  # measured above: not again
     source: SchemaSource | None = None
     # Draft 4 has no `const`: there a titled option `{const, title}` is the empty schema, which the

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from .._config import Limits
@@ -14,7 +15,7 @@ from .._errors import RejectReason, SchemaRejected
 from .._guard.budget import exceeded
 from .._pointer import escape, pointer
 
-__all__ = ["FORMATS", "check_shape"]
+__all__ = ["FORMATS", "check_default_formats", "check_shape"]
 
 FORMATS = frozenset({"email", "uri", "date", "date-time"})
 
@@ -121,7 +122,7 @@ def _check_property(name: str, prop: Any, limits: Limits) -> dict[str, Any]:
         # string: counted in one pass, where `values.count` per value took quadratic time.)
         counts = Counter(values)
         plain["enum"] = [v for v in values if counts[v] == 1]
-        fits = type(default) is str and default in counts
+        fits = type(default) is str and counts[default] == 1  # an option listed twice is never valid
     elif variant == "number" or variant == "integer":
         for key in ("minimum", "maximum"):
             if key in prop:
@@ -150,10 +151,33 @@ def _check_property(name: str, prop: Any, limits: Limits) -> dict[str, Any]:
         _lengths(prop, ("minItems", "maxItems"), name, plain)
         options = set(values)  # strings: a default of many entries is read in one pass
         fits = type(default) is list and all(type(x) is str and x in options for x in default)
+    if has_default and fits:  # of the field's type: also within its bounds, as an answer must be
+        fits = _within(plain, default)
     if has_default and not fits:
         # The value shortened: it can be any size, or share containers and print exponentially.
         raise _field(name, f": default {short_repr(default)} is not a value of the field", "default")
     return plain
+
+
+def _within(plain: dict[str, Any], value: Any) -> bool:
+    """Whether ``value``, of the field's type, meets the field's bounds (``plain``, its schema): a
+    default the form would refuse if sent back unchanged is no default (``1.5`` for an integer, a
+    number under ``minimum``, a string over ``maxLength``)."""
+    if plain["type"] == "integer" and type(value) is float and not value.is_integer():
+        return False
+    if ("minimum" in plain and value < plain["minimum"]) or ("maximum" in plain and value > plain["maximum"]):
+        return False
+    size = len(value) if type(value) is str or type(value) is list else 0
+    low, high = ("minItems", "maxItems") if type(value) is list else ("minLength", "maxLength")
+    return plain.get(low, 0) <= size and (high not in plain or size <= plain[high])
+
+
+def check_default_formats(schema: dict[str, Any], holds: Callable[[str, Any], bool]) -> None:
+    """Refuse a checked form whose formatted field has a default its format refuses (``holds(format,
+    value)``: formats are asserted in forms): sent back unchanged, it would be refused."""
+    for name, prop in schema["properties"].items():
+        if "format" in prop and "default" in prop and not holds(prop["format"], prop["default"]):
+            raise _field(name, f": default {short_repr(prop['default'])} is not a value of the field", "default")
 
 
 def _finite_number(value: Any) -> bool:

@@ -197,6 +197,18 @@ _OPTIONS = [{"const": "x", "title": "X"}, {"const": "y", "title": 1}]
         (_one_field({"type": "number", "default": "1"}), "a", "/properties/a/default"),
         (_one_field({"type": "number", "default": True}), "a", "/properties/a/default"),
         (_one_field({"type": "boolean", "default": 0}), "a", "/properties/a/default"),
+        # A default the form would refuse sent back unchanged: no default.
+        (_one_field({"type": "integer", "default": 1.5}), "a", "/properties/a/default"),
+        (_one_field({"type": "integer", "minimum": 5, "default": 1}), "a", "/properties/a/default"),
+        (_one_field({"type": "number", "maximum": 5, "default": 5.5}), "a", "/properties/a/default"),
+        (_one_field({"type": "string", "maxLength": 1, "default": "ab"}), "a", "/properties/a/default"),
+        (_one_field({"type": "string", "minLength": 2, "default": "\U0001f600"}), "a", "/properties/a/default"),
+        (_one_field({"type": "string", "format": "email", "default": "nope"}), "a", "/properties/a/default"),
+        (_one_field({"type": "string", "format": "date", "default": "2024-13-01"}), "a", "/properties/a/default"),
+        (_one_field({"type": "string", "oneOf": [_OPTIONS[0], _OPTIONS[0]], "default": _OPTIONS[0]["const"]}), "a",
+         "/properties/a/default"),
+        (_one_field({"type": "array", "items": {"type": "string", "enum": ["x"]}, "maxItems": 0, "default": ["x"]}),
+         "a", "/properties/a/default"),
         (_one_field({"type": "array", "items": {"type": "string", "enum": ["x"]}, "default": ["y"]}), "a",
          "/properties/a/default"),
         (_one_field({"type": "array", "items": {"type": "string", "enum": ["x"]}, "minItems": 1.5}), "a",
@@ -768,3 +780,16 @@ def test_an_answer_a_form_returned_is_judged_again_as_its_wire_form() -> None:
     with pytest.raises(engine.ValidationFailed) as info:
         form.decode_result(answer)
     assert [i.instance_path for i in info.value.issues] == ["/content/n"]
+
+
+def test_a_default_the_field_accepts_is_kept(eng: engine.Engine) -> None:
+    fields = {
+        "n": {"type": "integer", "minimum": 1, "maximum": 3, "default": 2.0},  # 2.0 is an integer
+        "s": {"type": "string", "minLength": 1, "maxLength": 1, "default": "\U0001f600"},  # one code point
+        "e": {"type": "string", "format": "email", "default": "a@b.example"},
+        "m": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}, "maxItems": 2, "default": ["x"]},
+    }
+    form = engine.compile_elicitation({"type": "object", "properties": fields}, engine=eng)
+    content = {name: prop["default"] for name, prop in fields.items()}
+    answer = form.decode_result(json.dumps({"action": "accept", "content": content}).encode())
+    assert answer.content == content
