@@ -257,6 +257,7 @@ _INEXACT_FORMATS = {
     "email": "by looking for an '@' only",
     "idn-email": "by looking for an '@' only",
     "uuid": "without requiring the hyphens in place",
+    "date": "with Python's datetime, which refuses the year 0000 that RFC 3339 allows",
     # Checked only when the `idna` package is installed (the MCP SDKs bring it), and then it
     # accepts trailing dots and digit-first Bidi labels that the specification refuses.
     "idn-hostname": "through the idna package, which accepts trailing dots and some invalid Bidi labels",

@@ -84,6 +84,16 @@ def test_a_chosen_backend_that_refuses_raises_with_the_reason() -> None:
     assert isinstance(refused.value, engine.SchemaRejected)
 
 
+@pytest.mark.parametrize("form", ["date", "email", "uuid", "regex"])
+def test_python_jsonschema_refuses_to_assert_a_format_it_asserts_otherwise(form: str) -> None:
+    # Python's datetime refuses `0000-01-01`, which RFC 3339 (and jsonschema-rs) accept.
+    eng = engine.Engine(backend="jsonschema", formats="assert", cache_size=0)
+    with pytest.raises(BackendRefused) as refused:
+        eng.compile({"format": form})
+    assert refused.value.backend == "jsonschema" and repr(form) in refused.value.message
+    assert engine.Engine(formats="assert", cache_size=0).compile({"format": "date"}).is_valid("0000-02-29")
+
+
 POINTER = re.compile(r"^(/([^~/]|~[01])*)*$")
 
 
