@@ -269,6 +269,17 @@ def lazy_validator(source: SchemaSource) -> Callable[[], JsonschemaRsValidator]:
 
 
 def _ref_refusal(message: str, location: str, source: SchemaSource | None = None) -> SchemaRejected:
+    malformed = _INVALID_URI.search(message)
+    if malformed is not None:  # not a reference that leads nowhere: a value that is no URI
+        uri, why = malformed.groups()
+        keyword, at = _holding(source.schema, uri) if source is not None else (None, location)
+        return SchemaRejected(
+            RejectReason.INVALID_SCHEMA,
+            f"{keyword or 'a reference or identifier'} {uri!r} is not a URI reference ({why}): a space "
+            "or a non-ASCII character is written percent-encoded ('%20', '%C3%A9')",
+            location=at,
+            details={"uri": uri},
+        )
     match = _MISSING_RESOURCE.search(message)
     uri = match.group(1) if match else None
     said = f" ({message.splitlines()[0]})"
@@ -292,6 +303,26 @@ def _ref_refusal(message: str, location: str, source: SchemaSource | None = None
         location=location,
         details={"uri": uri} if uri else {},
     )
+
+
+_INVALID_URI = re.compile(r"Invalid URI reference '(.*)': ([^\n]*)")
+_URI_KEYWORDS = ("$ref", "$id", "$dynamicRef", "$recursiveRef", "id", "$schema")
+
+
+def _holding(schema: Any, uri: str) -> tuple[str | None, str]:
+    """The keyword of ``schema`` that holds ``uri``, and where (the first found), or ``None``
+    and the root."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(schema, ())]
+    while stack:
+        node, at = stack.pop()
+        if type(node) is dict:
+            for keyword in _URI_KEYWORDS:
+                if node.get(keyword) == uri:
+                    return keyword, pointer((*at, keyword))
+            stack += [(value, (*at, key)) for key, value in node.items()]
+        elif type(node) is list:
+            stack += [(value, (*at, str(i))) for i, value in enumerate(node)]
+    return None, ""
 
 
 # A `$ref` or an identifier as the canonical text writes it (keys sorted: document order there).

@@ -44,3 +44,27 @@ def test_a_resource_the_registry_holds_is_not_named() -> None:
     schema = {"$schema": DRAFT4, "prefixItems": [{"$ref": "https://x.example/held"}, {"$ref": "https://x.example/r"}]}
     [(reason, _, uri, _)] = _outcomes(schema, registry={"https://x.example/held": {"type": "string"}})
     assert (reason, uri) == ("remote-ref", "https://x.example/r")
+
+
+@pytest.mark.parametrize(
+    ("schema", "keyword", "location"),
+    [
+        ({"$defs": {"é": {"type": "integer"}}, "$ref": "#/$defs/é"}, "$ref", "/$ref"),
+        (
+            {"$defs": {"a b": {"type": "integer"}}, "properties": {"p": {"$ref": "#/$defs/a b"}}},
+            "$ref",
+            "/properties/p/$ref",
+        ),
+        ({"$id": "http://x.example/a b", "type": "integer"}, "$id", "/$id"),
+    ],
+)
+def test_a_value_that_is_no_uri_is_an_invalid_schema_where_it_is(
+    schema: dict[str, Any], keyword: str, location: str
+) -> None:
+    # It was `unresolvable-ref` at the root, in a sentence about `$ref` even for an `$id`.
+    with pytest.raises(engine.SchemaRejected) as refused:
+        engine.Engine(cache_size=0).compile(schema)
+    assert refused.value.reason == "invalid-schema" and refused.value.location == location
+    assert refused.value.message.startswith(f"{keyword} ") and "percent-encoded" in refused.value.message
+    escaped = engine.compile({"$defs": {"é": {"type": "integer"}}, "$ref": "#/$defs/%C3%A9"})
+    assert escaped.is_valid(1) and not escaped.is_valid("x")
