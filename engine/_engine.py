@@ -242,6 +242,10 @@ _default_engine: Engine | None = None
 _default_lock = threading.Lock()
 
 
+# Where the published meta-schemas and their vocabularies' documents live.
+_PUBLISHED = ("https://json-schema.org/draft/", "http://json-schema.org/draft-0")
+
+
 def _resources(registry: Mapping[str, Any], limits: Limits) -> dict[str, Any]:
     """The registry's resources through intake, as the schema goes: each measured and held to
     JSON before anything encodes or walks it (the fingerprint writes them all)."""
@@ -256,6 +260,15 @@ def _resources(registry: Mapping[str, Any], limits: Limits) -> dict[str, Any]:
         if not isinstance(uri, str):
             raise SchemaRejected(
                 RejectReason.INVALID_SCHEMA, f"a registry maps URIs to resources: {uri!r} is not a string", location=""
+            )
+        if uri.split("#", 1)[0].startswith(_PUBLISHED):
+            raise SchemaRejected(
+                RejectReason.INVALID_SCHEMA,
+                f"registry resource {uri!r}: the URI of a published meta-schema, which every backend "
+                "reads from its own copy: a registry cannot replace it (the guard would read what no "
+                "backend evaluates)",
+                location="",
+                details={"resource": uri},
             )
         try:
             loaded = load_schema(resource, limits).schema

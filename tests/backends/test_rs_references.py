@@ -68,3 +68,21 @@ def test_a_value_that_is_no_uri_is_an_invalid_schema_where_it_is(
     assert refused.value.message.startswith(f"{keyword} ") and "percent-encoded" in refused.value.message
     escaped = engine.compile({"$defs": {"é": {"type": "integer"}}, "$ref": "#/$defs/%C3%A9"})
     assert escaped.is_valid(1) and not escaped.is_valid("x")
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "https://json-schema.org/draft/2020-12/meta/validation",
+        "https://json-schema.org/draft/2020-12/schema",
+        "https://json-schema.org/draft/2019-09/meta/core#",
+        "http://json-schema.org/draft-07/schema#",
+    ],
+)
+def test_a_registry_cannot_replace_a_published_meta_schema(uri: str) -> None:
+    # Every backend reads the published meta-schemas from its own copy: a registry entry under one of
+    # their URIs was walked by the guard (its refusals computed from it) and evaluated by none.
+    with pytest.raises(engine.SchemaRejected) as refused:
+        engine.Engine(cache_size=0).compile({"$ref": uri}, registry={uri: {"type": "integer"}})
+    assert refused.value.reason == "invalid-schema" and refused.value.details["resource"] == uri
+    assert engine.Engine(cache_size=0).compile({"$ref": "urn:x"}, registry={"urn:x": {"type": "integer"}}).is_valid(1)
