@@ -150,8 +150,9 @@ class CompiledSchema:
     """Parse JSON ``data`` and validate it; the parsed value is returned."""
 
     schema: Any
-    """The schema as it was compiled: a private copy, made on first use from a snapshot taken at
-    compile time (the caller may change their own object afterwards; nothing compiled reads it)."""
+    """The schema as it was compiled: a new private copy at each access, from a snapshot taken at
+    compile time (the cache hands this object to every caller of an equal schema; nothing compiled
+    reads the caller's own object or a copy handed out)."""
 
     guard: GuardReport | None
     """What the guard measured (each limit's value, recursion, fan-out), or ``None``. For a schema
@@ -300,8 +301,7 @@ class CompiledSchema:
                 guard = self.guard = self._deferred_guard()
                 return guard
             if name == "schema" and self._snapshot is not None:
-                schema = self.schema = self._snapshot()
-                return schema
+                return self._snapshot()  # a copy each time: the cache shares this object between callers
             if name == "backend" or name == "notes":  # set at compile time, or by the decision
                 self._decide()
                 return getattr(self, name)

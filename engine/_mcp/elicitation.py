@@ -107,8 +107,7 @@ class ElicitationForm:
     @property
     def schema(self) -> Any:
         """The ``requestedSchema`` as it was compiled: a private copy, its keys in their order
-        (made when first asked for; ``compiled.schema`` is the copy the engine's cache shares
-        between equal schemas)."""
+        (made when first asked for; ``compiled.schema`` gives a new copy at each access)."""
         schema = self._schema
         if schema is None:
             schema = self._schema = msgspec.json.decode(self._text)

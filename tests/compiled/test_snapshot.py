@@ -80,10 +80,17 @@ def test_the_schema_attribute_is_a_private_copy() -> None:
     schema = copy.deepcopy(ORIGINAL)
     compiled = engine.Engine(cache_size=0).compile(schema)
     assert compiled.schema == schema and compiled.schema is not schema
-    assert compiled.schema is compiled.schema  # made once
-    compiled.schema["properties"]["n"]["type"] = "string"  # changing the copy changes nothing either
+    given = compiled.schema
+    given["properties"]["n"]["type"] = "string"  # changing a copy changes nothing either
     with pytest.raises(ValidationFailed):
         compiled.decode(b'{"n":"x"}')
+    # Nor what the next caller sees: the cache hands one compiled schema to every caller of an
+    # equal schema, and each access makes its own copy.
+    assert compiled.schema == ORIGINAL and compiled.schema is not compiled.schema
+    shared = engine.Engine(cache_size=16)
+    first = shared.compile(copy.deepcopy(ORIGINAL))
+    first.schema["type"] = "array"
+    assert shared.compile(copy.deepcopy(ORIGINAL)) is first and first.schema == ORIGINAL
 
 
 def test_a_mapping_that_is_not_a_dict_is_copied_as_plain_json() -> None:
