@@ -85,6 +85,11 @@ def read_bytes(path: str, what: str, limit: int) -> bytes:
 def read_json(path: str, what: str) -> Any:
     """The JSON document in ``path`` (``-`` is standard input), or a :class:`UsageError`."""
     data = read_bytes(path, what, MAX_INPUT_BYTES)
+    if len(data) > MAX_INPUT_BYTES:  # read one byte past the bound: no more
+        raise UsageError(
+            f"{label_of(path)} is refused: it is longer than the 256 MiB the command reads of a {what}",
+            str(DecodeReason.TOO_LARGE),
+        )
     try:
         return decode_json(data, max_bytes=MAX_INPUT_BYTES)
     except DecodeError as exc:

@@ -729,3 +729,16 @@ def test_a_configuration_file_is_read_within_a_bound(tmp_path: Path) -> None:
             continue
         code, _, err = run("check", str(TOOLS / sorted(p.name for p in TOOLS.glob("*.json"))[0]), "--config", config)
         assert code == 2 and "longer than 1048576 bytes" in err
+
+
+def test_an_input_file_is_read_within_a_bound_it_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A schema or tool list file is read up to 256 MiB and one byte: past that the refusal names
+    # the bound (it said "document is 268435457 bytes, over the limit of 268435456").
+    from engine._cli import input as cli_input
+
+    monkeypatch.setattr(cli_input, "MAX_INPUT_BYTES", 1_000)
+    long = tmp_path / "long.json"
+    long.write_text(json.dumps([{"name": "t", "inputSchema": {"type": "object", "description": "x" * 2_000}}]))
+    for argv in (("check", str(long)), ("validate", "--schema", str(long), "--instance", str(long))):
+        code, _, err = run(*argv)
+        assert code == 2 and "longer than the 256 MiB the command reads" in err, err
