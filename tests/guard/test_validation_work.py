@@ -542,3 +542,50 @@ def test_what_the_root_alone_meets_is_weighed_by_the_root_alone() -> None:
     tower = _engine().compile({"allOf": lengths})  # 1,010 subschemas meet a string at the root
     assert tower.is_valid("x" * 1_000)
     _refused(tower.is_valid, "x" * 100_000)  # each evaluation once more per 8 characters
+
+
+def test_a_cleared_schema_is_counted_no_higher_than_its_subschemas_in_all() -> None:
+    # A schema the guard cleared is first weighed by its subschemas in all, each as heavy as its
+    # heaviest object, and its levels counted only for an instance that estimate does not clear:
+    # sound only if the levels never count more, which every cleared corpus schema shows.
+    from engine._guard import cleared
+    from engine._intake import load_schema
+    from engine._levels import HASH
+    from engine._work import _counts, _heaviest, _weigh
+
+    limits, draft, asked = engine.Limits(), Dialect.DRAFT2020_12, 0
+    shapes = [
+        {"type": "array", "items": {"uniqueItems": True, "items": {"uniqueItems": True, "enum": [[1], [2, 3]]}}},
+        {"properties": {f"p{i}": {"properties": {"q": {"const": [i, {"k": i}]}}} for i in range(300)}},
+        {"items": {"items": {"items": {"dependentRequired": {f"k{i}": ["a", "b"] for i in range(100)}}}}},
+    ]
+    for schema in [case.schema for case in corpus()] + shapes:
+        intake = load_schema(schema, limits)
+        if intake.canonical is None or not isinstance(intake.schema, dict):
+            continue
+        counts = (intake.values, intake.widest, intake.containers, intake.fractions)
+        expansion = cleared(intake.schema, intake.canonical, intake.size.depth, *counts[:3], draft, limits)
+        counted = _counts(intake.schema, draft, _weigh, limits.max_instance_depth + 1, 1 << 62)
+        if not expansion or counted is None:
+            continue
+        asked += 1
+        per_value = expansion * (1 + _heaviest(intake.schema, _weigh))
+        hashing = HASH * per_value if b'"uniqueItems":true' in intake.canonical else 0
+        assert max(counted[0]) + max(counted[1]) <= per_value + hashing * limits.max_instance_depth, schema
+        assert max(counted[0][:1]) <= per_value or hashing  # the root alone
+    assert asked > 400
+
+
+def test_a_cleared_schema_counts_its_levels_only_for_an_instance_that_needs_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine._work as work
+
+    counted: list[int] = []
+    real = work._counts
+    monkeypatch.setattr(work, "_counts", lambda *args: counted.append(1) or real(*args))
+    inner = {"properties": {f"q{j}": {"type": "integer"} for j in range(20)}}
+    wide = {"type": "array", "items": {"properties": {f"p{i}": inner for i in range(20)}}}  # 422 subschemas
+    compiled = _engine(100_000_000).compile(wide)
+    assert compiled.guard is not None and compiled.guard.measured["max_ref_expansion"] > AMPLIFYING
+    assert compiled.is_valid([{"p1": {"q1": 1}}] * 10) and not counted  # the estimate clears it
+    assert compiled.is_valid([{"p1": {"q1": 1}}] * 100_000) and counted == [1]  # counted once, then kept
+    assert compiled.is_valid([{"p1": {"q1": 1}}] * 100_001) and counted == [1]
