@@ -158,6 +158,35 @@ def normalise_schema_uri(schema: Any, dialect: Dialect) -> Any:
     return schema
 
 
+def _embeds_a_dialect(schema: Any) -> bool:
+    """Whether a subschema below the root declares ``$schema``: a compound document, whose
+    embedded resources are each valid against their own meta-schema, not the root's (2020-12
+    core, 9.3.3: a draft-07 resource's array ``items`` is no 2020-12 ``items``)."""
+    stack = [value for value in schema.values()] if type(schema) is dict else []
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            if "$schema" in node:
+                return True
+            stack += node.values()
+        elif type(node) is list:
+            stack += node
+    return False
+
+
+def _resources_valid(schema: Any, dialect: Dialect) -> bool:
+    """Whether jsonschema-rs's build, which checks each resource of a compound document against
+    its own meta-schema, accepts ``schema`` (offline: a reference it cannot resolve is the
+    guard's to judge, past this check)."""
+    try:
+        dialect.rs_validator_class(schema, offline=True)
+    except jsonschema_rs.ValidationError:
+        return False
+    except (jsonschema_rs.ReferencingError, ValueError, TypeError):
+        return type(schema) is dict  # the meta-schemas passed; a reference failed after them
+    return True
+
+
 @cache
 def _meta_validator(dialect: Dialect) -> jsonschema_rs.Validator:
     # Meta-schemas come from the jsonschema-specifications package: nothing is fetched. It is
@@ -180,7 +209,7 @@ def check_meta_schema(schema: Any, dialect: Dialect, *, max_errors: int = 20) ->
     """Refuse ``schema`` with ``invalid-schema`` unless its dialect's meta-schema accepts it."""
     validator = _meta_validator(dialect)
     try:
-        if validator.is_valid(schema):
+        if validator.is_valid(schema) or (_embeds_a_dialect(schema) and _resources_valid(schema, dialect)):
             return
     except ValueError as exc:  # a Python object no JSON document decodes to (a set, bytes, ...)
         raise SchemaRejected(RejectReason.INVALID_SCHEMA, f"schema is not a JSON document: {exc}") from None
