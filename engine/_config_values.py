@@ -111,7 +111,7 @@ def host_entry_problem(entry: str) -> str | None:
         return f"holds a user name: list the host name alone, {entry.rsplit('@', 1)[1]!r}"
     if ":" in entry:
         if "%" not in entry and _is_ipv6(entry):
-            return None
+            return _never_fetched(entry)
         host, _, port = entry.rpartition(":")
         if port.isdigit() and host and ":" not in host:
             return f"names a port: a host is allowed whatever the port, list {host!r}"
@@ -124,8 +124,23 @@ def host_entry_problem(entry: str) -> str | None:
     if name.endswith(".") and name.strip("."):
         return f"ends with a dot: list {entry.rstrip('.')!r}"
     if all(label and all(c.isalnum() or c in "-_" for c in label) for label in name.split(".")):
-        return None
+        return _never_fetched(entry) if not entry.startswith(".") else None
     return _NOT_A_HOST
+
+
+def _never_fetched(entry: str) -> str | None:
+    """Why an IP address ``entry`` can never be fetched from, or ``None``: a cloud instance-metadata
+    endpoint is refused at every connection whatever the configuration (other addresses the
+    fetcher refuses, documentation ranges, stay listable: tests resolve names to them)."""
+    try:
+        address = ipaddress.ip_address(entry)
+    except ValueError:
+        return None  # a host name: its addresses are checked when it is resolved
+    from ._guard.fetch import METADATA_ADDRESSES  # read late: the fetcher loads only where it is used
+
+    if address in METADATA_ADDRESSES:
+        return "is a cloud instance-metadata address, which the fetcher refuses under every configuration"
+    return None
 
 
 _NOT_A_HOST = "is not a host name, an IP address or a dot and a domain"

@@ -28,7 +28,7 @@ from .._config_values import short_repr
 from .._decode import decode_json
 from .._errors import DecodeError, RejectReason, SchemaRejected
 
-__all__ = ["DeadlineExceeded", "Fetcher", "address_refusal"]
+__all__ = ["METADATA_ADDRESSES", "DeadlineExceeded", "Fetcher", "address_refusal"]
 
 log = logging.getLogger("engine.fetch")
 
@@ -41,7 +41,7 @@ _URI_CHARACTERS = "!#$%&'()*+,/:;=?@[]-._~"
 _PRIVATE = tuple(ipaddress.ip_network(net) for net in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"))
 # Cloud instance-metadata endpoints, refused whatever the configuration (the IPv4 ones are
 # link-local or shared address space as well; AWS's IPv6 endpoint sits inside fc00::/7).
-_METADATA = frozenset(
+METADATA_ADDRESSES = frozenset(
     ipaddress.ip_address(a) for a in ("169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254")
 )
 # IPv6 forms that carry an IPv4 address: a connection to one reaches (or is translated to) that
@@ -92,7 +92,7 @@ def address_refusal(address: str, config: FetchConfig) -> str | None:
         return None if config.allow_loopback else "a loopback address"
     if ip.is_unspecified:
         return "the unspecified address"
-    if ip in _METADATA:
+    if ip in METADATA_ADDRESSES:
         return "a cloud instance-metadata address"
     if ip.is_link_local:
         return "a link-local address"

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import msgspec
 import pytest
@@ -190,11 +192,24 @@ def test_https_only_unless_configured(server: Server) -> None:
     assert server.hits == []
 
 
-def test_every_redirect_hop_is_checked(server: Server) -> None:
-    server.redirect("/meta", "http://169.254.169.254/latest/meta-data")
+def test_every_redirect_hop_is_checked(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A metadata address cannot be listed (a ConfigError): a listed name resolving to one is
+    # refused at the connection.
+    resolve = socket.getaddrinfo
+
+    def to_metadata(host: str, port: int, *args: Any, **kwargs: Any) -> Any:
+        if host == "metadata.example":
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("169.254.169.254", port))]
+        return resolve(host, port, *args, **kwargs)
+
+    monkeypatch.setattr("socket.getaddrinfo", to_metadata)
+    server.redirect("/meta", "http://metadata.example/latest/meta-data")
     with pytest.raises(engine.SchemaRejected) as refused:
-        fetching(allow_hosts=["127.0.0.1", "169.254.169.254"]).compile({"$ref": server.url("/meta")})
+        fetching(allow_hosts=["127.0.0.1", "metadata.example"]).compile({"$ref": server.url("/meta")})
     assert "metadata" in refused.value.message
+    with pytest.raises(engine.ConfigError) as unlisted:
+        fetching(allow_hosts=["127.0.0.1", "169.254.169.254"])
+    assert unlisted.value.field == "fetch.allow_hosts" and "metadata" in unlisted.value.message
     server.redirect("/elsewhere", "http://localhost.example/x.json")
     with pytest.raises(engine.SchemaRejected) as refused:
         fetching().compile({"$ref": server.url("/elsewhere")})
