@@ -40,7 +40,7 @@ from ._keywords import KEYWORDS, Applies, Shape
 from ._patterns.analysis import reads_linearly, written_out
 from ._pointer import tokens
 
-__all__ = ["HASH", "level_counts", "reading_rate"]
+__all__ = ["HASH", "level_counts", "reading_rate", "unique_levels"]
 
 _SATURATED = 1 << 62
 _STEPS = 400_000  # node visits (each with its edges) the unrolling may take: some 0.2 s at most
@@ -145,6 +145,31 @@ def level_counts(
     while len(counts) > 1 and counts[-1] == 0:
         counts.pop()
     return counts, reads
+
+
+def unique_levels(schema: Any, dialect: Dialect, levels: int) -> list[int] | None:
+    """The levels of an instance (the root's is 0), among the first ``levels``, whose arrays a
+    ``uniqueItems: true`` may meet (the subschemas that hold one, references followed, recursion
+    unrolled), or ``None`` where the schema is not counted (see the module)."""
+    if type(schema) is not dict:
+        return []
+    graph = _build(schema, dialect, _weighs_nothing, levels)
+    if graph is None:
+        return None
+    if not any(graph.unique):
+        return []
+    heights = _heights(graph)
+    if heights is not None:
+        levels = min(levels, heights[0] + 2)
+        graph.heights = heights
+        if (len(graph.base) + graph.edges) * levels > _STEPS // 4:
+            return None
+    hashed = _unroll(graph, levels, _HASHING, _SATURATED)
+    return None if hashed is None else [level for level, count in enumerate(hashed) if count]
+
+
+def _weighs_nothing(_node: dict[str, Any]) -> tuple[int, int]:
+    return 0, 0
 
 
 def reading_rate(pattern: str) -> int:

@@ -20,6 +20,7 @@ neither kind, and nothing is walked.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from itertools import chain, repeat
 from typing import Any
@@ -86,15 +87,17 @@ def colliding_integers(instance: Any, packed: bytes | None, budget: int) -> None
         )
 
 
-def colliding_structures(instance: Any, packed: bytes | None, budget: int) -> None:
+def colliding_structures(instance: Any, packed: bytes | None, budget: int, levels: list[int] | None = None) -> None:
     """Refuse ``instance`` if ``uniqueItems`` could compare distinct arrays or objects that hash
     alike pair by pair past ``budget``. Every array of 16 items or more holding an array or an
     object has its items grouped by their runs of scalars: each item's canonical text without
     its brackets and commas (alike wherever jsonschema-rs's hashes are, and more often: a string
     holding a bracket). A group of ``n`` items costs ``n * n / 2`` pairs of 4 evaluations, each
     reading up to the shorter item (``n / 2`` times the bytes of the group's texts), and writing
-    the texts one evaluation per 8 bytes (an array inside another is written once more for each).
-    Arrays are read level by level from the root, so that the widest is weighed first. msgpack
+    the texts one evaluation a byte (an array inside another is written once more for each).
+    Arrays are read level by level from the root, so that the widest is weighed first, at the
+    instance ``levels`` a ``uniqueItems`` may meet (every level where ``None``: a 250-deep tower of
+    such arrays was written 250 times over, 7.7 s, against a schema checking the root). msgpack
     spells an array of 16 items or more after one of two bytes: an instance whose ``packed``
     msgpack holds neither is not walked."""
     # msgpack spells an array of 16 items or more after one of two bytes (which a string or a
@@ -105,10 +108,11 @@ def colliding_structures(instance: Any, packed: bytes | None, budget: int) -> No
     text = _OVERFLOW if packed is None else 6 * len(packed) + 16
     work = 0
     level: list[Any] = [instance] if type(instance) is list or type(instance) is dict else []
-    while level and markers > 0:
+    depth, deepest = 0, _OVERFLOW if levels is None else max(levels, default=-1)
+    while level and markers > 0 and depth <= deepest:
         for node in level:
             count = len(node) if type(node) is list else 0
-            if count < _HASHED:
+            if count < _HASHED or (levels is not None and depth not in levels):
                 continue
             markers -= 1
             if count * (2 * count + text // 2) + text // 8 > budget - work:
@@ -127,20 +131,53 @@ def colliding_structures(instance: Any, packed: bytes | None, budget: int) -> No
         if len(children) != sum(map(len, level)):
             children = [*chain.from_iterable(node.values() if type(node) is dict else node for node in level)]
         level = [child for child in children if type(child) is list or type(child) is dict]
+        depth += 1
 
 
 def _pairs(items: list[Any]) -> int:
     """What hashing ``items`` costs beyond a hash each: the texts written, and the pairs of each
-    group of items alike (see :func:`colliding_structures`); nothing where no array is below."""
+    group of items alike (see :func:`colliding_structures`); nothing where no item can hash like
+    another it differs from."""
     if all(type(item) is not list and type(item) is not dict for item in items):
         return 0
-    if _written(items).count(b"[") == 1:  # no array below: distinct items hash apart
+    whole = _written(items)
+    # jsonschema-rs hashes `false` as `0`, `true` as `5e-324` and `null` as the double whose bits
+    # are 3221225473 (its hasher reads a byte, a word and a double alike): `[0, false]` and
+    # `[false, 0]`, or `{"a": 0}` and `{"a": false}`, hash alike too (2^14 such items: 3.6 s).
+    alike = _hashed_alike(whole)
+    if whole.count(b"[") == 1 and not alike:  # no array below, no such scalar: distinct items hash apart
         return 0
     runs = [*map(bytes.translate, map(_written, items), repeat(None), repeat(b"[],"))]
-    work = sum(map(len, runs)) >> 3
+    if alike:
+        runs = [*map(_as_hashed, runs)]
+    work = sum(map(len, runs))  # each text written, a byte an evaluation (its keys sorted)
     if len(set(runs)) == len(runs):
         return work
     for run, count in Counter(runs).items():
         if count > 1:  # each pair reads up to the shorter of two texts alike
             work += count * count * (_STRUCTURE_PAIR + len(run)) // 2
     return work
+
+
+_ZERO = re.compile(rb"[\[:,]-?0(?:\.0)?[\],}]")
+
+
+def _hashed_alike(text: bytes) -> bool:
+    """Whether the text of the items may hold a scalar hashed like another it differs from: a
+    `false` and a zero, a `true` and `5e-324`, a `null` and the double of bits 3221225473."""
+    return (
+        (b"true" in text and b"5e-324" in text)
+        or (b"null" in text and b"1.5914968437e-314" in text)
+        or (b"false" in text and _ZERO.search(text) is not None)
+    )
+
+
+def _as_hashed(run: bytes) -> bytes:
+    """``run`` with each scalar spelled as the number jsonschema-rs hashes it as (and more: a
+    string holding the words, `10.0` as `10`; alike more often only weighs more)."""
+    return (
+        run.replace(b"false", b"0")
+        .replace(b"0.0", b"0")
+        .replace(b"true", b"5e-324")
+        .replace(b"null", b"1.5914968437e-314")
+    )

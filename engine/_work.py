@@ -61,7 +61,7 @@ from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason
 from ._guard import AMPLIFYING, DeferredReport, GuardReport
 from ._instance import json_values
-from ._levels import HASH, level_counts, reading_rate
+from ._levels import HASH, level_counts, reading_rate, unique_levels
 from ._patterns.analysis import reads_linearly
 from ._unique import colliding_integers, colliding_structures
 
@@ -242,10 +242,16 @@ def bound_work(
                     raise _too_costly(per_value, budget)
         return _rest(instance, packed)
 
+    # The levels whose arrays a `uniqueItems` meets, counted when an instance first needs them.
+    unique_at: list[list[int] | None] = []
+
     def _rest(instance: Any, packed: bytes | None) -> bool:
         if unique:
             colliding_integers(instance, packed, budget)
-            colliding_structures(instance, packed, budget)
+            if not unique_at and (packed is None or b"\xdc" in packed or b"\xdd" in packed):
+                depth = limits.max_instance_depth + 1
+                unique_at.append(None if resources else unique_levels(document(), dialect, depth))
+            colliding_structures(instance, packed, budget, unique_at[0] if unique_at else None)
         if regex:
             _named_groups(instance, budget)
         return check(instance)

@@ -148,13 +148,14 @@ class Pieces:
         quoted = size(instance, allowance)
         if quoted > allowance:
             out.truncated = True
-            return chain(missing, self._unquoted(own, instance, allowance))
+            return chain(missing, self._unquoted(own, instance, allowance, budget))
         budget.spend(quoted)
         return chain(missing, self.locations.own_issues(at, own, instance))
 
-    def _unquoted(self, own: Mapping[str, Any], instance: Any, allowance: int) -> Iterator[Issue]:
+    def _unquoted(self, own: Mapping[str, Any], instance: Any, allowance: int, budget: Budget) -> Iterator[Issue]:
         """An issue for each keyword of ``own`` that ``instance`` fails (each checked alone, with
-        what decides which properties are additional), its message naming no value."""
+        what decides which properties are additional), its message naming no value; none checked
+        once the time is spent (a lone `uniqueItems` may take seconds on the value)."""
         why = (
             f"the value holds more than {allowance} values, too many to quote within max_explain_work / "
             "max_explain_seconds (explanation truncated)"
@@ -168,6 +169,8 @@ class Pieces:
                 alone["properties"] = own["properties"]
             elif keyword == "properties":
                 continue  # its subschemas are `true` here: it decides what is additional, no more
+            if budget.out_of_time():
+                return  # (the list is marked truncated already)
             if not self.locations.alone_valid(alone, instance):
                 yield Issue(
                     instance_path="",

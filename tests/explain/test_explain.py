@@ -635,3 +635,30 @@ def test_no_native_check_starts_once_the_time_is_spent(monkeypatch: pytest.Monke
     assert failure.value.truncated
     assert "explanation truncated" in failure.value.issues[-1].message
     assert len(checks) <= 4, checks  # 40 before the clock was read before each
+
+
+def test_a_value_too_large_to_quote_is_checked_alone_within_the_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each failing own keyword of a value too large to quote is checked alone, natively: a lone
+    # `uniqueItems` took 5 s there. None is checked once the time is spent.
+    from engine.backends._locations import LocationValidators
+
+    checks: list[dict[str, Any]] = []
+    native = LocationValidators.alone_valid
+
+    def counted(self: Any, alone: dict[str, Any], instance: Any) -> bool:
+        checks.append(alone)
+        return native(self, alone, instance)
+
+    monkeypatch.setattr(LocationValidators, "alone_valid", counted)
+    schema = {"maxItems": 1, "minItems": 10**6, "maxContains": 0, "contains": {"type": "integer"}}
+    instance = list(range(50_000))
+    roomy = engine.Engine(engine.EngineConfig(limits={"max_explain_seconds": 600.0})).compile(schema)
+    with pytest.raises(engine.ValidationFailed):
+        roomy.validate(instance)
+    assert len(checks) >= 2  # maxItems and minItems, each alone
+    checks.clear()
+    hurried = engine.Engine(engine.EngineConfig(limits={"max_explain_seconds": 1.0})).compile(schema)
+    monkeypatch.setattr(explain_budget, "time", _Clock(0.3))  # a reading a step: spent by the fourth
+    with pytest.raises(engine.ValidationFailed) as failure:
+        hurried.validate(instance)
+    assert failure.value.truncated and not checks

@@ -6,6 +6,8 @@ instance with ``too-large`` before the backend runs; any other instance gets the
 from __future__ import annotations
 
 import functools
+import gc
+import itertools
 import sys
 import time
 from typing import Any
@@ -192,3 +194,43 @@ def test_structures_answer_as_the_reference_or_refuse(instance: list[Any]) -> No
         assert len(instance) >= 16  # only an array checked through its hashes
     else:
         assert answer is is_valid_reference(UNIQUE_ARRAY, instance)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [(0, False), (0.0, False), (5e-324, True), (1.5914968437e-314, None)],
+    ids=["0-false", "0.0-false", "5e-324-true", "subnormal-null"],
+)
+def test_scalars_hashed_alike_make_items_that_hash_alike(a: Any, b: Any) -> None:
+    # jsonschema-rs hashes `false` as `0`, `true` as `5e-324` and `null` as the double of bits
+    # 3221225473: every choice of one or the other at 14 places is a distinct item hashing like
+    # every other (16,384 items: 3.6 s as arrays, 5.2 s as objects, accepted).
+    arrays = [list(choice) for choice in itertools.product([a, b], repeat=14)]
+    refused_at_once(_compiled().is_valid, arrays)
+    refused_at_once(_compiled().decode, msgspec.json.encode(arrays))
+    refused_at_once(_compiled().is_valid, [{f"k{i}": v for i, v in enumerate(item)} for item in arrays])
+    few = arrays[:256]  # 32,640 pairs: answered
+    assert _compiled().is_valid(few) is is_valid_reference(UNIQUE_ARRAY, few) is True
+    assert not _compiled().is_valid([*few, few[3]])
+
+
+def test_only_the_arrays_a_unique_items_meets_are_weighed() -> None:
+    # `uniqueItems` at the root alone: a tower of 250 arrays of 40 items, an object of 80,000 keys
+    # at the bottom, was written once for each level above it (7.7 s; raw jsonschema-rs 3 ms).
+    keys = {f"k{i}": i for i in range(80_000)}
+    tower: Any = [keys]
+    for _ in range(250):
+        tower = [tower, *range(1, 40)]
+    gc.collect()
+    gc.disable()
+    try:
+        started = time.process_time()
+        assert _compiled().is_valid(tower)
+        spent = time.process_time() - started
+    finally:
+        gc.enable()
+    assert spent < 1.0
+    # Where it meets every level (recursion), every level is weighed.
+    every = _compiled({"uniqueItems": True, "items": {"$ref": "#"}})
+    alike = [list(choice) for choice in itertools.product([0, False], repeat=14)]
+    refused_at_once(every.is_valid, [[alike, 1, 2]])
