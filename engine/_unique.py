@@ -21,8 +21,8 @@ neither kind, and nothing is walked.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
+from operator import is_
 from typing import Any
 
 import msgspec
@@ -36,6 +36,9 @@ _PAIR = 100  # evaluations a pair of large integers hashing alike costs (0.6 us 
 _EXACT_BITS = 53  # integers a double holds exactly: up to 2^53
 _STRUCTURE_PAIR = 4  # evaluations a pair of distinct items hashing alike costs at least (22 ns)
 _OVERFLOW = 1 << 62  # the length taken for an instance msgpack cannot hold: past any budget
+_CONTAINERS = frozenset({list, dict})
+_LONG_DIGITS = re.compile(rb"\d{16}")
+_encode_json = msgspec.json.encode
 _HASHED = 16  # items from which an array is checked through its items' hashes
 # Objects' keys in order (an object's hash does not depend on it); an integer past 64 bits, which
 # msgspec writes too, is one of the large integers weighed on their own.
@@ -55,25 +58,20 @@ def colliding_integers(instance: Any, packed: bytes | None, budget: int) -> None
         candidates = packed.count(b"\xcf") + packed.count(b"\xd3")
         if candidates * candidates * (_PAIR // 2) <= budget:
             return
+        # The marker bytes are in strings too (UTF-8 `π` is CF 80): the JSON text's runs of 16
+        # digits or more (in C) are the integers past 2^53, and more (a string's digits).
+        candidates = len(_LONG_DIGITS.findall(_encode_json(instance)))
+        if candidates * candidates * (_PAIR // 2) <= budget:
+            return
     groups: dict[float | None, list[int]] = {}
-    stack = [instance]
-    while stack:
-        value = stack.pop()
-        kind = type(value)
-        if kind is int:
-            bits = value.bit_length()
-            if bits > _EXACT_BITS:
-                try:
-                    key: float | None = float(value)
-                except OverflowError:  # past any double: all alike
-                    key = None
-                group = groups.setdefault(key, [0, 0])
-                group[0] += 1
-                group[1] = max(group[1], bits)
-        elif kind is dict:
-            stack += value.values()
-        elif kind is list:
-            stack += value
+    for value in _large_integers(instance):
+        try:
+            key: float | None = float(value)
+        except OverflowError:  # past any double: all alike
+            key = None
+        group = groups.setdefault(key, [0, 0])
+        group[0] += 1
+        group[1] = max(group[1], value.bit_length())
     work = 0
     for count, bits in groups.values():
         digits = bits * 30_103 // 100_000 + 1  # decimal digits of an integer of `bits` bits
@@ -85,6 +83,25 @@ def colliding_integers(instance: Any, packed: bytes | None, budget: int) -> None
             f"pair by pair (those past 2^53 that round to one double hash alike), some {work} "
             f"evaluations, more than {budget} (max_validation_work)",
         )
+
+
+def _large_integers(instance: Any) -> list[int]:
+    """The integers past 2^53 ``instance`` holds, found level by level, each level's values sorted
+    by type in C (a string's UTF-8 holds the marker bytes too: 60 MB of them walked value by value
+    took seconds)."""
+    found: list[int] = []
+    level = [instance]
+    while level:
+        kinds = [*map(type, level)]
+        integers = [*compress(level, map(is_, kinds, repeat(int)))]
+        if integers and max(map(int.bit_length, integers)) > _EXACT_BITS:
+            found += [value for value in integers if value.bit_length() > _EXACT_BITS]
+        containers = [*compress(level, map(_CONTAINERS.__contains__, kinds))]
+        children = referents(*containers) if containers else []
+        if len(children) != sum(map(len, containers)):
+            children = [*chain.from_iterable(node.values() if type(node) is dict else node for node in containers)]
+        level = children
+    return found
 
 
 def colliding_structures(instance: Any, packed: bytes | None, budget: int, levels: list[int] | None = None) -> None:
@@ -125,12 +142,12 @@ def colliding_structures(instance: Any, packed: bytes | None, budget: int, level
                         f"items' hashes one after another: [[1], 2] as [1, [2]]), some {work} "
                         f"evaluations, more than {budget} (max_validation_work)",
                     )
-        if markers <= 0:
+        if markers <= 0 or depth >= deepest:
             return
         children = referents(*level)  # one C call (see `engine._instance.referents`)
         if len(children) != sum(map(len, level)):
             children = [*chain.from_iterable(node.values() if type(node) is dict else node for node in level)]
-        level = [child for child in children if type(child) is list or type(child) is dict]
+        level = [*compress(children, map(_CONTAINERS.__contains__, map(type, children)))]
         depth += 1
 
 
@@ -138,7 +155,7 @@ def _pairs(items: list[Any]) -> int:
     """What hashing ``items`` costs beyond a hash each: the texts written, and the pairs of each
     group of items alike (see :func:`colliding_structures`); nothing where no item can hash like
     another it differs from."""
-    if all(type(item) is not list and type(item) is not dict for item in items):
+    if _CONTAINERS.isdisjoint(map(type, items)):  # in C: an array of 30 million scalars is common
         return 0
     whole = _written(items)
     # jsonschema-rs hashes `false` as `0`, `true` as `5e-324` and `null` as the double whose bits
@@ -147,13 +164,19 @@ def _pairs(items: list[Any]) -> int:
     alike = _hashed_alike(whole)
     if whole.count(b"[") == 1 and not alike:  # no array below, no such scalar: distinct items hash apart
         return 0
-    runs = [*map(bytes.translate, map(_written, items), repeat(None), repeat(b"[],"))]
+    texts = [*map(_written, items)]
+    runs = [*map(bytes.translate, texts, repeat(None), repeat(b"[],"))]
     if alike:
         runs = [*map(_as_hashed, runs)]
     work = sum(map(len, runs))  # each text written, a byte an evaluation (its keys sorted)
     if len(set(runs)) == len(runs):
         return work
-    for run, count in Counter(runs).items():
+    # Only distinct items that hash alike are compared on: two equal ones end the check at once.
+    distinct: dict[bytes, set[bytes]] = {}
+    for run, text in zip(runs, texts, strict=True):
+        distinct.setdefault(run, set()).add(text)
+    for run, alike_texts in distinct.items():
+        count = len(alike_texts)
         if count > 1:  # each pair reads up to the shorter of two texts alike
             work += count * count * (_STRUCTURE_PAIR + len(run)) // 2
     return work
@@ -163,13 +186,11 @@ _ZERO = re.compile(rb"[\[:,]-?0(?:\.0)?[\],}]")
 
 
 def _hashed_alike(text: bytes) -> bool:
-    """Whether the text of the items may hold a scalar hashed like another it differs from: a
-    `false` and a zero, a `true` and `5e-324`, a `null` and the double of bits 3221225473."""
-    return (
-        (b"true" in text and b"5e-324" in text)
-        or (b"null" in text and b"1.5914968437e-314" in text)
-        or (b"false" in text and _ZERO.search(text) is not None)
-    )
+    """Whether the text of the items may hold a value hashed like another it differs from: a
+    `false`, an empty object (its pairs' hashes combined: none) and a zero, a `true` and `5e-324`,
+    a `null` and the double of bits 3221225473."""
+    zeros = (b"false" in text) + (b"{}" in text) + (_ZERO.search(text) is not None)
+    return zeros > 1 or (b"true" in text and b"5e-324" in text) or (b"null" in text and b"1.5914968437e-314" in text)
 
 
 def _as_hashed(run: bytes) -> bytes:
@@ -177,6 +198,7 @@ def _as_hashed(run: bytes) -> bytes:
     string holding the words, `10.0` as `10`; alike more often only weighs more)."""
     return (
         run.replace(b"false", b"0")
+        .replace(b"{}", b"0")
         .replace(b"0.0", b"0")
         .replace(b"true", b"5e-324")
         .replace(b"null", b"1.5914968437e-314")

@@ -436,8 +436,8 @@ def weighs_more(
     _, widest, _, fractions = counts
     if fractions != 0 or widest > AMPLIFYING or widest < 0:
         return weighs | LOOK
-    if not dialect.is_modern and text.find(b'"contentMediaType"') >= 0:
-        return weighs | LOOK
+    if not dialect.is_modern and (text.find(b'"contentMediaType"') >= 0 or text.find(b'"contentEncoding"') >= 0):
+        return weighs | LOOK  # draft 7 and 6 decode the content: once a subschema, a string of 60 MB 10 s
     if text.find(b'"multipleOf"') >= 0 or _container_const(text):
         return weighs | LOOK
     if not cleared and text.find(b'"pattern') >= 0:

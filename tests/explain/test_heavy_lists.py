@@ -103,11 +103,13 @@ def test_long_lists_are_explained_in_bounded_time_and_memory(shape: str, entry: 
     # max_explain_seconds (1 s) and one bounded step, with room for a busy shared machine.
     assert report["seconds"] < 3.0, {k: v for k, v in report.items() if k != "issues"}
     assert report["peak_mib"] < 400, {k: v for k, v in report.items() if k != "issues"}
-    # Real issues, max_issues (100) of them, the list marked cut where more were left.
+    # Real issues, max_issues (100) of them, the list marked cut where more were left (a few
+    # fewer where each error copies a long text: the enum of 10,000 strings of 92 digits, 920 KB
+    # an error, is weighed by its characters too).
     messages = report["issues"]
-    assert len(messages) == 100 and report["truncated"], (len(messages), report["truncated"])
+    assert 90 <= len(messages) <= 100 and report["truncated"], (len(messages), report["truncated"])
     if "enum" in shape:
-        assert all("is not one of" in message for message in messages)
+        assert all("is not one of" in message for message in messages if "explanation truncated" not in message)
     else:
         assert messages == [f'"p{i}" is a required property' for i in range(100)]
 
@@ -116,7 +118,8 @@ def test_the_weight_of_a_schema_is_its_longest_list() -> None:
     weight = explain_budget.error_weight
     assert weight(({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},)) == 1
     assert weight(({"required": NAMES[:7], "enum": list(range(62))},)) == 1  # short lists: as before
-    assert weight(({"required": NAMES},)) == 1 + 20_000 // 8
+    assert weight(({"required": NAMES},)) == 1 + 20_000 // 8 + sum(map(len, NAMES)) // 16_384  # their characters
+    assert weight(({"const": "x" * 900_000},)) == 1 + 900_000 // 16_384  # one value, 900,000 characters copied
     assert weight(({"dependentRequired": {"a": NAMES[:800], "b": NAMES[:800]}},)) == 1 + 1_600 // 8
     assert weight(({"enum": [{"a": [1, 2]}] * 640},)) == 1 + (640 * 4 + 1) // 64  # every value copied
     assert weight(({"const": list(range(6_400))},)) == 1 + 6_401 // 64
