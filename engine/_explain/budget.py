@@ -102,6 +102,10 @@ def node_weight(node: Mapping[str, Any]) -> int:
         listed = node.get(keyword)
         if isinstance(listed, list):
             characters += _characters(listed)
+    for keyword in _NAME_MAPS:  # the names each trigger requires (its subschemas are weighed apart)
+        lists = node.get(keyword)
+        if isinstance(lists, Mapping):
+            characters += sum(_characters(listed) for listed in lists.values() if isinstance(listed, list))
     return names // NAMES_PER_EVALUATION + copied // VALUES_PER_EVALUATION + characters // CHARACTERS_PER_EVALUATION
 
 

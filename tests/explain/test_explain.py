@@ -664,16 +664,24 @@ def test_a_value_too_large_to_quote_is_checked_alone_within_the_time(monkeypatch
     assert failure.value.truncated and not checks
 
 
-@pytest.mark.parametrize("keyword", ["const", "enum", "required"])
+@pytest.mark.parametrize("keyword", ["const", "enum", "required", "dependentRequired", "dependencies"])
 def test_a_long_string_an_error_copies_weighs_its_length(keyword: str) -> None:
     # An error copies the `const`, the `enum` or the missing name it is about: 1,000 items refused
     # by a `const` of 900,000 characters made 2.7 GB of errors (3,000: a panic from jsonschema-rs),
-    # the string counted as one value.
+    # the string counted as one value; a name a dependency requires, 2.6 GB.
     long = "x" * 900_000
-    item = {"const": long} if keyword == "const" else {"enum": [long]} if keyword == "enum" else {"required": [long]}
-    compiled = engine.Engine(engine.EngineConfig(cache_size=0)).compile({"type": "array", "items": item})
+    items: dict[str, Any] = {
+        "const": {"const": long},
+        "enum": {"enum": [long]},
+        "required": {"required": [long]},
+        "dependentRequired": {"dependentRequired": {"a": [long]}},
+        "dependencies": {"$schema": "http://json-schema.org/draft-07/schema#", "dependencies": {"a": [long]}},
+    }
+    item = items[keyword]
+    dialect = {"$schema": item.pop("$schema")} if "$schema" in item else {}
+    compiled = engine.Engine(engine.EngineConfig(cache_size=0)).compile({**dialect, "type": "array", "items": item})
     started = time.process_time()
     with pytest.raises(engine.ValidationFailed) as failure:
-        compiled.validate([{} if keyword == "required" else 0] * 1_200)
+        compiled.validate([{"a": 1} if keyword.startswith("dep") else {} if keyword == "required" else 0] * 1_200)
     assert time.process_time() - started < 1.0
     assert failure.value.truncated
