@@ -174,9 +174,9 @@ def bound_work(
     # instance, recursion unrolled as deep as an instance may go. A schema cleared unwalked makes
     # no report for this.
     facts: list[tuple[int, list[int] | None, list[int], bool, int, int, int]] = []
-    # A schema the guard cleared by its text (no reference, pattern or scope: each subschema meets
-    # a value once) is first weighed by its subschemas in all, each as heavy as its heaviest
-    # object: one walk of its objects, where counting its levels takes up to a millisecond (129
+    # A schema the guard cleared by its text (no pattern or scope, references only to definitions,
+    # each inlined in the subschemas it counts) is first weighed by those subschemas in all, each
+    # as heavy as its heaviest object: one walk of its objects, where counting its levels takes up to a millisecond (129
     # subschemas 8 levels deep). The levels are counted only for an instance that estimate does
     # not clear; they never come to more (`tests/guard/test_validation_work.py` checks it).
     cleared = isinstance(guard, DeferredReport) and not resources
