@@ -13,7 +13,7 @@ from typing import Any, Union
 import msgspec
 
 from ._errors import DecodeError, DecodeReason
-from ._instance import referents
+from ._instance import TOO_MANY_DIGITS, referents
 
 __all__ = [
     "LEVELS_READ",
@@ -209,7 +209,7 @@ def out_of_range(exc: msgspec.ValidationError) -> DecodeError:
     range was blamed for a 5001-digit integer)."""
     text, _, where = str(exc).partition(" - ")
     if text.startswith("Integer"):
-        what = "a number has too many digits: integers are read up to 4300 characters long, sign included"
+        what = TOO_MANY_DIGITS
     else:
         what = "a number is beyond the range of a 64-bit float"
     return DecodeError(DecodeReason.NUMBER_OUT_OF_RANGE, what + (f" ({where})" if where else ""))

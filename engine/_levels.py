@@ -118,15 +118,10 @@ def level_counts(
     counted (see the module)."""
     if type(schema) is not dict:
         return [0], [0]
-    graph = _build(schema, dialect, weigh, levels)
-    if graph is None:
+    built = _graph(schema, dialect, weigh, levels)
+    if built is None:
         return None
-    heights = _heights(graph)  # `None`: recursive, every level may be reached
-    if heights is not None:
-        levels = min(levels, heights[0] + 2)
-        graph.heights = heights
-        if (len(graph.base) + graph.edges) * levels > _STEPS // 4:
-            return None  # decided before any level is counted: a deep chain (see the module)
+    graph, levels = built
     counts = _unroll(graph, levels, _VALUES, cap)
     reads = _unroll(graph, levels, _READING, cap) if any(graph.reads) or any(graph.key_reads) else [0]
     if counts is None or reads is None:
@@ -153,19 +148,31 @@ def unique_levels(schema: Any, dialect: Dialect, levels: int) -> list[int] | Non
     unrolled), or ``None`` where the schema is not counted (see the module)."""
     if type(schema) is not dict:
         return []
-    graph = _build(schema, dialect, _weighs_nothing, levels)
-    if graph is None:
+    built = _graph(schema, dialect, _weighs_nothing, levels)
+    if built is None:
         return None
+    graph, levels = built
     if not any(graph.unique):
         return []
-    heights = _heights(graph)
+    hashed = _unroll(graph, levels, _HASHING, _SATURATED)
+    return None if hashed is None else [level for level, count in enumerate(hashed) if count]
+
+
+def _graph(
+    schema: dict[str, Any], dialect: Dialect, weigh: Callable[[dict[str, Any]], tuple[int, int]], levels: int
+) -> tuple[_Graph, int] | None:
+    """The graph of ``schema`` and the levels worth unrolling (as many as its height allows, or
+    ``levels`` where it recurses), or ``None`` where it is not counted (see the module)."""
+    graph = _build(schema, dialect, weigh, levels)
+    if graph is None:
+        return None
+    heights = _heights(graph)  # `None`: recursive, every level may be reached
     if heights is not None:
         levels = min(levels, heights[0] + 2)
         graph.heights = heights
         if (len(graph.base) + graph.edges) * levels > _STEPS // 4:
-            return None
-    hashed = _unroll(graph, levels, _HASHING, _SATURATED)
-    return None if hashed is None else [level for level, count in enumerate(hashed) if count]
+            return None  # decided before any level is counted: a deep chain (see the module)
+    return graph, levels
 
 
 def _weighs_nothing(_node: dict[str, Any]) -> tuple[int, int]:

@@ -21,14 +21,13 @@ neither kind, and nothing is walked.
 from __future__ import annotations
 
 import re
-from itertools import chain, compress, repeat
-from operator import is_
+from itertools import compress, repeat
 from typing import Any
 
 import msgspec
 
 from ._errors import DecodeError, DecodeReason
-from ._instance import referents
+from ._instance import large_integers, level_children
 
 __all__ = ["colliding_integers", "colliding_structures"]
 
@@ -64,7 +63,7 @@ def colliding_integers(instance: Any, packed: bytes | None, budget: int) -> None
         if candidates * candidates * (_PAIR // 2) <= budget:
             return
     groups: dict[float | None, list[int]] = {}
-    for value in _large_integers(instance):
+    for value in large_integers(instance, _EXACT_BITS):
         try:
             key: float | None = float(value)
         except OverflowError:  # past any double: all alike
@@ -83,25 +82,6 @@ def colliding_integers(instance: Any, packed: bytes | None, budget: int) -> None
             f"pair by pair (those past 2^53 that round to one double hash alike), some {work} "
             f"evaluations, more than {budget} (max_validation_work)",
         )
-
-
-def _large_integers(instance: Any) -> list[int]:
-    """The integers past 2^53 ``instance`` holds, found level by level, each level's values sorted
-    by type in C (a string's UTF-8 holds the marker bytes too: 60 MB of them walked value by value
-    took seconds)."""
-    found: list[int] = []
-    level = [instance]
-    while level:
-        kinds = [*map(type, level)]
-        integers = [*compress(level, map(is_, kinds, repeat(int)))]
-        if integers and max(map(int.bit_length, integers)) > _EXACT_BITS:
-            found += [value for value in integers if value.bit_length() > _EXACT_BITS]
-        containers = [*compress(level, map(_CONTAINERS.__contains__, kinds))]
-        children = referents(*containers) if containers else []
-        if len(children) != sum(map(len, containers)):
-            children = [*chain.from_iterable(node.values() if type(node) is dict else node for node in containers)]
-        level = children
-    return found
 
 
 def colliding_structures(instance: Any, packed: bytes | None, budget: int, levels: list[int] | None = None) -> None:
@@ -144,9 +124,7 @@ def colliding_structures(instance: Any, packed: bytes | None, budget: int, level
                     )
         if markers <= 0 or depth >= deepest:
             return
-        children = referents(*level)  # one C call (see `engine._instance.referents`)
-        if len(children) != sum(map(len, level)):
-            children = [*chain.from_iterable(node.values() if type(node) is dict else node for node in level)]
+        children = level_children(level)
         level = [*compress(children, map(_CONTAINERS.__contains__, map(type, children)))]
         depth += 1
 

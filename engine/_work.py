@@ -183,6 +183,8 @@ def bound_work(
     at_most: list[int] = []  # what one value may meet at the deepest level, and whether it is heavy
 
     def weighed(instance: Any) -> bool:
+        packed: bytes | None = None
+        taken = False  # whether `packed` is the instance's msgpack already (`None`: none it can hold)
         if not facts and cleared:
             if not at_most:
                 assert isinstance(guard, DeferredReport)  # noqa: S101 - `cleared` says so (for the type checker)
@@ -190,7 +192,8 @@ def bound_work(
                 hashing = HASH * per_value if unique else 0
                 at_most.extend((per_value + hashing * limits.max_instance_depth, per_value > AMPLIFYING or hashing > 0))
             deepest, heavy = at_most
-            packed = _packed(instance) if heavy or unique else None
+            if heavy or unique:
+                packed, taken = _packed(instance), True
             if not heavy or (packed is not None and deepest * len(packed) <= budget):
                 return _rest(instance, packed)
         if not facts:
@@ -239,7 +242,8 @@ def bound_work(
                 raise _too_costly(root, budget)
         # Every value, key and character of the instance takes a byte or more of its msgpack: its
         # length bounds what every level weighs in all, so a short instance needs no walk.
-        packed = _packed(instance) if heavy or unique else None
+        if not taken and (heavy or unique):
+            packed = _packed(instance)
         if heavy and deepest * (_OVERFLOW if packed is None else len(packed)) > budget:
             work = 0
             for depth, (weight, characters) in enumerate(level_weights(instance)):
