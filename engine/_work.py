@@ -37,6 +37,8 @@ subschemas a value) first weighs the instance, and one whose estimate is over
 - under ``uniqueItems``, distinct items that hash alike are compared pair by pair: integers past
   2^53 that round to one double, arrays and objects whose runs of scalars are alike
   (:mod:`engine._unique`, on every instance of a schema that holds ``uniqueItems: true``);
+- integers past 64 bits, which jsonschema-rs compares digit by digit, where a schema compares
+  numbers at all (:mod:`engine._numbers`, on every instance that holds one);
 - where formats are asserted, a slow one costs what it costs (:data:`_FORMAT_COSTS`), and
   ``format: regex`` the square of the named groups a string may hold (:func:`_named_groups`).
 
@@ -49,7 +51,6 @@ Any other is looked at closer on its first instance; where one value meets at mo
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Mapping
 from math import log10
 from typing import Any
@@ -62,16 +63,17 @@ from ._errors import DecodeError, DecodeReason
 from ._guard import AMPLIFYING, DeferredReport, GuardReport
 from ._instance import json_values
 from ._levels import HASH, level_counts, reading_rate, unique_levels
+from ._numbers import compares_in_turn, comparisons_per_value, spells_numbers, weigh_large_integers
 from ._patterns.analysis import reads_linearly
 from ._unique import colliding_integers, colliding_structures
 
 __all__ = [
     "FORMATS",
     "LOOK",
+    "NUMBERS",
     "REGEX",
     "UNIQUE",
     "bound_work",
-    "compares_in_turn",
     "depth_counts",
     "level_weights",
     "reading_counts",
@@ -89,6 +91,10 @@ FORMATS = 4
 REGEX = 8
 """:func:`weighs_more`: the schema may hold ``format: regex``, asserted: a string read as a pattern
 costs the square of its named groups (:func:`_named_groups`)."""
+NUMBERS = 16
+""":func:`weighs_more`: the schema may compare a number (a bound, ``type: number``, a ``const`` or
+an ``enum`` holding one): an instance holding integers past 64 bits has them weighed
+(:mod:`engine._numbers`)."""
 
 _CHARACTERS_PER_EVALUATION = 3  # a shift: a string weighs one more per 8 characters
 _pack = msgspec.msgpack.encode
@@ -134,11 +140,6 @@ _LOOKED_UP = 1 << 63  # integers jsonschema-rs looks up in an `enum` of integers
 _Weigh = Callable[[dict[str, Any]], tuple[int, int]]  # see `engine._levels.level_counts`
 # Every keyword `_comparisons`, `_entries` and `_weigh_formats` read: an object without one weighs nothing.
 _WEIGHED = frozenset({"enum", "format", "contentMediaType", "contentEncoding", *_NUMERIC, *_ENTRIES})
-_ENUM = b'"enum":['
-# An `enum` of integers only (up to 18 digits), as the canonical text spells it; and a string
-# followed by something else than a string (in an array: a quote inside a string is escaped).
-_INTEGER_ENUM = re.compile(rb'"enum":\[(?:-?\d{1,18}(?:,-?\d{1,18})*)?\]')
-_AFTER_A_STRING = re.compile(rb'",[^"]')
 
 
 def bound_work(
@@ -165,6 +166,32 @@ def bound_work(
         bound, scopes = guard.expansion, 0
     else:
         bound, scopes = guard.measured.get("max_ref_expansion", 1), guard.measured.get("max_unevaluated_nesting", 0)
+    checked = _bound_check(check, guard, limits, document, dialect, weighs & ~NUMBERS, resources, bound, scopes)
+    if not weighs & NUMBERS:
+        return checked
+    rereads = 1 if isinstance(guard, DeferredReport) else (guard.measured.get("max_eval_depth", 1) + 2) ** scopes
+
+    def comparisons() -> int:
+        # Each subschema (every reference inlined, reread once per subschema of the longest
+        # chain in each nested scope) as many comparisons as the object of the schema making most.
+        documents = [document(), *resources.values()] if resources else [document()]
+        return comparisons_per_value(documents, bound) * rereads
+
+    return weigh_large_integers(checked, comparisons, limits.max_validation_work)
+
+
+def _bound_check(
+    check: Callable[[Any], bool],
+    guard: GuardReport | DeferredReport,
+    limits: Limits,
+    document: Callable[[], Any],
+    dialect: Dialect,
+    weighs: int,
+    resources: Mapping[str, Any] | None,
+    bound: int,
+    scopes: int,
+) -> Callable[[Any], bool]:
+    """:func:`bound_work` but for integers past 64 bits."""
     unique, regex = weighs & UNIQUE, weighs & REGEX
     if bound <= AMPLIFYING and not weighs and not scopes:
         return check
@@ -455,6 +482,8 @@ def _anywhere(text: bytes, formats: bool) -> int:
     """The flags a canonical ``text`` needs wherever it spells their keywords: :data:`UNIQUE`, and
     where ``formats`` are asserted :data:`FORMATS` and :data:`REGEX`."""
     weighs = UNIQUE if text.find(b'"uniqueItems":true') >= 0 else 0
+    if weighs or spells_numbers(text):  # `uniqueItems` compares its items' numbers
+        weighs |= NUMBERS
     if formats and text.find(b'"format":"') >= 0:
         weighs |= REGEX if text.find(b'"format":"regex"') >= 0 else 0
         weighs |= FORMATS if any(text.find(name) >= 0 for name in _COSTLY_FORMATS) else 0
@@ -502,24 +531,6 @@ def _patterns(schema: Any) -> list[str]:
         elif type(node) is list:
             stack += node
     return found
-
-
-def compares_in_turn(text: bytes) -> bool:
-    """Whether the canonical ``text`` may hold an ``enum`` jsonschema-rs compares member by member:
-    one not of strings only or integers only."""
-    at = text.find(_ENUM)
-    while at >= 0:
-        start = at + len(_ENUM)
-        if text[start : start + 1] == b'"':
-            # Strings, up to the first `"]` (a quote inside a string is escaped: one escaped or
-            # after a backslash is taken as a yes), unless a string is followed by another kind.
-            end = text.find(b'"]', start)
-            if end < 0 or text[end - 1 : end] == b"\\" or _AFTER_A_STRING.search(text, start, end) is not None:
-                return True
-        elif _INTEGER_ENUM.match(text, at) is None:
-            return True
-        at = text.find(_ENUM, start)
-    return False
 
 
 def _packed(instance: Any) -> bytes | None:

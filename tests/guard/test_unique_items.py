@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 import engine
 from benchmarks.instances import is_valid_reference
 from engine._dialect import Dialect
-from engine._work import LOOK, UNIQUE, weighs_more
+from engine._numbers import comparison_cost, comparisons_per_value
+from engine._work import LOOK, NUMBERS, UNIQUE, weighs_more
 from tests.guard._weighed import refused_at_once
 
 UNIQUE_ARRAY = {"type": "array", "uniqueItems": True}
@@ -35,7 +36,9 @@ def _refused(call: Any, instance: Any) -> None:
     with pytest.raises(engine.DecodeError) as refused:
         call(instance)
     assert refused.value.reason == engine.DecodeReason.TOO_LARGE
-    assert "uniqueItems" in refused.value.message and "max_validation_work" in refused.value.message
+    message = refused.value.message
+    # Hashed alike, or compared at all: an integer past 64 bits is compared digit by digit.
+    assert ("uniqueItems" in message or "past 64 bits" in message) and "max_validation_work" in message
     assert time.process_time() - started < 0.5  # weighed, not compared
 
 
@@ -92,10 +95,11 @@ def test_the_schema_text_says_whether_to_weigh() -> None:
         counts = (intake.values, intake.widest, intake.containers, intake.fractions)
         return weighs_more(intake.canonical, counts, Dialect.DRAFT2020_12, schema)
 
-    assert weighs(UNIQUE_ARRAY) == UNIQUE
-    assert weighs({"properties": {"a": {"items": {"uniqueItems": True}}}}) == UNIQUE
+    # `uniqueItems` compares its items: an integer past 64 bits digit by digit (NUMBERS).
+    assert weighs(UNIQUE_ARRAY) == UNIQUE | NUMBERS
+    assert weighs({"properties": {"a": {"items": {"uniqueItems": True}}}}) == UNIQUE | NUMBERS
     assert weighs({"type": "array", "uniqueItems": False}) == 0
-    assert weighs({"uniqueItems": True, "maximum": 1.5}) == UNIQUE | LOOK
+    assert weighs({"uniqueItems": True, "maximum": 1.5}) == UNIQUE | LOOK | NUMBERS
     nested = _compiled({"properties": {"ids": {"type": "array", "uniqueItems": True}}})
     _refused(nested.is_valid, {"ids": [2**70 + i for i in range(4_000)]})
     schema = {"type": "object", "properties": {"ids": UNIQUE_ARRAY}}
@@ -111,9 +115,12 @@ _LARGE = st.one_of(st.integers(2**53, 2**53 + 50), st.integers(2**70, 2**70 + 50
 @settings(max_examples=150, deadline=None)
 def test_answers_as_the_reference_or_refuses(instance: list[Any]) -> None:
     if _refused_or_as_the_reference(instance, work=20_000):
-        # Over 200 pairs at 100 evaluations: 21 integers past 2^53 or more.
+        # Over 200 pairs at 100 evaluations: 21 integers past 2^53 or more; or integers past 64
+        # bits, each compared digit by digit with the others of a short array.
         large = [v for item in instance for v in (item if type(item) is list else [item]) if v.bit_length() > 53]
-        assert len(large) > 20
+        past = [v for v in large if v.bit_length() > 63]
+        compared = comparisons_per_value([UNIQUE_ARRAY], 1) * sum(map(comparison_cost, past))
+        assert len(large) > 20 or compared > 20_000
 
 
 def _refused_or_as_the_reference(instance: list[Any], work: int) -> bool:

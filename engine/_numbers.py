@@ -1,0 +1,203 @@
+"""What integers past 64 bits cost jsonschema-rs: each comparison reads the integer's digits.
+
+jsonschema-rs holds an integer within 64 bits as a machine word and any longer one as its decimal
+digits; a keyword that reads a number converts those digits again at each comparison, in time
+that grows with the square of their count. Measured on one integer (CPU, 2-core machine):
+
+====================================  ========  ==========  ============  =============
+keyword, against an integer of          21 digits  100 digits  1,000 digits  4,300 digits
+====================================  ========  ==========  ============  =============
+``minimum`` (any bound of a range)      1.3 us     2.4 us      45 us         665 us
+``const: 5``, each ``enum`` member      0.8 us     1.3 us      27 us         460 us
+``type: "number"``                      0.3 us     0.8 us      13 us         222 us
+a ``uniqueItems`` pair                  0.6 us     1.3 us      30 us         489 us
+====================================  ========  ==========  ============  =============
+
+A value meets at most :data:`~engine._guard.AMPLIFYING` subschemas without being weighed, and an
+``enum`` of integers is looked up without comparing its members, except that an integer past 64
+bits is compared with every member: ``{"a": <4,300 digits>}``, 4 KB, against an ``enum`` of
+10,000 integers took 4 s to check (and 10 s more to explain), and 40 such integers against 100
+``minimum`` s 2.7 s. So where a schema's text spells a keyword that reads numbers
+(:func:`spells_numbers`), every instance holding an integer past 64 bits (msgpack, which holds
+every other, refuses it: one pass in C) has them weighed: each costs :func:`comparison_cost`
+evaluations a comparison, times the comparisons one value may meet (:func:`comparisons_per_value`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import msgspec
+
+from ._errors import DecodeError, DecodeReason
+from ._instance import large_integers
+
+__all__ = [
+    "comparison_cost",
+    "comparisons_per_value",
+    "compares_in_turn",
+    "reads_numbers",
+    "spells_numbers",
+    "weigh_large_integers",
+]
+
+_pack = msgspec.msgpack.encode
+_WORD_BITS = 63  # integers a signed machine word holds (msgpack holds unsigned ones to 64 bits too)
+# A comparison: 1.3 us, and 0.036 ns for each square of a digit (one evaluation some 5 ns).
+_COMPARISON = 300
+_DIGITS_SQUARED = 7  # a shift: one evaluation per 128 squares of a digit
+_RANGE = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+# An array of up to 15 items is compared pair by pair: 105 pairs, 7 for each item (a longer one is
+# hashed, an item once, and its items that hash alike compared: `engine._unique`).
+_UNIQUE_PAIRS = 7
+_REFERENCES = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
+_MEMBER_VALUES = 1 << 20  # values of a `const` or an `enum` member read (a schema of 1 MB holds fewer)
+# Keywords whose operand jsonschema-rs compares with a number; `type` alone when it is "number"
+# (`integer` reads the type, a list of types is matched without conversion).
+_SPELLED = (b'"minimum":', b'"maximum":', b'"exclusiveM', b'"multipleOf":', b'"type":"number"')
+_CONST = b'"const":'
+_ENUM = b'"enum":['
+# An `enum` of integers only (up to 18 digits), as the canonical text spells it; and a string
+# followed by something else than a string (in an array: a quote inside a string is escaped).
+_INTEGER_ENUM = re.compile(rb'"enum":\[(?:-?\d{1,18}(?:,-?\d{1,18})*)?\]')
+_AFTER_A_STRING = re.compile(rb'",[^"]')
+_NOT_A_NUMBER = b'"tfn'  # what a string, `true`, `false` or `null` starts with
+
+
+def spells_numbers(text: bytes) -> bool:
+    """Whether the canonical ``text`` may hold a keyword that compares a number (:data:`_SPELLED`,
+    a ``const`` that is or holds a number, an ``enum`` not of strings only); a property so named
+    is taken for one (the text cannot tell)."""
+    if any(text.find(keyword) >= 0 for keyword in _SPELLED):
+        return True
+    at = text.find(_CONST)
+    while at >= 0:
+        at += len(_CONST)
+        if text[at : at + 1] not in _NOT_A_NUMBER:
+            return True
+        at = text.find(_CONST, at)
+    at = text.find(_ENUM)
+    while at >= 0:
+        end = _strings_end(text, at + len(_ENUM))
+        if end < 0:
+            return True
+        at = text.find(_ENUM, end)
+    return False
+
+
+def compares_in_turn(text: bytes) -> bool:
+    """Whether the canonical ``text`` may hold an ``enum`` jsonschema-rs compares member by member:
+    one not of strings only or integers only (up to 18 digits)."""
+    at = text.find(_ENUM)
+    while at >= 0:
+        start = at + len(_ENUM)
+        if text[start : start + 1] == b'"':
+            if _strings_end(text, start) < 0:
+                return True
+        elif _INTEGER_ENUM.match(text, at) is None:
+            return True
+        at = text.find(_ENUM, start)
+    return False
+
+
+def _strings_end(text: bytes, start: int) -> int:
+    """Where the ``enum`` whose members begin at ``start`` ends, if it holds strings only; -1 if
+    it may hold another kind. Strings, up to the first ``"]`` (a quote inside a string is escaped:
+    one escaped or after a backslash is taken as another kind), unless a string is followed by
+    something else than a string."""
+    if text[start : start + 1] != b'"':
+        return -1
+    end = text.find(b'"]', start)
+    if end < 0 or text[end - 1 : end] == b"\\" or _AFTER_A_STRING.search(text, start, end) is not None:
+        return -1
+    return end
+
+
+def reads_numbers(node: dict[str, Any]) -> int:
+    """How many comparisons with a number one object's keywords may make on one value."""
+    count = sum(keyword in node for keyword in _RANGE)
+    if node.get("type") == "number":
+        count += 1
+    if "const" in node:
+        count += _numbers_in([node["const"]])
+    enum = node.get("enum")
+    if type(enum) is list:
+        count += _numbers_in(enum)
+    if node.get("uniqueItems") is True:
+        count += _UNIQUE_PAIRS
+    return count
+
+
+def _numbers_in(values: list[Any]) -> int:
+    count, stack, seen = 0, list(values), 0
+    while stack and seen <= _MEMBER_VALUES:
+        item = stack.pop()
+        seen += 1
+        kind = type(item)
+        if kind is int or kind is float:
+            count += 1
+        elif kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+    return count
+
+
+def comparisons_per_value(documents: Iterable[Any], subschemas: int) -> int:
+    """The comparisons with a number one value may meet: where ``documents`` hold no reference,
+    what their objects make in all (:func:`reads_numbers`: a value meets each object once at
+    most); otherwise each of the ``subschemas`` (references inlined) as many as the object that
+    makes most."""
+    heaviest, total, referred, stack = 0, 0, False, list(documents)
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            reads = reads_numbers(node)
+            heaviest, total = max(heaviest, reads), total + reads
+            referred = referred or not _REFERENCES.isdisjoint(node)
+            stack += node.values()
+        elif type(node) is list:
+            stack += node
+    return max(subschemas, 1) * max(heaviest, 1) if referred else max(total, 1)
+
+
+def comparison_cost(integer: int) -> int:
+    """Evaluations one comparison of ``integer`` (past 64 bits) with a number costs."""
+    digits = integer.bit_length() * 30_103 // 100_000 + 1
+    return _COMPARISON + (digits * digits >> _DIGITS_SQUARED)
+
+
+def weigh_large_integers(
+    check: Callable[[Any], bool], comparisons: Callable[[], int], budget: int
+) -> Callable[[Any], bool]:
+    """``check`` (a backend's answer on a JSON value within the instance bounds), first refusing an
+    instance whose integers past 64 bits cost more than ``budget`` evaluations, each
+    :func:`comparison_cost` times ``comparisons()`` (what one value may meet, asked once, when
+    an instance first holds such an integer)."""
+    per_value: list[int] = []
+
+    def weighed(instance: Any) -> bool:
+        try:
+            _pack(instance)  # one pass in C: msgpack holds every integer within 64 bits
+        except (OverflowError, TypeError, ValueError):
+            large = large_integers(instance, _WORD_BITS)
+            if large:
+                if not per_value:
+                    per_value.append(comparisons())
+                work = per_value[0] * sum(map(comparison_cost, large))
+                if work > budget:
+                    raise _too_costly(len(large), work, budget) from None
+        return check(instance)
+
+    return weighed
+
+
+def _too_costly(count: int, work: int, budget: int) -> DecodeError:
+    return DecodeError(
+        DecodeReason.TOO_LARGE,
+        f"instance is too large for this schema: it holds {count} integer(s) past 64 bits, which "
+        f"jsonschema-rs compares with a number digit by digit (in time that grows with the square of "
+        f"the digits), some {work} evaluations, more than {budget} (max_validation_work)",
+    )

@@ -1,0 +1,226 @@
+"""Integers past 64 bits are weighed where a schema compares numbers (``engine._numbers``):
+jsonschema-rs holds such an integer as its digits and converts them at each comparison, in time
+that grows with their square (a 4,300-digit integer against an ``enum`` of 10,000 integers: 4 s
+to check, 10 s more to explain). An instance whose integers would cost more than
+``max_validation_work`` is refused with ``too-large`` before any backend runs, whichever way it is
+handed in; any other gets the backend's answer."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+from benchmarks.instances import is_valid_reference
+from engine._dialect import Dialect
+from engine._intake import load_schema
+from engine._numbers import comparison_cost, comparisons_per_value, spells_numbers
+from engine._work import NUMBERS, weighs_more
+from tests.guard._weighed import refused_at_once
+
+LONG = 10**4299 + 7  # 4,300 digits: the longest integer a document is read with
+ENUM = {"enum": list(range(10_000))}
+
+
+@pytest.fixture(autouse=True)
+def _long_integers_as_text() -> Iterator[None]:
+    # Python writes no integer past 4,300 digits as text; the tests build the documents.
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    yield
+    sys.set_int_max_str_digits(old)
+
+
+def _engine(work: int = 100_000_000) -> engine.Engine:
+    return engine.Engine(engine.EngineConfig(cache_size=0, limits={"max_validation_work": work}))
+
+
+def test_one_long_integer_against_a_long_enum_is_refused_at_once_everywhere() -> None:
+    # 4 KB: 4 s in jsonschema-rs (each of the 10,000 members compared digit by digit).
+    schema = {"type": "object", "properties": {"a": ENUM}}
+    instance = {"a": LONG}
+    data = msgspec.json.encode(instance)
+    compiled = _engine().compile(schema)
+    for call, given_as in [
+        (compiled.is_valid, instance),
+        (compiled.validate, instance),
+        (compiled.decode, data),
+        (compiled.decode, data.decode()),
+    ]:
+        refused_at_once(call, given_as)
+    tools = engine.compile_tools([{"name": "t", "inputSchema": schema, "outputSchema": schema}], engine=_engine())
+    for arguments in (data, instance, data.decode()):
+        refused_at_once(lambda value: tools.validate_arguments("t", value), arguments)
+    refused_at_once(lambda value: tools.validate_structured("t", value), instance)
+    result = {"content": [], "structuredContent": instance}
+    for given_as in (result, msgspec.json.encode(result)):
+        refused_at_once(lambda value: tools.validate_result("t", value), given_as)
+    form = engine.compile_elicitation(
+        {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 9}}}, engine=_engine(1_000)
+    )
+    answer = {"action": "accept", "content": {"n": LONG}}
+    for given_as in (answer, msgspec.json.encode(answer)):
+        refused_at_once(form.decode_result, given_as)
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        {"allOf": [{"minimum": 7}] * 100},  # 40 integers: 2.7 s
+        {"type": "number"},  # 222 us each: 1,000 integers, 0.22 s
+        {"const": 5},
+        {"enum": [1, 2, 3, "a"]},
+        {"exclusiveMaximum": 10**30},
+    ],
+)
+def test_what_compares_numbers_weighs_long_integers(items: dict[str, Any]) -> None:
+    schema = {"type": "array", "items": items}
+    compiled = _engine().compile(schema)
+    many = [LONG + i for i in range(1_000)]
+    refused_at_once(compiled.is_valid, many)
+    # From bytes, where the schema translates, msgspec's typed read may answer it first, in C.
+    data = msgspec.json.encode(many)
+    started = time.process_time()
+    try:
+        answer = compiled.decode(data) == many
+    except engine.ValidationFailed:
+        answer = False
+    except engine.DecodeError as refused:
+        assert refused.reason == engine.DecodeReason.TOO_LARGE
+    else:
+        assert answer is is_valid_reference(schema, many[:3])  # alike throughout
+    assert time.process_time() - started < 1.0
+    # A few are answered, as the reference does.
+    few = [LONG, 2**64, -(2**63) - 1]
+    assert compiled.is_valid(few) is is_valid_reference(schema, few)
+
+
+def test_short_arrays_compare_their_items_pair_by_pair() -> None:
+    # Up to 15 items, compared pair by pair: 105 pairs of 4,300 digits, 50 ms an array.
+    compiled = _engine().compile({"type": "array", "items": {"type": "array", "uniqueItems": True}})
+    refused_at_once(compiled.is_valid, [[LONG + i for i in range(15)] for _ in range(10)])
+    assert compiled.is_valid([[LONG + i for i in range(15)]])
+
+
+def test_integers_within_64_bits_and_schemas_reading_no_number_are_never_weighed() -> None:
+    starved = _engine(0)
+    numbers = starved.compile({"type": "array", "items": {"type": "number", "minimum": 0, "enum": [0, 2**64 - 1]}})
+    # Within a machine word (msgpack holds them): nothing weighed, whatever the budget.
+    assert numbers.is_valid([0, 2**64 - 1] * 1_000)
+    assert not numbers.is_valid([-(2**63)])
+    # `type: integer` reads the type alone; a property named like a keyword is taken for one.
+    assert starved.compile({"type": "array", "items": {"type": "integer"}}).is_valid([LONG] * 100)
+    with pytest.raises(engine.DecodeError):
+        starved.compile({"properties": {"minimum": {"type": "integer"}}}).is_valid({"minimum": 2**64})
+
+
+def _text(schema: Any) -> bytes:
+    intake = load_schema(schema, engine.Limits())
+    assert intake.canonical is not None
+    return intake.canonical
+
+
+@pytest.mark.parametrize(
+    ("schema", "spelled"),
+    [
+        ({"type": "integer", "minimum": 0}, True),
+        ({"exclusiveMaximum": 5}, True),
+        ({"multipleOf": 2}, True),
+        ({"type": "number"}, True),
+        ({"type": ["number", "string"]}, False),  # a list of types is matched without conversion
+        ({"type": "integer"}, False),
+        ({"const": 5}, True),
+        ({"const": [{"a": 1}]}, True),
+        ({"const": "5"}, False),
+        ({"const": None}, False),
+        ({"const": True}, False),
+        ({"enum": ["a", "b"]}, False),
+        ({"enum": ["a", 1]}, True),
+        ({"enum": [1, 2]}, True),
+        ({"enum": [None, "a"]}, True),  # another kind: may be a number, as far as the text goes
+        ({"enum": ['a"]', "b"]}, True),  # a quote escaped where the strings may end: taken for another kind
+        ({"enum": ["a", "b"], "properties": {"x": {"enum": ["c", 0]}}}, True),
+        ({"properties": {"maximum": {"type": "string"}}}, True),  # a property so named
+        ({"properties": {"n": {"type": "string", "maxLength": 5}}}, False),
+        ({"type": "array", "uniqueItems": True}, True),  # compares its items
+    ],
+)
+def test_which_texts_compare_numbers(schema: dict[str, Any], spelled: bool) -> None:
+    intake = load_schema(schema, engine.Limits())
+    counts = (intake.values, intake.widest, intake.containers, intake.fractions)
+    flagged = bool(weighs_more(_text(schema), counts, Dialect.DRAFT2020_12, schema) & NUMBERS)
+    assert flagged is spelled
+    assert spells_numbers(_text(schema)) is (spelled and "uniqueItems" not in schema)
+
+
+def test_the_comparisons_a_value_meets() -> None:
+    # No reference: what every object makes, each met once at most.
+    assert comparisons_per_value([{"minimum": 0, "maximum": 9}], 1) == 2
+    assert comparisons_per_value([{"anyOf": [{"minimum": 0}, {"enum": [1, 2, [3, 4.5]]}]}], 3) == 5
+    assert comparisons_per_value([{"type": "string"}], 1) == 1  # at least one
+    # A reference: every subschema (references inlined) as many as the heaviest object.
+    referred = {"$defs": {"n": {"enum": [1, 2, 3]}}, "allOf": [{"$ref": "#/$defs/n"}] * 4}
+    assert comparisons_per_value([referred], 6) == 18
+    assert comparison_cost(2**64) == 300 + (20 * 20 >> 7)
+    assert comparison_cost(LONG) > 140_000
+
+
+_NUMBER_KEYWORDS = st.sampled_from(
+    [
+        {"minimum": 3},
+        {"maximum": -2},
+        {"exclusiveMinimum": 2**70},
+        {"multipleOf": 7},
+        {"type": "number"},
+        {"const": 2**65},
+        {"enum": [1, 2**66, "x"]},
+        {"uniqueItems": True},
+    ]
+)
+_INTEGERS = st.one_of(
+    st.integers(-10, 10),
+    st.integers(2**63 - 2, 2**64 + 2),
+    st.integers(-(2**63) - 2, -(2**63) + 2),
+    st.integers(10**40, 10**40 + 5),
+    st.just(LONG),
+)
+
+
+@given(
+    st.lists(_NUMBER_KEYWORDS, min_size=1, max_size=3),
+    st.lists(st.one_of(_INTEGERS, st.lists(_INTEGERS, max_size=3)), max_size=12),
+    st.sampled_from([0, 5_000, 200_000, 10**8]),
+)
+@settings(max_examples=120, deadline=None)
+def test_answers_as_the_reference_or_refuses_what_is_over_the_budget(
+    keywords: list[dict[str, Any]], instance: list[Any], work: int
+) -> None:
+    items = {"allOf": keywords}
+    schema = {"type": "array", "items": {"anyOf": [items, {"type": "array", "items": items}]}}
+    expected = is_valid_reference(schema, instance)
+    data = msgspec.json.encode(instance)
+    compiled = _engine(work).compile(schema)
+    integers = [v for item in instance for v in (item if type(item) is list else [item])]
+    # msgpack holds every integer from -2^63 to 2^64 - 1: past them, each of 64 bits or more is weighed.
+    past = any(not -(2**63) <= v < 2**64 for v in integers)
+    charged = comparisons_per_value([schema], 1) * sum(comparison_cost(v) for v in integers if v.bit_length() > 63)
+    for call, given_as in ((compiled.is_valid, instance), (compiled.decode, data)):
+        try:
+            valid = call(given_as) is True if call == compiled.is_valid else call(given_as) == instance
+        except engine.ValidationFailed:
+            valid = False
+        except engine.DecodeError as refused:
+            assert refused.reason == engine.DecodeReason.TOO_LARGE
+            # Refused for what the integers past 64 bits would cost; or, under a budget too small
+            # for what the schema costs any value, by the weighing of every value.
+            assert (past and charged > work) if "past 64 bits" in refused.message else work < 10**4
+            continue
+        assert valid is expected
+        assert not past or charged <= work  # anything over the budget is refused
