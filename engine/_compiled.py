@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -31,6 +31,7 @@ from ._guard import DeferredReport, GuardReport
 from ._instance import bind_checked, bind_is_valid, max_values, referents
 from ._readers import (
     WARMING_PARSE,
+    HotPath,
     ShortPath,
     counted_then_parsed,
     general_short_path,
@@ -67,18 +68,6 @@ _BINDING = threading.Lock()
 _DECIDING = threading.RLock()  # one decision a schema, whichever threads ask at once (see `_decide`)
 
 
-class HotPath(NamedTuple):
-    """See :meth:`CompiledSchema.hot_path`."""
-
-    check: Callable[[Any], bool]
-    max_bytes: int
-    max_depth: int
-    failure: Callable[..., ValidationFailed]
-    """The explanation of a value ``check`` refused: ``failure(value, width=None, under="")``
-    (``width``: at least how many values it holds, where known without a walk; ``under``: where
-    the value is in the document holding it)."""
-
-
 def depth_bound(guard: GuardReport | None, limits: Limits) -> int | None:
     """The deepest instance a schema is run on, or ``None`` when no instance can take the
     validator deeper than its safe stack (no recursion, and no chain of references longer than
@@ -103,6 +92,8 @@ class CompiledSchema:
 
     __slots__ = (
         "_check",
+        "_screened",
+        "_cheap",
         "_decode_built",
         "_deferred_guard",
         "_depth_bound",
@@ -178,6 +169,7 @@ class CompiledSchema:
         pinned: Callable[[], Any] | None = None,
         weighs: int = 0,
         resources: Mapping[str, Any] | None = None,
+        comparisons: int = 0,
     ) -> None:
         self.dialect, self.fingerprint = dialect, fingerprint
         # `backend` decided on first use (see `Plan.undecided`): `backend` and `notes` are set by
@@ -228,7 +220,12 @@ class CompiledSchema:
             def check(instance: Any) -> bool:
                 return first(instance) or again(instance)
 
-        self._check = bound_work(check, guard, limits, pinned or (lambda: schema), dialect, weighs, resources)
+        document = pinned or (lambda: schema)
+        # `_screened`: the check of a value holding no integer past 64 bits, or read from a document
+        # of at most `_cheap` bytes, too short for them to cost the budget (see `engine._numbers`).
+        self._check, self._screened, self._cheap = bound_work(
+            check, guard, limits, document, dialect, weighs, resources, comparisons
+        )
 
     def __repr__(self) -> str:
         return f"<CompiledSchema backend={self.backend!r} dialect={self.dialect.value!r}>"
@@ -236,7 +233,7 @@ class CompiledSchema:
     # -- Python objects --------------------------------------------------------------------------
 
     def _bind_is_valid(self) -> Callable[[Any], bool]:
-        return bind_is_valid(self._check, _backend_refusal, self._max_depth, self._max_values)
+        return bind_is_valid(self._check, _backend_refusal, self._max_depth, self._max_values, self._screened)
 
     def validate(self, instance: Any) -> None:
         """Return if ``instance`` conforms; otherwise raise :class:`~engine.ValidationFailed`
@@ -262,13 +259,15 @@ class CompiledSchema:
     the hot path of Python objects)."""
 
     def _bind_checked(self) -> Callable[[Any], Any]:
-        return bind_checked(self._check, _backend_refusal, self._explanation(), self._max_depth, self._max_values)
+        return bind_checked(
+            self._check, _backend_refusal, self._explanation(), self._max_depth, self._max_values, self._screened
+        )
 
     def hot_path(self) -> HotPath:
         """What a caller reading this schema's instances inside a larger document binds once: the
         backend check of a *decoded* value (no bounds: a decoded value is JSON within them) and the
         bounds. No msgspec type is built for it."""
-        return HotPath(self._check, self._max_bytes, self._max_depth, self._explanation())
+        return HotPath(self._check, self._max_bytes, self._max_depth, self._explanation(), self._screened, self._cheap)
 
     # -- bytes -------------------------------------------------------------------------------------
 
@@ -349,8 +348,8 @@ class CompiledSchema:
             schema = owner()
             return None if schema is None else schema._settle(path)
 
-        limit = min(too_short_to_nest(self._max_depth), surely_within(self._max_bytes))
-        return warming_then_settled(self._general(), self._check, limit, settle, documents=WARM_DOCUMENTS)
+        limit = min(too_short_to_nest(self._max_depth), surely_within(self._max_bytes), self._cheap)
+        return warming_then_settled(self._general(), self._screened, limit, settle, documents=WARM_DOCUMENTS)
 
     def _settle(self, path: ShortPath) -> Callable[[bytes | bytearray | memoryview | str], Any]:
         """Build the reader, set it as ``decode`` and its short path into ``path`` (the warming
@@ -423,8 +422,8 @@ class CompiledSchema:
     def _short_path_of(self, read: Callable[[Any], Any]) -> ShortPath:
         if read is self._general_reader:
             # Parsed and checked inline by the caller: a frame and the reader's tests less.
-            limit = min(too_short_to_nest(self._max_depth), surely_within(self._max_bytes))
-            return general_short_path(read, self._check, limit)
+            limit = min(too_short_to_nest(self._max_depth), surely_within(self._max_bytes), self._cheap)
+            return general_short_path(read, self._screened, limit)
         return no_short_path(read)
 
     def _counted_reader(
@@ -448,6 +447,7 @@ class CompiledSchema:
             exact=translation.closed_at is None,
             bounded=bounded,
             check=self._check,
+            screened=(self._screened, self._cheap),
             sealed=sealed,
             slow=self._general(sealed=sealed),
             max_bytes=self._max_bytes,
@@ -479,7 +479,7 @@ class CompiledSchema:
         short = too_short_to_nest(max_depth)
         # A value whose children hold nothing nests two levels at most (see `LEVELS_READ`).
         two_levels_within = LEVELS_READ and max_depth >= 2
-        check = self._check
+        check, screened, cheap = self._check, self._screened, self._cheap
         failure = self._explanation()
         parse = _parse
         # Long documents parsed by a decoder that shows their depth, until one nests deeper (the
@@ -524,7 +524,7 @@ class CompiledSchema:
             else:
                 value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
             try:
-                valid = check(value)
+                valid = (check if longer or len(data) > cheap else screened)(value)
             except (ValueError, TypeError, RecursionError) as exc:
                 if not shown:
                     check_depth(value, max_depth)

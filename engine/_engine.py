@@ -18,8 +18,9 @@ from ._config import ConfigOverrides, EngineConfig, Limits, engine_config
 from ._dialect import Dialect, check_meta_schema, detect_dialect, dialect_for_uri, normalise_schema_uri
 from ._errors import RejectReason, SchemaRejected
 from ._intake import DocumentSize, Intake, canonical_text, fingerprint, load_schema
+from ._numbers import comparisons_at_most
 from ._plan import candidates, plan
-from ._work import weighs_more, weighs_resources
+from ._work import NUMBERS, weighs_more, weighs_resources
 from .backends import SchemaSource
 
 __all__ = ["Engine"]
@@ -217,6 +218,11 @@ class Engine:
                 check_meta_schema(schema, dialect)
             raise
         formats = config.assert_formats
+        weighs = weighs_more(text, counts, dialect, schema, cleared=cleared, formats=formats)
+        if resources:
+            weighs |= weighs_resources(resources, formats=formats)
+        # What one value may meet of comparisons with a number, at most (0: unknown, as through a registry).
+        comparisons = comparisons_at_most(text, counts[0]) if weighs & NUMBERS and not resources else 0
         return CompiledSchema(
             schema=schema,
             pinned=pinned,
@@ -232,9 +238,9 @@ class Engine:
             guard=report,
             typed=chosen.typed,
             undecided=chosen.undecided,
-            weighs=weighs_more(text, counts, dialect, schema, cleared=cleared, formats=formats)
-            | (weighs_resources(resources, formats=formats) if resources else 0),
+            weighs=weighs,
             resources=resources,
+            comparisons=comparisons,
         )
 
 

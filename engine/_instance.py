@@ -141,12 +141,13 @@ def flat_limit(max_depth: int, max_values: int) -> int:
     return max_values if max_depth >= 1 else 0
 
 
-def admit(value: Any, max_depth: int, max_values: int) -> None:
-    """Return if ``value`` is a JSON value within the bounds; raise :class:`DecodeError` otherwise."""
+def admit(value: Any, max_depth: int, max_values: int) -> bool:
+    """Return if ``value`` is a JSON value within the bounds, whether it holds an integer past 64
+    bits (see :func:`walk`); raise :class:`DecodeError` otherwise."""
     kind = type(value)
     if kind is dict or kind is list:
-        walk(value, _referents(value), max_depth, max_values)
-    elif kind is str:
+        return walk(value, _referents(value), max_depth, max_values)
+    if kind is str:
         try:
             size = len(value.encode("utf-8")) + 2  # its quotes
         except UnicodeEncodeError as exc:
@@ -159,8 +160,10 @@ def admit(value: Any, max_depth: int, max_values: int) -> None:
     elif kind is int:
         if value.bit_length() > _SPELLED_BITS:
             _no_surrogates(value)
+        return not _WORD_LEAST <= value <= _WORD_MOST
     elif kind not in _SCALARS:
         raise _not_json(kind)
+    return False
 
 
 def bind_is_valid(
@@ -168,14 +171,19 @@ def bind_is_valid(
     refusal: Callable[[BaseException], Exception],
     max_depth: int,
     max_values: int,
+    screened: Callable[[Any], bool] | None = None,
 ) -> Callable[[Any], bool]:
     """``check`` (a backend's answer on a JSON value) behind :func:`admit`; what it raises
     (``ValueError``, ``TypeError``, ``RecursionError``) becomes ``refusal(exc)``. An object of
-    scalars is checked without a call."""
+    scalars is checked without a call. ``screened``: the check of a value the screen found no
+    integer past 64 bits in (``check`` where not given)."""
 
     flat = flat_limit(max_depth, max_values)
+    plain = check if screened is None else screened
 
     def is_valid(instance: Any) -> bool:
+        # :func:`admit`, an object of scalars read in one pass; whether it holds an integer past 64 bits.
+        large = False
         if type(instance) is dict:
             children = _referents(instance)
             if len(children) == len(instance) < flat and only_plain_scalars(map(type, children)):
@@ -184,15 +192,16 @@ def bind_is_valid(
                 except UnicodeEncodeError as exc:
                     raise _surrogate(exc) from None
                 except OverflowError:
-                    packed = _no_surrogates(instance)
+                    packed, large = _no_surrogates(instance), True
                 if packed > max_values << 1:
                     within_size(packed, len(instance) + 1, max_values)
             else:
-                walk(instance, children, max_depth, max_values)
+                large = walk(instance, children, max_depth, max_values)
         else:
-            admit(instance, max_depth, max_values)
+            large = admit(instance, max_depth, max_values)
+        chosen = check if large else plain
         try:
-            return check(instance)
+            return chosen(instance)
         except (ValueError, TypeError, RecursionError) as exc:
             raise refusal(exc) from None
 
@@ -205,13 +214,17 @@ def bind_checked(
     failure: Callable[[Any], Exception],
     max_depth: int,
     max_values: int,
+    screened: Callable[[Any], bool] | None = None,
 ) -> Callable[[Any], Any]:
     """Like :func:`bind_is_valid`, returning ``instance`` when valid and raising ``failure(instance)``
     otherwise."""
 
     flat = flat_limit(max_depth, max_values)
+    plain = check if screened is None else screened
 
     def checked(instance: Any) -> Any:
+        # :func:`admit`, an object of scalars read in one pass; whether it holds an integer past 64 bits.
+        large = False
         if type(instance) is dict:
             children = _referents(instance)
             if len(children) == len(instance) < flat and only_plain_scalars(map(type, children)):
@@ -220,15 +233,16 @@ def bind_checked(
                 except UnicodeEncodeError as exc:
                     raise _surrogate(exc) from None
                 except OverflowError:
-                    packed = _no_surrogates(instance)
+                    packed, large = _no_surrogates(instance), True
                 if packed > max_values << 1:
                     within_size(packed, len(instance) + 1, max_values)
             else:
-                walk(instance, children, max_depth, max_values)
+                large = walk(instance, children, max_depth, max_values)
         else:
-            admit(instance, max_depth, max_values)
+            large = admit(instance, max_depth, max_values)
+        chosen = check if large else plain
         try:
-            valid = check(instance)
+            valid = chosen(instance)
         except (ValueError, TypeError, RecursionError) as exc:
             raise refusal(exc) from None
         if valid:
@@ -238,8 +252,10 @@ def bind_checked(
     return checked
 
 
-def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, max_values: int) -> None:
-    """:func:`admit` for a dict or list, ``children`` being what :data:`referents` read of it."""
+def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, max_values: int) -> bool:
+    """:func:`admit` for a dict or list, ``children`` being what :data:`referents` read of it:
+    whether it holds an integer past 64 bits (the msgpack pass refuses one), which jsonschema-rs
+    compares digit by digit (see ``engine._numbers``)."""
     if max_depth < 1:  # the root is a level
         raise _too_deep(max_depth)
     level: list[Any] = [root]
@@ -303,14 +319,16 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
             count = _walk_shared(level, depth, count, max_depth, max_values)
             break
         children = _referents(*level)
+    large = False
     try:
         packed = len(_encode(root))  # one pass in C over every string and key, now that the count is bounded
     except UnicodeEncodeError as exc:
         raise _surrogate(exc) from None
     except OverflowError:
-        packed = _no_surrogates(root)
+        packed, large = _no_surrogates(root), True
     if packed > max_values << 1:
         within_size(packed, count, max_values)
+    return large
 
 
 def _no_surrogates(value: Any) -> int:
@@ -364,6 +382,7 @@ def level_children(level: list[Any]) -> list[Any]:
 
 
 _SPELLED_BITS = 14_000
+_WORD_LEAST, _WORD_MOST = -(1 << 63), (1 << 64) - 1  # the integers msgpack holds
 """Every int of at most this many bits is written as text (4,300 digits, Python's default bound
 of ``int`` to ``str``, take some 14,284 bits): a longer one is tried (see :func:`_no_surrogates`)."""
 

@@ -38,8 +38,10 @@ __all__ = [
     "comparison_cost",
     "comparisons_per_value",
     "compares_in_turn",
+    "comparisons_at_most",
     "reads_numbers",
     "spells_numbers",
+    "surely_cheap",
     "weigh_large_integers",
 ]
 
@@ -53,6 +55,11 @@ _RANGE = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipl
 # hashed, an item once, and its items that hash alike compared: `engine._unique`).
 _UNIQUE_PAIRS = 7
 _REFERENCES = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
+_REFERENCE_KEYS = tuple(f'"{keyword}":'.encode() for keyword in _REFERENCES)
+# What a comparison may cost for each byte of an integer in a document, its separator included:
+# `comparison_cost` over one more than the digits is at most 33.7 (4,300 digits, the longest read).
+_MOST_PER_BYTE = 34
+_READING = frozenset({*_RANGE, "const", "enum", "uniqueItems"})
 _MEMBER_VALUES = 1 << 20  # values of a `const` or an `enum` member read (a schema of 1 MB holds fewer)
 # Keywords whose operand jsonschema-rs compares with a number; `type` alone when it is "number"
 # (`integer` reads the type, a list of types is matched without conversion).
@@ -154,13 +161,32 @@ def comparisons_per_value(documents: Iterable[Any], subschemas: int) -> int:
     while stack:
         node = stack.pop()
         if type(node) is dict:
-            reads = reads_numbers(node)
-            heaviest, total = max(heaviest, reads), total + reads
-            referred = referred or not _REFERENCES.isdisjoint(node)
+            # Most objects hold no keyword that reads a number (one C call each).
+            if not _READING.isdisjoint(node) or node.get("type") == "number":
+                reads = reads_numbers(node)
+                heaviest, total = max(heaviest, reads), total + reads
+            if not referred and not _REFERENCES.isdisjoint(node):
+                referred = True
             stack += node.values()
         elif type(node) is list:
             stack += node
     return max(subschemas, 1) * max(heaviest, 1) if referred else max(total, 1)
+
+
+def comparisons_at_most(text: bytes, values: int) -> int:
+    """An upper bound of :func:`comparisons_per_value` read off a schema's canonical ``text`` and the
+    count of its ``values`` alone, without a walk: every value counts at most what an object's
+    ``uniqueItems: true`` does, where the text spells no reference; 0 (unknown) where it does."""
+    if any(text.find(keyword) >= 0 for keyword in _REFERENCE_KEYS):
+        return 0
+    return (_UNIQUE_PAIRS + 1) * max(values, 1)
+
+
+def surely_cheap(comparisons: int, budget: int) -> int:
+    """The longest document whose integers past 64 bits cannot cost more than ``budget`` where one
+    value meets at most ``comparisons`` comparisons (0 if unknown): such an integer costs at most
+    :data:`_MOST_PER_BYTE` a comparison for each byte it takes in a document, a separator included."""
+    return budget // (_MOST_PER_BYTE * comparisons) if comparisons > 0 else 0
 
 
 def comparison_cost(integer: int) -> int:
@@ -170,12 +196,20 @@ def comparison_cost(integer: int) -> int:
 
 
 def weigh_large_integers(
-    check: Callable[[Any], bool], comparisons: Callable[[], int], budget: int
-) -> Callable[[Any], bool]:
+    check: Callable[[Any], bool],
+    documents: Callable[[], list[Any]],
+    subschemas: int,
+    rereads: int,
+    comparisons: int,
+    budget: int,
+) -> tuple[Callable[[Any], bool], Callable[[Any], bool], int]:
     """``check`` (a backend's answer on a JSON value within the instance bounds), first refusing an
-    instance whose integers past 64 bits cost more than ``budget`` evaluations, each
-    :func:`comparison_cost` times ``comparisons()`` (what one value may meet, asked once, when
-    an instance first holds such an integer)."""
+    instance whose integers past 64 bits cost more than ``budget`` evaluations: each
+    :func:`comparison_cost` times what one value may meet, the :func:`comparisons_per_value` of
+    the schema's ``documents()`` and ``subschemas`` (references inlined), each ``rereads`` times
+    (found when an instance first holds such an integer). Returned with ``check`` itself, for a
+    value found to hold none, and the :func:`surely_cheap` length of ``comparisons`` (at most
+    what one value meets; 0: unknown), up to which a document needs no look."""
     per_value: list[int] = []
 
     def weighed(instance: Any) -> bool:
@@ -185,13 +219,13 @@ def weigh_large_integers(
             large = large_integers(instance, _WORD_BITS)
             if large:
                 if not per_value:
-                    per_value.append(comparisons())
+                    per_value.append(comparisons_per_value(documents(), subschemas) * rereads)
                 work = per_value[0] * sum(map(comparison_cost, large))
                 if work > budget:
                     raise _too_costly(len(large), work, budget) from None
         return check(instance)
 
-    return weighed
+    return weighed, check, surely_cheap(comparisons * rereads, budget)
 
 
 def _too_costly(count: int, work: int, budget: int) -> DecodeError:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
@@ -31,7 +31,11 @@ from ._decode import (
 )
 from ._instance import referents
 
+if TYPE_CHECKING:
+    from ._errors import ValidationFailed
+
 __all__ = [
+    "HotPath",
     "WARMING_PARSE",
     "ShortPath",
     "counted_then_parsed",
@@ -60,6 +64,23 @@ def _as_many_colons(data: bytes | bytearray | memoryview | str, members: int, si
     if size > _FIND_COLONS_AFTER and (members + 1) * _BYTES_PER_FIND < size:
         return colons_at_most(data, members)
     return (data.count(b":") if type(data) is bytes else colons(data)) == members
+
+
+class HotPath(NamedTuple):
+    """See :meth:`CompiledSchema.hot_path`."""
+
+    check: Callable[[Any], bool]
+    max_bytes: int
+    max_depth: int
+    failure: Callable[..., ValidationFailed]
+    """The explanation of a value ``check`` refused: ``failure(value, width=None, under="")``
+    (``width``: at least how many values it holds, where known without a walk; ``under``: where
+    the value is in the document holding it)."""
+    screened: Callable[[Any], bool]
+    """``check`` for a value found to hold no integer past 64 bits (its msgpack pass did not
+    overflow), or read from a document of at most ``cheap`` bytes, too short for them to cost the
+    validation-work budget: nothing of it weighed for them (see ``engine._numbers``)."""
+    cheap: int
 
 
 ShortPath = list[Any]
@@ -174,6 +195,7 @@ def counted_then_parsed(
     exact: bool,
     bounded: bool,
     check: Callable[[Any], bool],
+    screened: tuple[Callable[[Any], bool], int],
     sealed: bool,
     slow: Callable[[Any], Any],
     max_bytes: int,
@@ -207,7 +229,10 @@ def counted_then_parsed(
     ``bounded``: the type nests no deeper than ``max_depth``, so a value from which nothing was
     skipped is within the bound; otherwise a document longer than the bound's brackets is
     decoded (msgspec bounds its own recursion) and shown within the bound by its decoded value
-    (see :func:`~engine._decode.held_nesting`), a parsed document the same way."""
+    (see :func:`~engine._decode.held_nesting`), a parsed document the same way.
+
+    ``screened``: ``check`` for the value of a document of at most so many bytes (see
+    ``CompiledSchema``), and that length."""
     parse = _parse
     within = surely_within(max_bytes)  # longer: measured in bytes by the general path
     short = min(too_short_to_nest(max_depth), within)
@@ -223,8 +248,18 @@ def counted_then_parsed(
     # depth as it parses: until one nests deeper (the documents of one tool are alike).
     shallow = [max_depth >= 2 and not sealed]
     parse_levels = levels_parser(min(SHOWN_LEVELS, max_depth)) if shallow[0] else parse  # never used then
+    cheap_check, cheap = screened
     typed_mode: ShortPath = [decode, inline, count, None, None, None, None, slow]
-    general_mode: ShortPath = [parse, within if sealed else short, None, None, None, check, to_general, slow]
+    general_mode: ShortPath = [
+        parse,
+        min(within if sealed else short, cheap),
+        None,
+        None,
+        None,
+        cheap_check,
+        to_general,
+        slow,
+    ]
     short_path: ShortPath = [] if into is None else into
 
     def unshown(data: bytes | bytearray | memoryview | str, value: Any, members: int) -> Any:
@@ -264,6 +299,7 @@ def counted_then_parsed(
             # The general path's read, inline (its frame was a third of a short document's
             # cost): one parse and the backend's check; the depth shown by the values, or by
             # validity where the schema is sealed. Anything else is read by `slow`, which explains.
+            judge = cheap_check if size <= cheap else check
             try:
                 if size > short and shallow[0]:
                     try:
@@ -271,7 +307,7 @@ def counted_then_parsed(
                     except msgspec.ValidationError:
                         shallow[0] = False  # nests deeper (or a number out of range): not tried again
                         return slow(data)
-                    if check(value):
+                    if judge(value):
                         return value
                     return slow(data)
                 value = parse(data)
@@ -280,7 +316,7 @@ def counted_then_parsed(
                     or size <= short
                     or (two_levels_within and not referents(*referents(value)))
                     or held_nesting([value], held + 1) <= held
-                ) and check(value):
+                ) and judge(value):
                     return value
             except Exception:  # noqa: BLE001,S110 - judged again by the general path, never trusted
                 pass

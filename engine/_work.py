@@ -63,7 +63,7 @@ from ._errors import DecodeError, DecodeReason
 from ._guard import AMPLIFYING, DeferredReport, GuardReport
 from ._instance import json_values
 from ._levels import HASH, level_counts, reading_rate, unique_levels
-from ._numbers import compares_in_turn, comparisons_per_value, spells_numbers, weigh_large_integers
+from ._numbers import compares_in_turn, spells_numbers, weigh_large_integers
 from ._patterns.analysis import reads_linearly
 from ._unique import colliding_integers, colliding_structures
 
@@ -111,6 +111,7 @@ _ENTRIES = ("required", "dependentRequired", "dependentSchemas", "dependencies")
 _PATTERNS = 16  # patterns read one state at a time a schema holds unweighed (2 evaluations a character each)
 _UNWEIGHED_READS = 2 * _PATTERNS  # evaluations a character may meet in a check never weighed
 _OVERFLOW = 1 << 62  # the length taken for an instance msgpack cannot hold: past any budget
+_EVERY_LENGTH = 1 << 62  # a document of any length
 # A subschema reading content as a media type: 8 evaluations a byte, not 1/8 (base64 decoded and
 # parsed as JSON: 60-72 ns a byte; JSON alone, 37 ns).
 _CONTENT = 64
@@ -150,7 +151,8 @@ def bound_work(
     dialect: Dialect,
     weighs: int,
     resources: Mapping[str, Any] | None = None,
-) -> Callable[[Any], bool]:
+    comparisons: int = 0,
+) -> tuple[Callable[[Any], bool], Callable[[Any], bool], int]:
     """``check`` (a backend's answer on a JSON value within the instance bounds), weighing the
     instance first where the schema (``document()``, which ``guard`` reports on, and the
     ``resources`` of its registry) may take more than :data:`AMPLIFYING` evaluations on one
@@ -159,25 +161,23 @@ def bound_work(
     :func:`compares_in_turn` finds, ...), so its subschemas alone do not bound what a value
     costs; :data:`UNIQUE` where it may hold ``uniqueItems: true``, so every instance has the items
     that may hash alike weighed (:mod:`engine._unique`); :data:`FORMATS` and :data:`REGEX` where it holds a
-    format asserted at a cost."""
+    format asserted at a cost; :data:`NUMBERS` where it may compare a number, so an instance
+    holding an integer past 64 bits has them weighed (:mod:`engine._numbers`), ``comparisons``
+    being at most what one value meets (0: unknown). Returned with the check for a value found to
+    hold no such integer, or read from a document too short for them to cost the budget (of at
+    most the length returned third), which weighs none."""
     if guard is None:  # a boolean schema
-        return check
+        return check, check, _EVERY_LENGTH
     if isinstance(guard, DeferredReport):  # cleared: no `unevaluated*` keyword
         bound, scopes = guard.expansion, 0
     else:
         bound, scopes = guard.measured.get("max_ref_expansion", 1), guard.measured.get("max_unevaluated_nesting", 0)
     checked = _bound_check(check, guard, limits, document, dialect, weighs & ~NUMBERS, resources, bound, scopes)
     if not weighs & NUMBERS:
-        return checked
+        return checked, checked, _EVERY_LENGTH
     rereads = 1 if isinstance(guard, DeferredReport) else (guard.measured.get("max_eval_depth", 1) + 2) ** scopes
-
-    def comparisons() -> int:
-        # Each subschema (every reference inlined, reread once per subschema of the longest
-        # chain in each nested scope) as many comparisons as the object of the schema making most.
-        documents = [document(), *resources.values()] if resources else [document()]
-        return comparisons_per_value(documents, bound) * rereads
-
-    return weigh_large_integers(checked, comparisons, limits.max_validation_work)
+    documents = lambda: [document(), *resources.values()] if resources else [document()]  # noqa: E731
+    return weigh_large_integers(checked, documents, bound, rereads, comparisons, limits.max_validation_work)
 
 
 def _bound_check(

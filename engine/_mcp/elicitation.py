@@ -312,16 +312,18 @@ class ElicitationForm:
                 if answer.content is None
                 else {"action": answer.action, "content": answer.content}
             )
-        admit(answer, self._max_depth, max_values(self._max_bytes))
-        return self._checked(answer)
+        large = admit(answer, self._max_depth, max_values(self._max_bytes))
+        return self._checked(answer, screened=not large)
 
     def _general(self, data: bytes | bytearray | memoryview | str) -> ElicitResult:
         answer = decode_json(data, max_bytes=self._max_bytes, max_depth=self._max_depth)
         width = len(data) if type(data) is bytes or type(data) is str else None
-        return self._checked(answer, width)
+        return self._checked(answer, width, screened=width is not None and width <= self._content_path.cheap)
 
-    def _checked(self, result: Any, width: int | None = None) -> ElicitResult:
-        """An answer held to JSON within the form's bounds (decoded, or admitted whole), judged."""
+    def _checked(self, result: Any, width: int | None = None, *, screened: bool = False) -> ElicitResult:
+        """An answer held to JSON within the form's bounds (decoded, or admitted whole), judged;
+        ``screened``: it holds no integer past 64 bits that could cost the budget (see
+        ``HotPath.screened``)."""
         if type(result) is not dict and not issubclass(type(result), Mapping):  # `__class__` can claim any class
             raise _failure("", "an ElicitResult is a JSON object")
         action = result.get("action")
@@ -336,10 +338,12 @@ class ElicitationForm:
             content = {}
         if type(content) is not dict and not issubclass(type(content), Mapping):
             raise _failure("/content", "content must be an object")
-        self._validate_content(content, width, held=True)
+        self._validate_content(content, width, held=True, screened=screened)
         return ElicitResult(action="accept", content={name: content[name] for name in self.fields if name in content})
 
-    def _validate_content(self, content: Any, width: int | None = None, *, held: bool = False) -> None:
+    def _validate_content(
+        self, content: Any, width: int | None = None, *, held: bool = False, screened: bool = False
+    ) -> None:
         """``held``: the answer holding ``content`` was held to JSON within the form's bounds
         (decoded, or admitted whole), so ``content`` is within the schema's where they are as wide:
         checked and explained without the screen; ``width``, where known, the length of the
@@ -347,7 +351,7 @@ class ElicitationForm:
         hot = self._content_path
         if held and hot.max_depth >= self._max_depth - 1 and hot.max_bytes >= self._max_bytes:
             try:
-                valid = hot.check(content)
+                valid = (hot.screened if screened else hot.check)(content)
             except Exception:  # noqa: BLE001 - the bound check below says why
                 valid = None
             if valid:

@@ -21,8 +21,9 @@ import engine
 from benchmarks.instances import is_valid_reference
 from engine._dialect import Dialect
 from engine._intake import load_schema
-from engine._numbers import comparison_cost, comparisons_per_value, spells_numbers
+from engine._numbers import comparison_cost, comparisons_at_most, comparisons_per_value, spells_numbers, surely_cheap
 from engine._work import NUMBERS, weighs_more
+from tests.corpus import corpus
 from tests.guard._weighed import refused_at_once
 
 LONG = 10**4299 + 7  # 4,300 digits: the longest integer a document is read with
@@ -56,7 +57,8 @@ def test_one_long_integer_against_a_long_enum_is_refused_at_once_everywhere() ->
     ]:
         refused_at_once(call, given_as)
     tools = engine.compile_tools([{"name": "t", "inputSchema": schema, "outputSchema": schema}], engine=_engine())
-    for arguments in (data, instance, data.decode()):
+    # From bytes, text, an object of scalars and one walked (a list among its values).
+    for arguments in (data, data.decode(), instance, {**instance, "b": [1]}):
         refused_at_once(lambda value: tools.validate_arguments("t", value), arguments)
     refused_at_once(lambda value: tools.validate_structured("t", value), instance)
     result = {"content": [], "structuredContent": instance}
@@ -224,3 +226,62 @@ def test_answers_as_the_reference_or_refuses_what_is_over_the_budget(
             continue
         assert valid is expected
         assert not past or charged <= work  # anything over the budget is refused
+
+
+def test_no_integer_costs_more_than_34_a_byte_it_takes() -> None:
+    # What lets a document too short for the budget skip the look (`surely_cheap`): an integer
+    # past 64 bits of `d` digits takes `d` bytes and a separator, up to 4,300 digits.
+    for digits in [*range(19, 400), *range(400, 4_301, 50), 4_300]:
+        for integer in (10 ** (digits - 1), 10**digits - 1):
+            if integer >= 2**63:
+                assert comparison_cost(integer) <= 34 * digits, digits
+    assert surely_cheap(0, 10**8) == 0  # unknown: every document looked at
+    assert surely_cheap(10, 10**8) == 10**8 // 340
+
+
+def _comparisons_at_most(schema: Any) -> int:
+    intake = load_schema(schema, engine.Limits())
+    assert intake.canonical is not None
+    return comparisons_at_most(intake.canonical, intake.values)
+
+
+def test_the_bound_read_off_the_text_holds_every_corpus_schema() -> None:
+    checked = 0
+    for case in corpus():
+        if not isinstance(case.schema, dict) or not spells_numbers(_text(case.schema)):
+            continue
+        at_most = _comparisons_at_most(case.schema)
+        if at_most:  # no reference: what every object makes, a value meeting each once at most
+            assert comparisons_per_value([case.schema], 10**6) <= at_most, case.id
+            checked += 1
+    assert checked > 100
+    assert _comparisons_at_most({"$defs": {"n": {"minimum": 0}}, "$ref": "#/$defs/n"}) == 0  # a reference: unknown
+
+
+@given(
+    st.recursive(
+        _NUMBER_KEYWORDS,
+        lambda inner: st.one_of(
+            st.builds(lambda a, b: {"anyOf": [a, b], "uniqueItems": True}, inner, inner),
+            st.builds(lambda a: {"items": a, "enum": [[1, 2.5], "x"]}, inner),
+            st.builds(lambda a: {"properties": {"minimum": a}, "const": {"k": [1, None]}}, inner),
+        ),
+        max_leaves=8,
+    )
+)
+@settings(max_examples=150, deadline=None)
+def test_the_bound_read_off_the_text_holds(schema: dict[str, Any]) -> None:
+    assert comparisons_per_value([schema], 10**6) <= _comparisons_at_most(schema)
+
+
+def test_a_short_document_is_checked_as_it_is_and_a_long_one_weighed() -> None:
+    # 2 values: at most 16 comparisons a value, so a document of up to 10**7 // (34 * 16) bytes
+    # (18,382) cannot cost the budget whatever integers it holds.
+    schema = {"type": "array", "items": {"minimum": 0}}
+    compiled = _engine(10**7).compile(schema)
+    short = [LONG + i for i in range(4)]  # 17 KB: 4 comparisons, 580,000 evaluations
+    assert compiled.decode(msgspec.json.encode(short)) == short
+    tools = engine.compile_tools([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}])
+    result = msgspec.json.encode({"content": [], "structuredContent": short})
+    assert tools.validate_result("t", result).structured_content == short
+    refused_at_once(compiled.decode, msgspec.json.encode([LONG + i for i in range(100)]))  # 430 KB

@@ -549,10 +549,10 @@ def test_the_result_table_follows_the_switch_to_the_plain_reader(output: bool) -
     typed = b'{"content": [], "structuredContent": {"n": 1}}'
     own = b'{"content": [], "structuredContent": {"n": 1}, "meta": {"k": "v"}}'
     assert tools.validate_result("t", typed).structured_content == {"n": 1}
-    inline, *_, first, _, bound = tools._results["t"]  # noqa: SLF001 - the inline limit, the reader
+    inline, _, _, _, first, *_, bound = tools._results["t"]  # noqa: SLF001 - the inline limit, the reader
     assert inline == (tools._within if output else -1)  # noqa: SLF001
     assert tools.validate_result("t", own).structured_content == {"n": 1}
-    inline, *_, read, _, bound = tools._results["t"]  # noqa: SLF001
+    inline, _, _, _, read, *_, bound = tools._results["t"]  # noqa: SLF001
     assert inline == -1 and read is bound[3] and read is not first
     for data in (typed, own):
         assert tools.validate_result("t", data).structured_content == {"n": 1}
