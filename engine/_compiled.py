@@ -94,6 +94,7 @@ class CompiledSchema:
         "_check",
         "_screened",
         "_cheap",
+        "_sized",
         "_decode_built",
         "_deferred_guard",
         "_depth_bound",
@@ -223,7 +224,7 @@ class CompiledSchema:
         document = pinned or (lambda: schema)
         # `_screened`: the check of a value holding no integer past 64 bits, or read from a document
         # of at most `_cheap` bytes, too short for them to cost the budget (see `engine._numbers`).
-        self._check, self._screened, self._cheap = bound_work(
+        self._check, self._screened, self._cheap, self._sized = bound_work(
             check, guard, limits, document, dialect, weighs, resources, comparisons
         )
 
@@ -446,8 +447,7 @@ class CompiledSchema:
             count,
             exact=translation.closed_at is None,
             bounded=bounded,
-            check=self._check,
-            screened=(self._screened, self._cheap),
+            checks=(self._screened, self._cheap, self._sized),
             sealed=sealed,
             slow=self._general(sealed=sealed),
             max_bytes=self._max_bytes,
@@ -479,7 +479,7 @@ class CompiledSchema:
         short = too_short_to_nest(max_depth)
         # A value whose children hold nothing nests two levels at most (see `LEVELS_READ`).
         two_levels_within = LEVELS_READ and max_depth >= 2
-        check, screened, cheap = self._check, self._screened, self._cheap
+        screened, cheap, sized = self._screened, self._cheap, self._sized
         failure = self._explanation()
         parse = _parse
         # Long documents parsed by a decoder that shows their depth, until one nests deeper (the
@@ -524,7 +524,7 @@ class CompiledSchema:
             else:
                 value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
             try:
-                valid = (check if longer or len(data) > cheap else screened)(value)
+                valid = sized(value, -1 if longer else len(data)) if longer or len(data) > cheap else screened(value)
             except (ValueError, TypeError, RecursionError) as exc:
                 if not shown:
                     check_depth(value, max_depth)

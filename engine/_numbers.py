@@ -31,14 +31,18 @@ from typing import Any
 
 import msgspec
 
+from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason
 from ._instance import large_integers
+from ._levels import level_counts
 
 __all__ = [
     "comparison_cost",
     "comparisons_per_value",
     "compares_in_turn",
+    "read_numbers",
     "comparisons_at_most",
+    "comparisons_met",
     "reads_numbers",
     "spells_numbers",
     "surely_cheap",
@@ -55,7 +59,11 @@ _RANGE = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipl
 # hashed, an item once, and its items that hash alike compared: `engine._unique`).
 _UNIQUE_PAIRS = 7
 _REFERENCES = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
-_REFERENCE_KEYS = tuple(f'"{keyword}":'.encode() for keyword in _REFERENCES)
+# The end of `"$ref":`, `"$dynamicRef":` and `"$recursiveRef":` (and of a few other keys): one search.
+_A_REFERENCE = b'ef":'
+# Few enough that a document of at most `surely_cheap` bytes holds most tool calls (2,900 at the
+# default budget): the bound is read off the values alone.
+_FEW_COMPARISONS = 1 << 10
 # What a comparison may cost for each byte of an integer in a document, its separator included:
 # `comparison_cost` over one more than the digits is at most 33.7 (4,300 digits, the longest read).
 _MOST_PER_BYTE = 34
@@ -63,7 +71,10 @@ _READING = frozenset({*_RANGE, "const", "enum", "uniqueItems"})
 _MEMBER_VALUES = 1 << 20  # values of a `const` or an `enum` member read (a schema of 1 MB holds fewer)
 # Keywords whose operand jsonschema-rs compares with a number; `type` alone when it is "number"
 # (`integer` reads the type, a list of types is matched without conversion).
-_SPELLED = (b'"minimum":', b'"maximum":', b'"exclusiveM', b'"multipleOf":', b'"type":"number"')
+_BOUND = b'imum":'  # the end of `minimum`, `maximum` and both `exclusive` ones: one search
+_NUMBER_TYPE = b'"type":"number"'
+_MULTIPLE = b'"multipleOf":'
+_UNIQUE = b'"uniqueItems":true'
 _CONST = b'"const":'
 _ENUM = b'"enum":['
 # An `enum` of integers only (up to 18 digits), as the canonical text spells it; and a string
@@ -71,42 +82,68 @@ _ENUM = b'"enum":['
 _INTEGER_ENUM = re.compile(rb'"enum":\[(?:-?\d{1,18}(?:,-?\d{1,18})*)?\]')
 _AFTER_A_STRING = re.compile(rb'",[^"]')
 _NOT_A_NUMBER = b'"tfn'  # what a string, `true`, `false` or `null` starts with
+_OPENING = (b"[", b"{")
 
 
 def spells_numbers(text: bytes) -> bool:
-    """Whether the canonical ``text`` may hold a keyword that compares a number (:data:`_SPELLED`,
-    a ``const`` that is or holds a number, an ``enum`` not of strings only); a property so named
-    is taken for one (the text cannot tell)."""
-    if any(text.find(keyword) >= 0 for keyword in _SPELLED):
-        return True
-    at = text.find(_CONST)
-    while at >= 0:
-        at += len(_CONST)
-        if text[at : at + 1] not in _NOT_A_NUMBER:
-            return True
-        at = text.find(_CONST, at)
-    at = text.find(_ENUM)
-    while at >= 0:
-        end = _strings_end(text, at + len(_ENUM))
-        if end < 0:
-            return True
-        at = text.find(_ENUM, end)
-    return False
+    """Whether the canonical ``text`` may hold a keyword that compares a number (a bound,
+    ``multipleOf``, ``type: "number"``, ``uniqueItems: true``, a ``const`` that is or holds a
+    number, an ``enum`` not of strings only); a property so named is taken for one (the text
+    cannot tell)."""
+    return read_numbers(text, unique=text.find(_UNIQUE) >= 0)[0]
 
 
 def compares_in_turn(text: bytes) -> bool:
     """Whether the canonical ``text`` may hold an ``enum`` jsonschema-rs compares member by member:
     one not of strings only or integers only (up to 18 digits)."""
+    return _enum_kinds(text)[0]
+
+
+def read_numbers(text: bytes, *, unique: bool) -> tuple[bool, bool]:
+    """What the canonical ``text`` says of its numbers, one search per keyword: whether it may
+    compare one (:func:`spells_numbers`; ``unique``: it spells ``uniqueItems: true``), and whether
+    it may compare one slowly whatever the instance holds (``multipleOf``, a ``const`` array or
+    object, an ``enum`` jsonschema-rs compares member by member: :func:`compares_in_turn`)."""
+    multiple = text.find(_MULTIPLE) >= 0
+    container, numeric_const = _const_kinds(text)
+    in_turn, numeric_enum = _enum_kinds(text)
+    numbers = (
+        unique or multiple or numeric_const or numeric_enum or text.find(_BOUND) >= 0 or text.find(_NUMBER_TYPE) >= 0
+    )
+    return numbers, multiple or container or in_turn
+
+
+def _const_kinds(text: bytes) -> tuple[bool, bool]:
+    """Whether a ``const`` of the canonical ``text`` is an array or an object, and whether one is
+    or holds a number (one search of the text where it spells no ``const``, the commonest case)."""
+    container = numeric = False
+    at = text.find(_CONST)
+    while at >= 0:
+        at += len(_CONST)
+        first = text[at : at + 1]
+        if first in _OPENING:
+            return True, True
+        numeric = numeric or first not in _NOT_A_NUMBER
+        at = text.find(_CONST, at)
+    return container, numeric
+
+
+def _enum_kinds(text: bytes) -> tuple[bool, bool]:
+    """Whether an ``enum`` of the canonical ``text`` is compared member by member (not of strings
+    only nor of integers only), and whether one may hold a number (not of strings only)."""
+    numeric = False
     at = text.find(_ENUM)
     while at >= 0:
         start = at + len(_ENUM)
         if text[start : start + 1] == b'"':
             if _strings_end(text, start) < 0:
-                return True
+                return True, True
         elif _INTEGER_ENUM.match(text, at) is None:
-            return True
+            return True, True
+        else:
+            numeric = True
         at = text.find(_ENUM, start)
-    return False
+    return False, numeric
 
 
 def _strings_end(text: bytes, start: int) -> int:
@@ -175,11 +212,23 @@ def comparisons_per_value(documents: Iterable[Any], subschemas: int) -> int:
 
 def comparisons_at_most(text: bytes, values: int) -> int:
     """An upper bound of :func:`comparisons_per_value` read off a schema's canonical ``text`` and the
-    count of its ``values`` alone, without a walk: every value counts at most what an object's
-    ``uniqueItems: true`` does, where the text spells no reference; 0 (unknown) where it does."""
-    if any(text.find(keyword) >= 0 for keyword in _REFERENCE_KEYS):
+    count of its ``values``, without a walk, where the text spells no reference (0, unknown,
+    where it does): each value counts at most what ``uniqueItems: true`` does; for a schema of
+    many values, the keywords counted in the text (and every value where a ``const`` or an ``enum``
+    may hold a number)."""
+    if text.find(_A_REFERENCE) >= 0:
         return 0
-    return (_UNIQUE_PAIRS + 1) * max(values, 1)
+    every = (_UNIQUE_PAIRS + 1) * max(values, 1)
+    if every <= _FEW_COMPARISONS:
+        return every
+    counted = (
+        text.count(_BOUND)
+        + text.count(_MULTIPLE)
+        + text.count(_NUMBER_TYPE)
+        + _UNIQUE_PAIRS * text.count(_UNIQUE)
+        + (values if _const_kinds(text)[1] or _enum_kinds(text)[1] else 0)
+    )
+    return max(min(counted, every), 1)
 
 
 def surely_cheap(comparisons: int, budget: int) -> int:
@@ -195,22 +244,42 @@ def comparison_cost(integer: int) -> int:
     return _COMPARISON + (digits * digits >> _DIGITS_SQUARED)
 
 
+def comparisons_met(
+    document: Any, resources: list[Any], dialect: Dialect, levels: int, subschemas: int, rereads: int, cap: int
+) -> int:
+    """The most comparisons with a number one value may meet: counted level by level over at most
+    ``levels`` levels (:func:`engine._levels.level_counts`, each subschema one more, references
+    and recursion unrolled, up to ``cap``: a wide object's members each meet their own
+    subschemas), where the schema reaches nothing outside its ``document`` and no registry
+    ``resources``; otherwise :func:`comparisons_per_value` of them all, ``rereads`` times."""
+    if not resources:
+        counted = level_counts(document, dialect, _reads, levels, hashing=False, cap=cap)
+        if counted is not None:
+            return max(counted[0])
+    return comparisons_per_value([document, *resources], subschemas) * rereads
+
+
+def _reads(node: dict[str, Any]) -> tuple[int, int]:
+    return reads_numbers(node), 0
+
+
 def weigh_large_integers(
-    check: Callable[[Any], bool],
-    documents: Callable[[], list[Any]],
-    subschemas: int,
-    rereads: int,
-    comparisons: int,
-    budget: int,
-) -> tuple[Callable[[Any], bool], Callable[[Any], bool], int]:
+    check: Callable[[Any], bool], per_value: Callable[[], int], comparisons: int, budget: int
+) -> tuple[Callable[[Any], bool], Callable[[Any], bool], int, Callable[[Any, int], bool]]:
     """``check`` (a backend's answer on a JSON value within the instance bounds), first refusing an
     instance whose integers past 64 bits cost more than ``budget`` evaluations: each
-    :func:`comparison_cost` times what one value may meet, the :func:`comparisons_per_value` of
-    the schema's ``documents()`` and ``subschemas`` (references inlined), each ``rereads`` times
-    (found when an instance first holds such an integer). Returned with ``check`` itself, for a
-    value found to hold none, and the :func:`surely_cheap` length of ``comparisons`` (at most
-    what one value meets; 0: unknown), up to which a document needs no look."""
-    per_value: list[int] = []
+    :func:`comparison_cost` times what one value may meet, ``per_value()`` (asked once, when first
+    needed). Returned with ``check`` itself, for a value found to hold none; the
+    :func:`surely_cheap` length of ``comparisons`` (at most what one value meets, read off the
+    schema's text; 0: unknown), up to which a document needs no look; and the check of a longer
+    one, given its length, which looks only if ``per_value()`` says it must."""
+    met: list[int] = []  # per_value(), and the longest document it leaves unlooked at
+
+    def meets() -> list[int]:
+        if not met:
+            most = max(per_value(), 1)
+            met.extend((most, surely_cheap(most, budget)))
+        return met
 
     def weighed(instance: Any) -> bool:
         try:
@@ -218,14 +287,15 @@ def weigh_large_integers(
         except (OverflowError, TypeError, ValueError):
             large = large_integers(instance, _WORD_BITS)
             if large:
-                if not per_value:
-                    per_value.append(comparisons_per_value(documents(), subschemas) * rereads)
-                work = per_value[0] * sum(map(comparison_cost, large))
+                work = meets()[0] * sum(map(comparison_cost, large))
                 if work > budget:
                     raise _too_costly(len(large), work, budget) from None
         return check(instance)
 
-    return weighed, check, surely_cheap(comparisons * rereads, budget)
+    def sized(instance: Any, size: int) -> bool:
+        return check(instance) if 0 <= size <= meets()[1] else weighed(instance)
+
+    return weighed, check, surely_cheap(comparisons, budget), sized
 
 
 def _too_costly(count: int, work: int, budget: int) -> DecodeError:

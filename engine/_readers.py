@@ -194,8 +194,7 @@ def counted_then_parsed(
     *,
     exact: bool,
     bounded: bool,
-    check: Callable[[Any], bool],
-    screened: tuple[Callable[[Any], bool], int],
+    checks: tuple[Callable[[Any], bool], int, Callable[[Any, int], bool]],
     sealed: bool,
     slow: Callable[[Any], Any],
     max_bytes: int,
@@ -231,8 +230,9 @@ def counted_then_parsed(
     decoded (msgspec bounds its own recursion) and shown within the bound by its decoded value
     (see :func:`~engine._decode.held_nesting`), a parsed document the same way.
 
-    ``screened``: ``check`` for the value of a document of at most so many bytes (see
-    ``CompiledSchema``), and that length."""
+    ``checks``: the backend's check of the value of a document of at most so many bytes, that
+    length, and the check of a longer document's value given its length (see
+    ``CompiledSchema``: integers past 64 bits are weighed in a long one)."""
     parse = _parse
     within = surely_within(max_bytes)  # longer: measured in bytes by the general path
     short = min(too_short_to_nest(max_depth), within)
@@ -248,7 +248,7 @@ def counted_then_parsed(
     # depth as it parses: until one nests deeper (the documents of one tool are alike).
     shallow = [max_depth >= 2 and not sealed]
     parse_levels = levels_parser(min(SHOWN_LEVELS, max_depth)) if shallow[0] else parse  # never used then
-    cheap_check, cheap = screened
+    cheap_check, cheap, sized = checks
     typed_mode: ShortPath = [decode, inline, count, None, None, None, None, slow]
     general_mode: ShortPath = [
         parse,
@@ -299,7 +299,6 @@ def counted_then_parsed(
             # The general path's read, inline (its frame was a third of a short document's
             # cost): one parse and the backend's check; the depth shown by the values, or by
             # validity where the schema is sealed. Anything else is read by `slow`, which explains.
-            judge = cheap_check if size <= cheap else check
             try:
                 if size > short and shallow[0]:
                     try:
@@ -307,7 +306,7 @@ def counted_then_parsed(
                     except msgspec.ValidationError:
                         shallow[0] = False  # nests deeper (or a number out of range): not tried again
                         return slow(data)
-                    if judge(value):
+                    if cheap_check(value) if size <= cheap else sized(value, size):
                         return value
                     return slow(data)
                 value = parse(data)
@@ -316,7 +315,7 @@ def counted_then_parsed(
                     or size <= short
                     or (two_levels_within and not referents(*referents(value)))
                     or held_nesting([value], held + 1) <= held
-                ) and judge(value):
+                ) and (cheap_check(value) if size <= cheap else sized(value, size)):
                     return value
             except Exception:  # noqa: BLE001,S110 - judged again by the general path, never trusted
                 pass

@@ -63,7 +63,7 @@ from ._errors import DecodeError, DecodeReason
 from ._guard import AMPLIFYING, DeferredReport, GuardReport
 from ._instance import json_values
 from ._levels import HASH, level_counts, reading_rate, unique_levels
-from ._numbers import compares_in_turn, spells_numbers, weigh_large_integers
+from ._numbers import comparisons_met, read_numbers, weigh_large_integers
 from ._patterns.analysis import reads_linearly
 from ._unique import colliding_integers, colliding_structures
 
@@ -152,32 +152,38 @@ def bound_work(
     weighs: int,
     resources: Mapping[str, Any] | None = None,
     comparisons: int = 0,
-) -> tuple[Callable[[Any], bool], Callable[[Any], bool], int]:
+) -> tuple[Callable[[Any], bool], Callable[[Any], bool], int, Callable[[Any, int], bool]]:
     """``check`` (a backend's answer on a JSON value within the instance bounds), weighing the
     instance first where the schema (``document()``, which ``guard`` reports on, and the
     ``resources`` of its registry) may take more than :data:`AMPLIFYING` evaluations on one
     value; ``check`` itself otherwise. ``weighs`` (:func:`weighs_more`): :data:`LOOK` where the
     schema may hold a slow comparison (a number with a fraction, an ``enum``
-    :func:`compares_in_turn` finds, ...), so its subschemas alone do not bound what a value
+    ``engine._numbers.compares_in_turn`` finds, ...), so its subschemas alone do not bound what a value
     costs; :data:`UNIQUE` where it may hold ``uniqueItems: true``, so every instance has the items
     that may hash alike weighed (:mod:`engine._unique`); :data:`FORMATS` and :data:`REGEX` where it holds a
     format asserted at a cost; :data:`NUMBERS` where it may compare a number, so an instance
     holding an integer past 64 bits has them weighed (:mod:`engine._numbers`), ``comparisons``
     being at most what one value meets (0: unknown). Returned with the check for a value found to
     hold no such integer, or read from a document too short for them to cost the budget (of at
-    most the length returned third), which weighs none."""
+    most the length returned third), which weighs none, and the check of a longer one given its
+    length (``engine._numbers.weigh_large_integers``)."""
     if guard is None:  # a boolean schema
-        return check, check, _EVERY_LENGTH
+        return check, check, _EVERY_LENGTH, _unsized(check)
     if isinstance(guard, DeferredReport):  # cleared: no `unevaluated*` keyword
         bound, scopes = guard.expansion, 0
     else:
         bound, scopes = guard.measured.get("max_ref_expansion", 1), guard.measured.get("max_unevaluated_nesting", 0)
     checked = _bound_check(check, guard, limits, document, dialect, weighs & ~NUMBERS, resources, bound, scopes)
     if not weighs & NUMBERS:
-        return checked, checked, _EVERY_LENGTH
+        return checked, checked, _EVERY_LENGTH, _unsized(checked)
     rereads = 1 if isinstance(guard, DeferredReport) else (guard.measured.get("max_eval_depth", 1) + 2) ** scopes
-    documents = lambda: [document(), *resources.values()] if resources else [document()]  # noqa: E731
-    return weigh_large_integers(checked, documents, bound, rereads, comparisons, limits.max_validation_work)
+    budget, levels, extra = limits.max_validation_work, limits.max_instance_depth + 1, [*(resources or {}).values()]
+    per_value = lambda: comparisons_met(document(), extra, dialect, levels, bound, rereads, budget + 1)  # noqa: E731
+    return weigh_large_integers(checked, per_value, comparisons * rereads, budget)
+
+
+def _unsized(check: Callable[[Any], bool]) -> Callable[[Any, int], bool]:
+    return lambda instance, _size: check(instance)
 
 
 def _bound_check(
@@ -464,26 +470,24 @@ def weighs_more(
     a string more than one evaluation, :data:`REGEX` for ``format: regex``. Each test is a search
     of the text (a few hundred nanoseconds on a tool schema's): as few as the answer needs."""
     weighs = _anywhere(text, formats)
+    numbers, slow = read_numbers(text, unique=bool(weighs & UNIQUE))  # `uniqueItems` compares its items
+    weighs |= NUMBERS if numbers else 0
     _, widest, _, fractions = counts
-    if fractions != 0 or widest > AMPLIFYING or widest < 0:
+    if slow or fractions != 0 or widest > AMPLIFYING or widest < 0:
         return weighs | LOOK
     if not dialect.is_modern and (text.find(b'"contentMediaType"') >= 0 or text.find(b'"contentEncoding"') >= 0):
         return weighs | LOOK  # draft 7 and 6 decode the content: once a subschema, a string of 60 MB 10 s
-    if text.find(b'"multipleOf"') >= 0 or _container_const(text):
-        return weighs | LOOK
     if not cleared and text.find(b'"pattern') >= 0:
         patterns = _patterns(schema)
         if len(patterns) > _PATTERNS or not all(map(reads_linearly, patterns)):
             return weighs | LOOK
-    return weighs | LOOK if compares_in_turn(text) else weighs
+    return weighs
 
 
 def _anywhere(text: bytes, formats: bool) -> int:
     """The flags a canonical ``text`` needs wherever it spells their keywords: :data:`UNIQUE`, and
     where ``formats`` are asserted :data:`FORMATS` and :data:`REGEX`."""
     weighs = UNIQUE if text.find(b'"uniqueItems":true') >= 0 else 0
-    if weighs or spells_numbers(text):  # `uniqueItems` compares its items' numbers
-        weighs |= NUMBERS
     if formats and text.find(b'"format":"') >= 0:
         weighs |= REGEX if text.find(b'"format":"regex"') >= 0 else 0
         weighs |= FORMATS if any(text.find(name) >= 0 for name in _COSTLY_FORMATS) else 0
@@ -492,25 +496,11 @@ def _anywhere(text: bytes, formats: bool) -> int:
 
 def weighs_resources(resources: Mapping[str, Any], *, formats: bool = False) -> int:
     """What a schema's registry ``resources`` (through intake: JSON) add to what :func:`weighs_more`
-    says of its document: :data:`LOOK` (the levels are not counted through them), and what
-    :func:`_anywhere` finds in their text."""
-    return LOOK | _anywhere(_encode(dict(resources)), formats)
-
-
-def _container_const(text: bytes) -> bool:
-    """Whether the canonical ``text`` spells a ``const`` array or object (one search of the text
-    where it spells no ``const``, the commonest case)."""
-    at = text.find(_CONST)
-    while at >= 0:
-        at += len(_CONST)
-        if text[at : at + 1] in _OPENING:
-            return True
-        at = text.find(_CONST, at)
-    return False
-
-
-_CONST = b'"const":'
-_OPENING = (b"[", b"{")
+    says of its document: :data:`LOOK` (the levels are not counted through them), what
+    :func:`_anywhere` finds in their text, and :data:`NUMBERS` where it may compare a number."""
+    text = _encode(dict(resources))
+    weighs = _anywhere(text, formats)
+    return LOOK | weighs | (NUMBERS if read_numbers(text, unique=bool(weighs & UNIQUE))[0] else 0)
 
 
 def _patterns(schema: Any) -> list[str]:

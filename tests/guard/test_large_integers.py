@@ -21,7 +21,14 @@ import engine
 from benchmarks.instances import is_valid_reference
 from engine._dialect import Dialect
 from engine._intake import load_schema
-from engine._numbers import comparison_cost, comparisons_at_most, comparisons_per_value, spells_numbers, surely_cheap
+from engine._numbers import (
+    comparison_cost,
+    comparisons_at_most,
+    comparisons_met,
+    comparisons_per_value,
+    spells_numbers,
+    surely_cheap,
+)
 from engine._work import NUMBERS, weighs_more
 from tests.corpus import corpus
 from tests.guard._weighed import refused_at_once
@@ -123,6 +130,11 @@ def test_integers_within_64_bits_and_schemas_reading_no_number_are_never_weighed
         starved.compile({"properties": {"minimum": {"type": "integer"}}}).is_valid({"minimum": 2**64})
 
 
+def _met(schema: Any) -> int:
+    """What one value of an instance may meet, as the default limits count it (see `engine._work`)."""
+    return comparisons_met(schema, [], Dialect.DRAFT2020_12, 257, 1, 1, 10**8 + 1)
+
+
 def _text(schema: Any) -> bytes:
     intake = load_schema(schema, engine.Limits())
     assert intake.canonical is not None
@@ -159,7 +171,7 @@ def test_which_texts_compare_numbers(schema: dict[str, Any], spelled: bool) -> N
     counts = (intake.values, intake.widest, intake.containers, intake.fractions)
     flagged = bool(weighs_more(_text(schema), counts, Dialect.DRAFT2020_12, schema) & NUMBERS)
     assert flagged is spelled
-    assert spells_numbers(_text(schema)) is (spelled and "uniqueItems" not in schema)
+    assert spells_numbers(_text(schema)) is spelled
 
 
 def test_the_comparisons_a_value_meets() -> None:
@@ -170,6 +182,11 @@ def test_the_comparisons_a_value_meets() -> None:
     # A reference: every subschema (references inlined) as many as the heaviest object.
     referred = {"$defs": {"n": {"enum": [1, 2, 3]}}, "allOf": [{"$ref": "#/$defs/n"}] * 4}
     assert comparisons_per_value([referred], 6) == 18
+    # Counted level by level: a wide object's members each meet their own (each subschema one more).
+    wide = {"properties": {f"p{i}": {"minimum": 0, "maximum": 9} for i in range(500)}}
+    assert comparisons_per_value([wide], 501) == 1_000
+    assert _met(wide) == 3
+    assert _met({"allOf": [{"minimum": 0}] * 10}) == 21
     assert comparison_cost(2**64) == 300 + (20 * 20 >> 7)
     assert comparison_cost(LONG) > 140_000
 
@@ -183,6 +200,7 @@ _NUMBER_KEYWORDS = st.sampled_from(
         {"type": "number"},
         {"const": 2**65},
         {"enum": [1, 2**66, "x"]},
+        {"enum": ["a", "b"]},
         {"uniqueItems": True},
     ]
 )
@@ -212,7 +230,9 @@ def test_answers_as_the_reference_or_refuses_what_is_over_the_budget(
     integers = [v for item in instance for v in (item if type(item) is list else [item])]
     # msgpack holds every integer from -2^63 to 2^64 - 1: past them, each of 64 bits or more is weighed.
     past = any(not -(2**63) <= v < 2**64 for v in integers)
-    charged = comparisons_per_value([schema], 1) * sum(comparison_cost(v) for v in integers if v.bit_length() > 63)
+    # Nothing weighed where the schema compares no number (its integers cost nothing more).
+    compares = spells_numbers(_text(schema))
+    charged = _met(schema) * sum(comparison_cost(v) for v in integers if v.bit_length() > 63) if compares else 0
     for call, given_as in ((compiled.is_valid, instance), (compiled.decode, data)):
         try:
             valid = call(given_as) is True if call == compiled.is_valid else call(given_as) == instance
@@ -272,6 +292,18 @@ def test_the_bound_read_off_the_text_holds_every_corpus_schema() -> None:
 @settings(max_examples=150, deadline=None)
 def test_the_bound_read_off_the_text_holds(schema: dict[str, Any]) -> None:
     assert comparisons_per_value([schema], 10**6) <= _comparisons_at_most(schema)
+
+
+@given(st.lists(_NUMBER_KEYWORDS, min_size=100, max_size=400), st.booleans())
+@settings(max_examples=40, deadline=None)
+def test_the_bound_counted_in_a_long_text_holds(keywords: list[dict[str, Any]], nested: bool) -> None:
+    # Past 128 values, the keywords are counted in the text.
+    members = [{"allOf": [keyword, {"type": "number"}]} if nested else keyword for keyword in keywords]
+    schema = {"type": "object", "properties": {f"p{i}": member for i, member in enumerate(members)}}
+    at_most = _comparisons_at_most(schema)
+    assert comparisons_per_value([schema], 10**6) <= at_most
+    if not any("const" in keyword or ("enum" in keyword and keyword["enum"] != ["a", "b"]) for keyword in keywords):
+        assert at_most <= 8 * len(keywords) * (2 if nested else 1)  # counted: far under 8 a value
 
 
 def test_a_short_document_is_checked_as_it_is_and_a_long_one_weighed() -> None:
