@@ -354,9 +354,15 @@ TOO_MANY_DIGITS = "a number has too many digits: integers are read up to 4300 ch
 
 
 def _long_integers(value: Any) -> None:
-    for item in large_integers(value, _SPELLED_BITS):
-        if len(str(item)) > _LONGEST_INTEGER:
+    # Decided by the bits where they tell (writing 4,300 digits takes 0.2 ms): under 2^14280 an
+    # integer has 4,299 digits at most, from 2^14285 on 4,301 at least.
+    for item in large_integers(value, _SURELY_SHORT):
+        bits = item.bit_length()
+        if bits > _SURELY_LONG or len(str(item)) > _LONGEST_INTEGER:
             raise DecodeError(DecodeReason.NUMBER_OUT_OF_RANGE, TOO_MANY_DIGITS)
+
+
+_SURELY_SHORT, _SURELY_LONG = 14_280, 14_285
 
 
 def large_integers(value: Any, bits: int) -> list[int]:

@@ -67,6 +67,7 @@ _FEW_COMPARISONS = 1 << 10
 # What a comparison may cost for each byte of an integer in a document, its separator included:
 # `comparison_cost` over one more than the digits is at most 33.7 (4,300 digits, the longest read).
 _MOST_PER_BYTE = 34
+_LOOKED_AT_FIRST = 16  # long documents looked at before the levels are counted (see `weigh_large_integers`)
 _READING = frozenset({*_RANGE, "const", "enum", "uniqueItems"})
 _MEMBER_VALUES = 1 << 20  # values of a `const` or an `enum` member read (a schema of 1 MB holds fewer)
 # Keywords whose operand jsonschema-rs compares with a number; `type` alone when it is "number"
@@ -272,7 +273,8 @@ def weigh_large_integers(
     needed). Returned with ``check`` itself, for a value found to hold none; the
     :func:`surely_cheap` length of ``comparisons`` (at most what one value meets, read off the
     schema's text; 0: unknown), up to which a document needs no look; and the check of a longer
-    one, given its length, which looks only if ``per_value()`` says it must."""
+    one, given its length, which looks (from the :data:`_LOOKED_AT_FIRST` th on) only if
+    ``per_value()`` says it must."""
     met: list[int] = []  # per_value(), and the longest document it leaves unlooked at
 
     def meets() -> list[int]:
@@ -292,7 +294,14 @@ def weigh_large_integers(
                     raise _too_costly(len(large), work, budget) from None
         return check(instance)
 
+    longer = [0]  # the documents of `sized` weighed so before the levels are counted
+
     def sized(instance: Any, size: int) -> bool:
+        # Counting the levels may take a millisecond: not for a tool's first documents, which are
+        # looked at (the msgpack pass) until some are long enough to pay for it.
+        if not met and longer[0] < _LOOKED_AT_FIRST:
+            longer[0] += 1  # a lost update between threads only moves the count
+            return weighed(instance)
         return check(instance) if 0 <= size <= meets()[1] else weighed(instance)
 
     return weighed, check, surely_cheap(comparisons, budget), sized
