@@ -222,8 +222,7 @@ class CompiledSchema:
                 return first(instance) or again(instance)
 
         document = pinned or (lambda: schema)
-        # `_screened`: the check of a value holding no integer past 64 bits, or read from a document
-        # of at most `_cheap` bytes, too short for them to cost the budget (see `engine._numbers`).
+        # `_screened`, `_cheap`, `_sized`: see `HotPath` (integers past 64 bits, `engine._numbers`).
         self._check, self._screened, self._cheap, self._sized = bound_work(
             check, guard, limits, document, dialect, weighs, resources, comparisons
         )
@@ -268,7 +267,8 @@ class CompiledSchema:
         """What a caller reading this schema's instances inside a larger document binds once: the
         backend check of a *decoded* value (no bounds: a decoded value is JSON within them) and the
         bounds. No msgspec type is built for it."""
-        return HotPath(self._check, self._max_bytes, self._max_depth, self._explanation(), self._screened, self._cheap)
+        failure = self._explanation()
+        return HotPath(self._check, self._max_bytes, self._max_depth, failure, self._screened, self._cheap, self._sized)
 
     # -- bytes -------------------------------------------------------------------------------------
 

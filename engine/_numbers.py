@@ -297,6 +297,8 @@ def weigh_large_integers(
     longer = [0]  # the documents of `sized` weighed so before the levels are counted
 
     def sized(instance: Any, size: int) -> bool:
+        if 0 <= size <= cheap:
+            return check(instance)
         # Counting the levels may take a millisecond: not for a tool's first documents, which are
         # looked at (the msgpack pass) until some are long enough to pay for it.
         if not met and longer[0] < _LOOKED_AT_FIRST:
@@ -304,7 +306,8 @@ def weigh_large_integers(
             return weighed(instance)
         return check(instance) if 0 <= size <= meets()[1] else weighed(instance)
 
-    return weighed, check, surely_cheap(comparisons, budget), sized
+    cheap = surely_cheap(comparisons, budget)
+    return weighed, check, cheap, sized
 
 
 def _too_costly(count: int, work: int, budget: int) -> DecodeError:

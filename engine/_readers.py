@@ -81,6 +81,9 @@ class HotPath(NamedTuple):
     overflow), or read from a document of at most ``cheap`` bytes, too short for them to cost the
     validation-work budget: nothing of it weighed for them (see ``engine._numbers``)."""
     cheap: int
+    sized: Callable[[Any, int], bool]
+    """``check`` for the value of a document of the given length (``screened`` where it is short
+    enough: see ``engine._numbers.weigh_large_integers``)."""
 
 
 ShortPath = list[Any]

@@ -45,13 +45,11 @@ class CompiledTool(msgspec.Struct, frozen=True):
 _parse = msgspec.json.decode
 _pack = msgspec.msgpack.encode  # the surrogate pass of an object of plain scalars (see `engine._instance`)
 _encode = msgspec.json.encode
-# A tool's backend check of a JSON value, the most members an object of scalars checked inline
-# may hold (see `flat_limit`) and the most levels, its compiled schema (for its bound check), its
-# explanation, and the longest msgpack pass of such an object below which its size is not looked
-# at (`within_size`).
-_FromDict = tuple[
-    Callable[[Any], bool], int, int, CompiledSchema, Callable[..., ValidationFailed], int, Callable[[Any], bool]
-]
+# A tool's backend check of a JSON value holding no integer past 64 bits (`HotPath.screened`), the
+# most members an object of scalars checked inline may hold (see `flat_limit`) and the most
+# levels, its compiled schema (for its bound check), its explanation, and the longest msgpack pass
+# of such an object below which its size is not looked at (`within_size`).
+_FromDict = tuple[Callable[[Any], bool], int, int, CompiledSchema, Callable[..., ValidationFailed], int]
 # A tool's `CompiledSchema.short_path()` (decode, limit, count, unshown, read, check, left, slow),
 # as a tuple, and the list itself, whose mode the reader changes.
 _FromBytes = tuple[Any, ...]
@@ -167,13 +165,13 @@ class ToolSet:
             return value  # type: ignore[no-any-return]
         if kind is dict:
             try:
-                screened, limit, depth, schema, failure, longest, check = self._from_dict[name]
+                check, limit, depth, schema, failure, longest = self._from_dict[name]
             except (KeyError, TypeError):
                 return self._arguments(name, arguments)
             # The screen of `engine._instance` inline. The commonest object: its keys all exactly
             # `str` (then the referents are its values alone), its values strings, integers,
             # booleans or nulls, no string with a lone surrogate nor integer past 64 bits (the
-            # msgpack pass encodes each: `screened` checks it). Any other is walked, and refused
+            # msgpack pass encodes each: `check` weighs none). Any other is walked, and refused
             # with the reason. Whatever the backend raises goes through the bound check, which
             # says why; its "no" is explained.
             values = referents(arguments)
@@ -185,9 +183,8 @@ class ToolSet:
                     return schema.checked(arguments)  # type: ignore[no-any-return]
                 if len(packed) > longest:  # a long string or key: its JSON may be over the size bound
                     within_size(len(packed), len(arguments) + 1, limit)
-                check = screened
-            elif not walk(arguments, values, depth, limit):
-                check = screened  # no integer past 64 bits: none weighed
+            elif walk(arguments, values, depth, limit):  # an integer past 64 bits: weighed there
+                return schema.checked(arguments)  # type: ignore[no-any-return]
             try:
                 if check(arguments):
                     return arguments  # type: ignore[no-any-return]
@@ -215,7 +212,7 @@ class ToolSet:
             hot = schema.hot_path()
             flat = flat_limit(hot.max_depth, max_values(hot.max_bytes))
             # The schema, not its bound check: that is bound when a dict first needs it (rare).
-            self._from_dict[name] = (hot.screened, flat, hot.max_depth, schema, hot.failure, flat << 1, hot.check)
+            self._from_dict[name] = (hot.screened, flat, hot.max_depth, schema, hot.failure, flat << 1)
         if issubclass(type(arguments), (bytes, bytearray, memoryview, str)):  # not `isinstance`: `__class__` may lie
             # The short path's reader: a tool's first documents are read on the general path
             # before its typed reader is built (see `CompiledSchema.short_path`).
@@ -256,15 +253,13 @@ class ToolSet:
             if type(result) is not bytes and type(result) is not str:
                 result = as_bytes(result)  # a view in bytes; a subclass by what it holds
             try:  # a subscript costs less than `.get`, and a tool's first result is rare
-                inline, short, depth, check, read, failure, screened, cheap, bound = self._results[name]
+                inline, short, depth, screened, read, failure, sized, cheap, bound = self._results[name]
             except (KeyError, TypeError):
                 output = self.tool(name).output
                 bound = bind_results(output, self._max_bytes, self._max_depth)
                 entry = self._results[name] = self._result_entry(bound, output)
-                inline, short, depth, check, read, failure, screened, cheap, bound = entry
+                inline, short, depth, screened, read, failure, sized, cheap, bound = entry
             size = len(result)
-            if size <= cheap:  # too short for integers past 64 bits to cost the budget
-                check = screened
             refused: Any = UNSET  # a structuredContent read whole here that the output schema refused
             if size <= inline:
                 # The commonest read inline (a reader's frame is a tenth of the floor): a result
@@ -295,7 +290,8 @@ class ToolSet:
                                 content=wire.content, structured_content=structured, is_error=True, meta=wire.meta
                             )
                         if structured is not UNSET:
-                            if check(structured):
+                            # A result too short for integers past 64 bits to cost the budget: as it is.
+                            if screened(structured) if size <= cheap else sized(structured, size):
                                 checked = CallToolResult(
                                     content=wire.content, structured_content=structured, is_error=False, meta=wire.meta
                                 )
@@ -356,25 +352,17 @@ class ToolSet:
     def _result_entry(self, bound: list[Any], output: CompiledSchema | None) -> tuple[Any, ...]:
         """A tool's result readers as ``validate_result`` unpacks them: the longest result read
         inline (``short``, or up to the readers' size limit where its values show its depth),
-        ``short``, ``depth``, ``check`` and ``read`` of ``bind_results``'s list, the explanation of
-        a value ``check`` refused, the check of a result of at most the next length (see
-        ``HotPath.screened``), and that list, which the readers change (its ``shallow`` decoder is
-        read from it on each call)."""
+        ``short`` and ``depth`` of ``bind_results``'s list, the output schema's check of a result
+        of at most ``cheap`` bytes (see ``HotPath.screened``), its ``read``, the explanation of a
+        value the check refused, the check of a longer result given its length, ``cheap``, and
+        that list, which the readers change (its ``shallow`` decoder is read from it on each
+        call)."""
         short, depth, check, read, _ = bound
         if output is None:
-            return short, short, depth, check, read, None, check, -1, bound
+            return short, short, depth, check, read, None, None, -1, bound
         hot = output.hot_path()
-        return (
-            (self._within if depth >= 0 else short),
-            short,
-            depth,
-            check,
-            read,
-            hot.failure,
-            hot.screened,
-            hot.cheap,
-            bound,
-        )
+        inline = self._within if depth >= 0 else short
+        return inline, short, depth, hot.screened, read, hot.failure, hot.sized, hot.cheap, bound
 
     def _judged_result(self, name: str, result: Any, *, is_bytes: bool, require_text_fallback: bool) -> CallToolResult:
         """The exact path of ``validate_result``: every result the bound readers did not accept,

@@ -34,12 +34,37 @@ __all__ = ["JsonschemaBackend", "JsonschemaValidator", "translate_patterns"]
 
 NAME = "jsonschema"
 
+
+def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    """``uniqueItems`` as python-jsonschema words it, in one pass: its own compares every pair of
+    items that do not sort (objects, arrays, mixed kinds), 5,000 objects in 21 s."""
+    if unique and validator.is_type(instance, "array") and len({*map(_equality_key, instance)}) != len(instance):
+        yield jsonschema.ValidationError(f"{instance!r} has non-unique elements")
+
+
+def _equality_key(value: Any) -> Any:
+    """A hashable stand-in for a JSON value, equal to another's exactly where JSON Schema says the
+    values are equal: numbers by value (``1`` and ``1.0``), ``true`` and ``false`` apart from
+    them, objects whatever their keys' order, arrays item by item."""
+    kind = type(value)
+    if kind is bool:
+        return (bool, value)
+    if kind is dict:
+        return (dict, frozenset((key, _equality_key(item)) for key, item in value.items()))
+    if kind is list:
+        return (list, tuple(map(_equality_key, value)))
+    return value  # a string, a number or null: Python's equality is JSON's
+
+
 _VALIDATORS: dict[Dialect, type[Any]] = {
-    Dialect.DRAFT4: jsonschema.Draft4Validator,
-    Dialect.DRAFT6: jsonschema.Draft6Validator,
-    Dialect.DRAFT7: jsonschema.Draft7Validator,
-    Dialect.DRAFT2019_09: jsonschema.Draft201909Validator,
-    Dialect.DRAFT2020_12: jsonschema.Draft202012Validator,
+    dialect: jsonschema.validators.extend(validator, {"uniqueItems": _unique_items})
+    for dialect, validator in (
+        (Dialect.DRAFT4, jsonschema.Draft4Validator),
+        (Dialect.DRAFT6, jsonschema.Draft6Validator),
+        (Dialect.DRAFT7, jsonschema.Draft7Validator),
+        (Dialect.DRAFT2019_09, jsonschema.Draft201909Validator),
+        (Dialect.DRAFT2020_12, jsonschema.Draft202012Validator),
+    )
 }
 # Keywords whose values are data, never schemas: nothing under them is rewritten (``pattern`` is
 # data too, but it is rewritten first).
