@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
+from urllib.parse import unquote
 
 from ._dialect import Dialect
 from ._keywords import KEYWORDS, Applies, Shape
@@ -431,7 +432,9 @@ def _target(
     if key == "$recursiveRef":
         return schema if ref == "#" else None
     if ref == "#" or ref[1] == "/":
-        return _pointed(schema, ref)
+        # Percent-decoded first, as the backends read a fragment (RFC 6901, section 6): `%25` is
+        # `%`, so `#/$defs/a%25b` names `a%b` (read literally, a light `a%25b` was counted instead).
+        return _pointed(schema, unquote(ref[1:]))
     if not dialect.is_modern:  # a plain name is an `$id` there: a resource of its own
         return None
     if not anchors:
@@ -476,9 +479,9 @@ def _subschemas(value: Any, shape: Shape) -> list[Any]:
     return values
 
 
-def _pointed(schema: Any, ref: str) -> Any:
+def _pointed(schema: Any, location: str) -> Any:
     node = schema
-    for token in tokens(ref[1:]):
+    for token in tokens(location):
         if type(node) is dict and token in node:
             node = node[token]
         elif type(node) is list and token.isdigit() and int(token) < len(node):
