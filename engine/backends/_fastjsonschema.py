@@ -104,6 +104,7 @@ def _check_literal_values(source: SchemaSource) -> None:
 # the file the code names to quote the line: a file named `<fastjsonschema>` in the working
 # directory. Generated code past either bound is refused first, from its text.
 _MAX_BLOCKS = 19
+_UNIQUE_ITEMS = "rule='uniqueItems'"  # what the generated code's uniqueItems check raises with
 _MAX_LEVELS = 90
 _BLOCKS = ("for ", "while ", "try:", "with ", "except", "finally:")
 
@@ -162,6 +163,12 @@ class FastjsonschemaBackend(Backend):
                 detailed_exceptions=True,  # False trips a KeyError in its generator
             )
             _check_static_nesting(code)  # before anything parses or compiles it (see there)
+            if _UNIQUE_ITEMS in code:
+                raise refuse(
+                    NAME,
+                    "its uniqueItems check keeps the items in a Python set of their values, whose hashes a "
+                    "payload can make alike (20,000 pairs of integers: 4.5 s); the jsonschema backend's cannot",
+                )
             check_generated_code(code)
             namespace: dict[str, Any] = {"__builtins__": __builtins__}
             exec(compile(code, "<fastjsonschema>", "exec"), namespace)  # noqa: S102 - checked above

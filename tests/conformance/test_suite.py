@@ -41,7 +41,9 @@ OPTIONAL_SKIPPED = {"cross-draft", "format-assertion"}
 PINNED_REFUSALS: dict[str, dict[str, int]] = {
     "jsonschema-rs": {"draft4": 0, "draft6": 0, "draft7": 0, "2019-09": 0, "2020-12": 0},
     "msgspec": {"draft4": 115, "draft6": 169, "draft7": 205, "2019-09": 319, "2020-12": 331},
-    "fastjsonschema": {"draft4": 18, "draft6": 21, "draft7": 40, "2019-09": 136, "2020-12": 152},
+    # (`uniqueItems: true` refused since its check was found to keep items in a Python set of their
+    # values, whose hashes a payload can make alike: the suite's three uniqueItems schemas.)
+    "fastjsonschema": {"draft4": 21, "draft6": 24, "draft7": 43, "2019-09": 139, "2020-12": 155},
     # (`date` asserted by python-jsonschema refused since it was found to refuse the year 0000 that
     # RFC 3339 allows, which the suite does not test: one more schema in drafts 7, 2019-09, 2020-12.)
     "jsonschema": {"draft4": 15, "draft6": 18, "draft7": 37, "2019-09": 52, "2020-12": 44},
