@@ -479,7 +479,7 @@ class CompiledSchema:
         short = too_short_to_nest(max_depth)
         # A value whose children hold nothing nests two levels at most (see `LEVELS_READ`).
         two_levels_within = LEVELS_READ and max_depth >= 2
-        screened, cheap, sized = self._screened, self._cheap, self._sized
+        check, screened, cheap, sized = self._check, self._screened, self._cheap, self._sized
         failure = self._explanation()
         parse = _parse
         # Long documents parsed by a decoder that shows their depth, until one nests deeper (the
@@ -524,7 +524,7 @@ class CompiledSchema:
             else:
                 value = decode_json(data, max_bytes=max_bytes, max_depth=max_depth)
             try:
-                valid = sized(value, -1 if longer else len(data)) if longer or len(data) > cheap else screened(value)
+                valid = check(value) if longer else sized(value, len(data)) if len(data) > cheap else screened(value)
             except (ValueError, TypeError, RecursionError) as exc:
                 if not shown:
                     check_depth(value, max_depth)

@@ -265,49 +265,64 @@ def _reads(node: dict[str, Any]) -> tuple[int, int]:
 
 
 def weigh_large_integers(
-    check: Callable[[Any], bool], per_value: Callable[[], int], comparisons: int, budget: int
+    check: Callable[[Any], bool],
+    schema: tuple[Callable[[], Any], list[Any], Dialect, int, int, int],
+    comparisons: int,
+    budget: int,
 ) -> tuple[Callable[[Any], bool], Callable[[Any], bool], int, Callable[[Any, int], bool]]:
     """``check`` (a backend's answer on a JSON value within the instance bounds), first refusing an
     instance whose integers past 64 bits cost more than ``budget`` evaluations: each
-    :func:`comparison_cost` times what one value may meet, ``per_value()`` (asked once, when first
-    needed). Returned with ``check`` itself, for a value found to hold none; the
+    :func:`comparison_cost` times what one value may meet, :func:`comparisons_met` of ``schema``
+    (its document, registry resources, dialect, levels, subschemas and rereads; counted once,
+    when first needed). Returned with ``check`` itself, for a value found to hold none; the
     :func:`surely_cheap` length of ``comparisons`` (at most what one value meets, read off the
     schema's text; 0: unknown), up to which a document needs no look; and the check of a longer
-    one, given its length, which looks (from the :data:`_LOOKED_AT_FIRST` th on) only if
-    ``per_value()`` says it must."""
-    met: list[int] = []  # per_value(), and the longest document it leaves unlooked at
+    one, given its length, which looks (from the :data:`_LOOKED_AT_FIRST` th on) only if the
+    counted levels say it must."""
+    weighing = _Weighing(check, schema, surely_cheap(comparisons, budget), budget)
+    return weighing.weighed, check, weighing.cheap, weighing.sized
 
-    def meets() -> list[int]:
-        if not met:
-            most = max(per_value(), 1)
-            met.extend((most, surely_cheap(most, budget)))
+
+class _Weighing:
+    """The state of :func:`weigh_large_integers` (one object and two bound methods a schema: a
+    compiled tool list holds thousands, which the collector walks)."""
+
+    __slots__ = ("_budget", "_check", "_longer", "_met", "_schema", "cheap")
+
+    def __init__(self, check: Callable[[Any], bool], schema: tuple[Any, ...], cheap: int, budget: int) -> None:
+        self._check, self._schema, self.cheap, self._budget = check, schema, cheap, budget
+        self._met: tuple[int, int] | None = None  # what one value meets, and the length it leaves unlooked at
+        self._longer = 0  # the documents of `sized` weighed so before the levels are counted
+
+    def _meets(self) -> tuple[int, int]:
+        met = self._met
+        if met is None:
+            document, resources, dialect, levels, subschemas, rereads = self._schema
+            found = comparisons_met(document(), resources, dialect, levels, subschemas, rereads, self._budget + 1)
+            most = max(found, 1)
+            met = self._met = (most, surely_cheap(most, self._budget))
         return met
 
-    def weighed(instance: Any) -> bool:
+    def weighed(self, instance: Any) -> bool:
         try:
             _pack(instance)  # one pass in C: msgpack holds every integer within 64 bits
         except (OverflowError, TypeError, ValueError):
             large = large_integers(instance, _WORD_BITS)
             if large:
-                work = meets()[0] * sum(map(comparison_cost, large))
-                if work > budget:
-                    raise _too_costly(len(large), work, budget) from None
-        return check(instance)
+                work = self._meets()[0] * sum(map(comparison_cost, large))
+                if work > self._budget:
+                    raise _too_costly(len(large), work, self._budget) from None
+        return self._check(instance)
 
-    longer = [0]  # the documents of `sized` weighed so before the levels are counted
-
-    def sized(instance: Any, size: int) -> bool:
-        if 0 <= size <= cheap:
-            return check(instance)
+    def sized(self, instance: Any, size: int) -> bool:
+        if 0 <= size <= self.cheap:
+            return self._check(instance)
         # Counting the levels may take a millisecond: not for a tool's first documents, which are
         # looked at (the msgpack pass) until some are long enough to pay for it.
-        if not met and longer[0] < _LOOKED_AT_FIRST:
-            longer[0] += 1  # a lost update between threads only moves the count
-            return weighed(instance)
-        return check(instance) if 0 <= size <= meets()[1] else weighed(instance)
-
-    cheap = surely_cheap(comparisons, budget)
-    return weighed, check, cheap, sized
+        if self._met is None and self._longer < _LOOKED_AT_FIRST:
+            self._longer += 1  # a lost update between threads only moves the count
+            return self.weighed(instance)
+        return self._check(instance) if 0 <= size <= self._meets()[1] else self.weighed(instance)
 
 
 def _too_costly(count: int, work: int, budget: int) -> DecodeError:

@@ -63,7 +63,7 @@ from ._errors import DecodeError, DecodeReason
 from ._guard import AMPLIFYING, DeferredReport, GuardReport
 from ._instance import json_values
 from ._levels import HASH, level_counts, reading_rate, unique_levels
-from ._numbers import comparisons_met, read_numbers, weigh_large_integers
+from ._numbers import read_numbers, weigh_large_integers
 from ._patterns.analysis import reads_linearly
 from ._unique import colliding_integers, colliding_structures
 
@@ -168,22 +168,31 @@ def bound_work(
     most the length returned third), which weighs none, and the check of a longer one given its
     length (``engine._numbers.weigh_large_integers``)."""
     if guard is None:  # a boolean schema
-        return check, check, _EVERY_LENGTH, _unsized(check)
+        return check, check, _EVERY_LENGTH, _never_longer
     if isinstance(guard, DeferredReport):  # cleared: no `unevaluated*` keyword
         bound, scopes = guard.expansion, 0
     else:
         bound, scopes = guard.measured.get("max_ref_expansion", 1), guard.measured.get("max_unevaluated_nesting", 0)
     checked = _bound_check(check, guard, limits, document, dialect, weighs & ~NUMBERS, resources, bound, scopes)
     if not weighs & NUMBERS:
-        return checked, checked, _EVERY_LENGTH, _unsized(checked)
+        return checked, checked, _EVERY_LENGTH, _never_longer
     rereads = 1 if isinstance(guard, DeferredReport) else (guard.measured.get("max_eval_depth", 1) + 2) ** scopes
-    budget, levels, extra = limits.max_validation_work, limits.max_instance_depth + 1, [*(resources or {}).values()]
-    per_value = lambda: comparisons_met(document(), extra, dialect, levels, bound, rereads, budget + 1)  # noqa: E731
-    return weigh_large_integers(checked, per_value, comparisons * rereads, budget)
+    schema = (
+        document,
+        [*resources.values()] if resources else [],
+        dialect,
+        limits.max_instance_depth + 1,
+        bound,
+        rereads,
+    )
+    return weigh_large_integers(checked, schema, comparisons * rereads, limits.max_validation_work)
 
 
-def _unsized(check: Callable[[Any], bool]) -> Callable[[Any, int], bool]:
-    return lambda instance, _size: check(instance)
+def _never_longer(_instance: Any, _size: int) -> bool:
+    """The check of a document longer than :data:`_EVERY_LENGTH`, which none is (callers ask for
+    it past the length returned with it alone): shared, where a function of each schema's check
+    would be three more objects for the collector to walk in every compiled schema."""
+    raise AssertionError("no document is longer than every length")
 
 
 def _bound_check(
