@@ -56,6 +56,7 @@ __all__ = [
     "flat_limit",
     "json_values",
     "large_integers",
+    "large_integers_by_level",
     "level_children",
     "max_values",
     "only_plain_scalars",
@@ -366,17 +367,26 @@ _SURELY_SHORT, _SURELY_LONG = 14_280, 14_285
 
 
 def large_integers(value: Any, bits: int) -> list[int]:
-    """The integers of more than ``bits`` bits ``value`` holds, found level by level, each level's
-    values sorted by type in C (60 MB read value by value took seconds)."""
-    found: list[int] = []
+    """The integers of more than ``bits`` bits ``value`` holds (see :func:`large_integers_by_level`)."""
+    return [*chain.from_iterable(large_integers_by_level(value, bits))]
+
+
+def large_integers_by_level(value: Any, bits: int) -> list[list[int]]:
+    """The integers of more than ``bits`` bits ``value`` holds at each level (the root's is 0; none
+    past the last that holds one), found level by level, each level's values sorted by type in C
+    (60 MB read value by value took seconds)."""
+    found: list[list[int]] = []
     level = [value]
+    depth = 0
     while level:
         kinds = [*map(type, level)]
         integers = [*compress(level, map(is_, kinds, repeat(int)))]
         if integers and max(map(int.bit_length, integers)) > bits:
-            found += [item for item in integers if item.bit_length() > bits]
+            found += [[] for _ in range(depth - len(found))]
+            found.append([item for item in integers if item.bit_length() > bits])
         containers = [*compress(level, map(_CONTAINERS.__contains__, kinds))]
         level = level_children(containers) if containers else []
+        depth += 1
     return found
 
 

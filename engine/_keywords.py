@@ -22,12 +22,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import Enum
 from types import MappingProxyType
+from typing import Any
 
 import msgspec
 
 from ._dialect import Dialect
 
 __all__ = [
+    "subschemas",
     "ANCHORS",
     "ANNOTATIONS",
     "CONTENT",
@@ -195,3 +197,17 @@ KEYWORDS: Mapping[Dialect, DialectKeywords] = MappingProxyType(
 
 KNOWN_IN_ANY_DIALECT: frozenset[str] = frozenset().union(*(table.known for table in KEYWORDS.values()))
 """A keyword outside this set means nothing in any supported dialect: every validator ignores it."""
+
+
+def subschemas(value: Any, shape: Shape) -> list[Any]:
+    """The subschemas a keyword's ``value`` of ``shape`` holds (a boolean one too)."""
+    if shape is Shape.ONE:
+        return [value]
+    if shape is Shape.LIST or (shape is Shape.ONE_OR_LIST and type(value) is list):
+        return value if type(value) is list else []
+    if shape is Shape.ONE_OR_LIST:
+        return [value]
+    values = list(value.values()) if type(value) is dict else []
+    if shape is Shape.MAP_OF_SCHEMA_OR_LIST:  # `dependencies`: a list of names is no schema
+        return [v for v in values if type(v) is dict or type(v) is bool]
+    return values

@@ -21,9 +21,11 @@ level, references inlined, recursion unrolled:
 The counts are taken level by level over a graph of the schema's subschemas, so that recursion
 is unrolled to the depth an instance may have: a level's counts depend only on the level above,
 so once a level repeats one seen before, every level below repeats the cycle. Counts stop growing
-at the cap the caller gives (past its budget, one count is as good as another). A reference that
-leads outside the document (or into a new base), a dynamic reference that does not name a single
-anchor of a document without embedded resources, or an unrolling that would take more than
+at the cap the caller gives (past its budget, one count is as good as another). References into
+the registry's resources are followed by URI, each resource its own document (:class:`Documents`).
+A reference that leads outside the documents (or into a new base), a dynamic reference that does
+not name a single anchor of a document without embedded resources or beside a registry, a
+registry the count may read otherwise than the backends do, or an unrolling that would take more than
 :data:`_STEPS` steps (without recursion, a quarter of that: 100,000 subschemas and edges times
 the levels they reach, which a chain of 4,000 definitions 257 levels deep passes) leaves the
 schema uncounted (``None``).
@@ -32,14 +34,13 @@ schema uncounted (``None``).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
-from urllib.parse import unquote
 
 from ._dialect import Dialect
-from ._keywords import KEYWORDS, Applies, Shape
+from ._documents import Documents
+from ._keywords import KEYWORDS, Applies, subschemas
 from ._patterns.analysis import reads_linearly, written_out
-from ._pointer import tokens
 
 __all__ = ["HASH", "level_counts", "reading_rate", "unique_levels"]
 
@@ -108,6 +109,8 @@ def level_counts(
     *,
     hashing: bool = True,
     cap: int = _SATURATED,
+    resources: Mapping[str, Any] | None = None,
+    unit: int = 1,
 ) -> tuple[list[int], list[int]] | None:
     """The most evaluations one value meets at each level of an instance, from the root, for at
     most ``levels`` levels (trailing levels no subschema reaches left out; at least one), and the
@@ -115,11 +118,12 @@ def level_counts(
     :func:`reading_rate`); ``weigh(node)``: what a subschema costs its value beyond one
     evaluation, and its object beyond the subschemas (lists of names, dependencies); ``hashing``:
     with what ``uniqueItems`` spends hashing the values below it; ``cap``: where counts stop
-    growing (past the budget, any count is as good as another). ``None`` where the schema is not
-    counted (see the module)."""
+    growing (past the budget, any count is as good as another); ``resources``: the registry's, by
+    URI, which references may lead into. ``None`` where the schema is not counted (see the
+    module); ``unit``: what a subschema weighs before ``weigh`` (0: ``weigh`` alone)."""
     if type(schema) is not dict:
         return [0], [0]
-    built = _graph(schema, dialect, weigh, levels)
+    built = _graph(schema, dialect, weigh, levels, resources, unit)
     if built is None:
         return None
     graph, levels = built
@@ -143,13 +147,16 @@ def level_counts(
     return counts, reads
 
 
-def unique_levels(schema: Any, dialect: Dialect, levels: int) -> list[int] | None:
+def unique_levels(
+    schema: Any, dialect: Dialect, levels: int, resources: Mapping[str, Any] | None = None
+) -> list[int] | None:
     """The levels of an instance (the root's is 0), among the first ``levels``, whose arrays a
-    ``uniqueItems: true`` may meet (the subschemas that hold one, references followed, recursion
-    unrolled), or ``None`` where the schema is not counted (see the module)."""
+    ``uniqueItems: true`` may meet (the subschemas that hold one, references followed into the
+    registry's ``resources`` too, recursion unrolled), or ``None`` where the schema is not counted
+    (see the module)."""
     if type(schema) is not dict:
         return []
-    built = _graph(schema, dialect, _weighs_nothing, levels)
+    built = _graph(schema, dialect, _weighs_nothing, levels, resources)
     if built is None:
         return None
     graph, levels = built
@@ -160,11 +167,19 @@ def unique_levels(schema: Any, dialect: Dialect, levels: int) -> list[int] | Non
 
 
 def _graph(
-    schema: dict[str, Any], dialect: Dialect, weigh: Callable[[dict[str, Any]], tuple[int, int]], levels: int
+    schema: dict[str, Any],
+    dialect: Dialect,
+    weigh: Callable[[dict[str, Any]], tuple[int, int]],
+    levels: int,
+    resources: Mapping[str, Any] | None,
+    unit: int = 1,
 ) -> tuple[_Graph, int] | None:
     """The graph of ``schema`` and the levels worth unrolling (as many as its height allows, or
     ``levels`` where it recurses), or ``None`` where it is not counted (see the module)."""
-    graph = _build(schema, dialect, weigh, levels)
+    documents = Documents.of(schema, dialect, resources) if resources else Documents(schema)
+    if documents is None:
+        return None
+    graph = _build(documents, dialect, weigh, levels, unit)
     if graph is None:
         return None
     heights = _heights(graph)  # `None`: recursive, every level may be reached
@@ -266,7 +281,11 @@ def _unroll(graph: _Graph, levels: int, mode: int, cap: int) -> list[int] | None
 
 
 def _build(
-    schema: dict[str, Any], dialect: Dialect, weigh: Callable[[dict[str, Any]], tuple[int, int]], levels: int
+    documents: Documents,
+    dialect: Dialect,
+    weigh: Callable[[dict[str, Any]], tuple[int, int]],
+    levels: int,
+    unit: int,
 ) -> _Graph | None:
     """The graph of the subschemas that meet a value in the first ``levels`` levels of an
     instance: found in the order of the fewest levels they descend (in place none, a descending
@@ -277,22 +296,28 @@ def _build(
     graph = _Graph()
     index: dict[int, int] = {}
     nodes: list[dict[str, Any]] = []
+    homes: list[int] = []  # the document each is in (its references resolve there)
     depths: list[int] = []  # the fewest levels each descends from the root, as found so far
     rows: list[tuple[Any, ...] | None] = []
     queue: deque[tuple[int, int]] = deque()
-    anchors: list[dict[str, dict[str, Any] | None]] = []  # built on the first named reference
+    roots = {id(root) for root in documents.roots}
+    shared: list[bool] = []  # one subschema in two documents: where its references lead is not one place
 
-    def reach(sub: Any, depth: int, descends: bool) -> int | None:
-        """The index of ``sub``, met ``depth`` levels down (``descends``: one more than the
-        subschema naming it); ``None`` for a boolean or past the levels counted."""
+    def reach(sub: Any, depth: int, descends: bool, home: int) -> int | None:
+        """The index of ``sub`` (in document ``home``), met ``depth`` levels down (``descends``:
+        one more than the subschema naming it); ``None`` for a boolean or past the levels counted."""
         if type(sub) is not dict or depth >= levels:
             return None
         at = index.get(id(sub))
         if at is None:
             at = index[id(sub)] = len(nodes)
             nodes.append(sub)
+            homes.append(home)
             depths.append(depth)
             rows.append(None)
+        elif homes[at] != home:
+            shared.append(True)
+            return at
         elif depth >= depths[at]:
             return at
         depths[at] = depth
@@ -302,13 +327,13 @@ def _build(
             queue.appendleft((at, depth))
         return at
 
-    reach(schema, 0, descends=False)
+    reach(documents.roots[0], 0, False, 0)
     while queue:
         at, depth = queue.popleft()
         if rows[at] is not None or depth > depths[at]:
             continue  # built, or found fewer levels down since
-        current = nodes[at]
-        if at and id_keyword in current:  # a new base: its references resolve otherwise
+        current, home = nodes[at], homes[at]
+        if id_keyword in current and id(current) not in roots:  # a new base: its references resolve otherwise
             return None
         in_place: list[int] = []
         every: list[int] = []
@@ -318,10 +343,10 @@ def _build(
         per_child: list[int] = []
         for key, value in current.items():
             if key == "$ref" or key == "$dynamicRef" or key == "$recursiveRef":
-                target = _target(schema, key, value, dialect, anchors)
-                if target is None:
+                found = documents.target(home, key, value, dialect)
+                if found is None:
                     return None
-                sub = reach(target, depth, descends=False)
+                sub = reach(found[0], depth, False, found[1])
                 if sub is not None:
                     in_place.append(sub)
                     marked.append(sub)
@@ -331,7 +356,9 @@ def _build(
                     continue
                 descends = applies is not Applies.IN_PLACE
                 below = depth + descends
-                subs = [sub for one in _subschemas(value, shape) if (sub := reach(one, below, descends)) is not None]
+                subs = [
+                    sub for one in subschemas(value, shape) if (sub := reach(one, below, descends, home)) is not None
+                ]
                 if applies is Applies.IN_PLACE:
                     in_place += subs
                     if key in _EVALUATED:
@@ -346,13 +373,15 @@ def _build(
                     if key in _PER_CHILD:
                         per_child += subs
         rows[at] = (weigh(current), in_place, every, each, evaluated, marked, per_child)
+    if shared:
+        return None
     for current, row in zip(nodes, rows, strict=True):
         if row is None:  # every node found is queued and built: never so
             return None
         (own, entries), in_place, every, each, evaluated, marked, per_child = row
         patterns = current.get("patternProperties")
         pattern = current.get("pattern")
-        graph.base.append(1 + own)
+        graph.base.append(unit + own)
         graph.entries.append(entries)
         graph.patterns.append(len(patterns) if type(patterns) is dict else 0)
         graph.in_place.append(in_place)
@@ -419,73 +448,3 @@ def _postorder(edges: list[list[int]], starts: Iterable[int]) -> list[int] | Non
                 state[at] = 2
                 order.append(at)
     return order
-
-
-def _target(
-    schema: dict[str, Any], key: str, ref: Any, dialect: Dialect, anchors: list[dict[str, dict[str, Any] | None]]
-) -> Any:
-    """What a reference in ``schema`` applies: a location by JSON pointer, or, in a document
-    without embedded resources, a subschema by its anchor; the root for ``$recursiveRef: "#"``;
-    ``None`` where it leads elsewhere (``False`` stands for a location that is no subschema)."""
-    if type(ref) is not str or not ref.startswith("#"):
-        return None
-    if key == "$recursiveRef":
-        return schema if ref == "#" else None
-    if ref == "#" or ref[1] == "/":
-        # Percent-decoded first, as the backends read a fragment (RFC 6901, section 6): `%25` is
-        # `%`, so `#/$defs/a%25b` names `a%b` (read literally, a light `a%25b` was counted instead).
-        return _pointed(schema, unquote(ref[1:]))
-    if not dialect.is_modern:  # a plain name is an `$id` there: a resource of its own
-        return None
-    if not anchors:
-        anchors.append(_anchors(schema, dialect))
-    return anchors[0].get(ref[1:])
-
-
-def _anchors(schema: dict[str, Any], dialect: Dialect) -> dict[str, dict[str, Any] | None]:
-    """The subschema each anchor name (``$anchor`` or ``$dynamicAnchor``) of the root resource
-    names, ``None`` for a name given twice. In a document of one resource, a dynamic reference
-    resolves where a plain one does."""
-    keywords = KEYWORDS[dialect]
-    applicators, id_keyword = keywords.applicators, keywords.id_keyword
-    named: dict[str, dict[str, Any] | None] = {}
-    stack: list[Any] = [schema]
-    seen: set[int] = set()
-    while stack:
-        current = stack.pop()
-        if type(current) is not dict or id(current) in seen or (current is not schema and id_keyword in current):
-            continue
-        seen.add(id(current))
-        for keyword in ("$anchor", "$dynamicAnchor"):
-            name = current.get(keyword)
-            if type(name) is str:
-                named[name] = None if name in named and named[name] is not current else current
-        for key, value in current.items():
-            if key in applicators:
-                stack += _subschemas(value, applicators[key][0])
-    return named
-
-
-def _subschemas(value: Any, shape: Shape) -> list[Any]:
-    if shape is Shape.ONE:
-        return [value]
-    if shape is Shape.LIST or (shape is Shape.ONE_OR_LIST and type(value) is list):
-        return value if type(value) is list else []
-    if shape is Shape.ONE_OR_LIST:
-        return [value]
-    values = list(value.values()) if type(value) is dict else []
-    if shape is Shape.MAP_OF_SCHEMA_OR_LIST:  # `dependencies`: a list of names is no schema
-        return [v for v in values if type(v) is dict or type(v) is bool]
-    return values
-
-
-def _pointed(schema: Any, location: str) -> Any:
-    node = schema
-    for token in tokens(location):
-        if type(node) is dict and token in node:
-            node = node[token]
-        elif type(node) is list and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return None
-    return node

@@ -26,14 +26,14 @@ evaluations a comparison, times the comparisons one value may meet (:func:`compa
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import msgspec
 
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason
-from ._instance import large_integers
+from ._instance import large_integers_by_level
 from ._levels import level_counts
 
 __all__ = [
@@ -47,6 +47,8 @@ __all__ = [
     "spells_numbers",
     "surely_cheap",
     "weigh_large_integers",
+    "EVERY_LENGTH",
+    "never_longer",
 ]
 
 _pack = msgspec.msgpack.encode
@@ -67,6 +69,7 @@ _FEW_COMPARISONS = 1 << 10
 # What a comparison may cost for each byte of an integer in a document, its separator included:
 # `comparison_cost` over one more than the digits is at most 33.7 (4,300 digits, the longest read).
 _MOST_PER_BYTE = 34
+EVERY_LENGTH = 1 << 62  # a document of any length
 _LOOKED_AT_FIRST = 16  # long documents looked at before the levels are counted (see `weigh_large_integers`)
 _READING = frozenset({*_RANGE, "const", "enum", "uniqueItems"})
 _MEMBER_VALUES = 1 << 20  # values of a `const` or an `enum` member read (a schema of 1 MB holds fewer)
@@ -162,17 +165,27 @@ def _strings_end(text: bytes, start: int) -> int:
 
 def reads_numbers(node: dict[str, Any]) -> int:
     """How many comparisons with a number one object's keywords may make on one value."""
-    count = sum(keyword in node for keyword in _RANGE)
+    here, within = _number_reads(node)
+    return here + within
+
+
+def _number_reads(node: dict[str, Any]) -> tuple[int, int]:
+    """:func:`reads_numbers` apart: the comparisons of the value itself (a range, ``type:
+    "number"``, a number as a ``const`` or ``enum`` member), and those of the numbers within it,
+    at any level below (``uniqueItems: true``, the numbers inside an array or object member)."""
+    here = sum(keyword in node for keyword in _RANGE)
     if node.get("type") == "number":
-        count += 1
-    if "const" in node:
-        count += _numbers_in([node["const"]])
+        here += 1
+    members = [node["const"]] if "const" in node else []
     enum = node.get("enum")
     if type(enum) is list:
-        count += _numbers_in(enum)
+        members += enum
+    here += sum(type(member) is int or type(member) is float for member in members)
+    nested = [member for member in members if type(member) is dict or type(member) is list]
+    within = _numbers_in(nested) if nested else 0
     if node.get("uniqueItems") is True:
-        count += _UNIQUE_PAIRS
-    return count
+        within += _UNIQUE_PAIRS
+    return here, within
 
 
 def _numbers_in(values: list[Any]) -> int:
@@ -246,27 +259,64 @@ def comparison_cost(integer: int) -> int:
 
 
 def comparisons_met(
-    document: Any, resources: list[Any], dialect: Dialect, levels: int, subschemas: int, rereads: int, cap: int
-) -> int:
-    """The most comparisons with a number one value may meet: counted level by level over at most
-    ``levels`` levels (:func:`engine._levels.level_counts`, each subschema one more, references
-    and recursion unrolled, up to ``cap``: a wide object's members each meet their own
-    subschemas), where the schema reaches nothing outside its ``document`` and no registry
-    ``resources``; otherwise :func:`comparisons_per_value` of them all, ``rereads`` times."""
-    if not resources:
-        counted = level_counts(document, dialect, _reads, levels, hashing=False, cap=cap)
-        if counted is not None:
-            return max(counted[0])
-    return comparisons_per_value([document, *resources], subschemas) * rereads
+    document: Any,
+    resources: Mapping[str, Any],
+    dialect: Dialect,
+    levels: int,
+    subschemas: int,
+    rereads: int,
+    cap: int,
+) -> list[int]:
+    """The most comparisons with a number one value may meet at each level of an instance (the
+    root's is 0; none past the end): counted level by level over at most ``levels`` levels
+    (:func:`engine._levels.level_counts`, each subschema one more, references into the
+    registry's ``resources`` too and recursion unrolled, up to ``cap``: a wide object's members
+    each meet their own subschemas), a comparison of the values within a value (``uniqueItems``,
+    an array as a ``const``) at every level below its own; where the schema is not counted, at
+    every level :func:`comparisons_per_value` of the ``document`` and the ``resources``,
+    ``rereads`` times."""
+    within: list[bool] = []
+
+    def here(node: dict[str, Any]) -> tuple[int, int]:
+        own, deeper = _number_reads(node)
+        if deeper and not within:
+            within.append(True)
+        return own, 0
+
+    counted = level_counts(document, dialect, here, levels, hashing=False, cap=cap, resources=resources)
+    if counted is not None and within:  # (rare) what compares the values within a value, level by level
+        deeper = level_counts(document, dialect, _within, levels, hashing=False, cap=cap, resources=resources, unit=0)
+        if deeper is None:
+            counted = None
+        else:
+            met, above = counted[0] + [0] * (levels - len(counted[0])), 0
+            for level, count in enumerate(deeper[0]):  # a level meets what every level above it meets
+                above = min(above + count, cap)
+                met[level] = min(met[level] + above, cap)
+            for level in range(len(deeper[0]), levels):
+                met[level] = min(met[level] + above, cap)
+            return met
+    if counted is not None:
+        return counted[0]
+    return [comparisons_per_value([document, *resources.values()], subschemas) * rereads] * levels
 
 
-def _reads(node: dict[str, Any]) -> tuple[int, int]:
-    return reads_numbers(node), 0
+def _within(node: dict[str, Any]) -> tuple[int, int]:
+    """What :func:`level_counts` weighs a subschema with: the comparisons of the numbers within its value."""
+    return _number_reads(node)[1], 0
+
+
+def never_longer(_instance: Any, _size: int) -> bool:
+    """The check of a document longer than :data:`EVERY_LENGTH`, which none is, for a schema that
+    compares no number (callers ask for it past the length returned with it alone): shared, where
+    a function of each schema's check would be three more objects for the collector to walk in
+    every compiled schema."""
+    raise AssertionError("no document is longer than every length")
 
 
 def weigh_large_integers(
     check: Callable[[Any], bool],
-    schema: tuple[Callable[[], Any], list[Any], Dialect, int, int, int],
+    schema: tuple[Callable[[], Any], Mapping[str, Any], Dialect, int, int, int],
     comparisons: int,
     budget: int,
 ) -> tuple[Callable[[Any], bool], Callable[[Any], bool], int, Callable[[Any, int], bool]]:
@@ -291,27 +341,32 @@ class _Weighing:
 
     def __init__(self, check: Callable[[Any], bool], schema: tuple[Any, ...], cheap: int, budget: int) -> None:
         self._check, self._schema, self.cheap, self._budget = check, schema, cheap, budget
-        self._met: tuple[int, int] | None = None  # what one value meets, and the length it leaves unlooked at
+        # What one value meets at each level, and the length the most of them leaves unlooked at.
+        self._met: tuple[list[int], int] | None = None
         self._longer = 0  # the documents of `sized` weighed so before the levels are counted
 
-    def _meets(self) -> tuple[int, int]:
+    def _meets(self) -> tuple[list[int], int]:
         met = self._met
         if met is None:
             document, resources, dialect, levels, subschemas, rereads = self._schema
             found = comparisons_met(document(), resources, dialect, levels, subschemas, rereads, self._budget + 1)
-            most = max(found, 1)
-            met = self._met = (most, surely_cheap(most, self._budget))
+            met = self._met = (found, surely_cheap(max(*found, 1), self._budget))
         return met
 
     def weighed(self, instance: Any) -> bool:
         try:
             _pack(instance)  # one pass in C: msgpack holds every integer within 64 bits
         except (OverflowError, TypeError, ValueError):
-            large = large_integers(instance, _WORD_BITS)
-            if large:
-                work = self._meets()[0] * sum(map(comparison_cost, large))
+            by_level = large_integers_by_level(instance, _WORD_BITS)
+            if by_level:
+                # Each integer meets what its level of the instance meets (an amount among the
+                # items of an array, not a code compared with every member of an `enum` beside it).
+                met = self._meets()[0]
+                work = sum(
+                    met[depth] * sum(map(comparison_cost, large)) for depth, large in enumerate(by_level[: len(met)])
+                )
                 if work > self._budget:
-                    raise _too_costly(len(large), work, self._budget) from None
+                    raise _too_costly(sum(map(len, by_level)), work, self._budget) from None
         return self._check(instance)
 
     def sized(self, instance: Any, size: int) -> bool:

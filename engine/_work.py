@@ -13,9 +13,9 @@ subschemas a value) first weighs the instance, and one whose estimate is over
 - every subschema, references inlined, meets the values of one level of the instance only (the
   root's, or as many below as descending keywords lead to it): the estimate is, level by level,
   the most evaluations one value of the level meets (:func:`depth_counts`, recursion unrolled
-  and ``unevaluated*`` scopes weighed with what they evaluate again: :mod:`engine._levels`) times
-  what the level weighs; where a reference leads outside the document (or the schema has a
-  registry), every subschema (the guard report's ``max_ref_expansion``) at every level, each as
+  and ``unevaluated*`` scopes weighed with what they evaluate again, references into the
+  registry followed: :mod:`engine._levels`) times what the level weighs; where they are not
+  counted, every subschema (the guard report's ``max_ref_expansion``) at every level, each as
   heavy as the heaviest object of the document and its registry (:func:`_heaviest`) and each
   hashing the values below it where ``uniqueItems`` may, times the longest in-place chain plus two
   once per nested scope;
@@ -63,7 +63,7 @@ from ._errors import DecodeError, DecodeReason
 from ._guard import AMPLIFYING, DeferredReport, GuardReport
 from ._instance import json_values
 from ._levels import HASH, level_counts, reading_rate, unique_levels
-from ._numbers import read_numbers, weigh_large_integers
+from ._numbers import EVERY_LENGTH, never_longer, read_numbers, weigh_large_integers
 from ._patterns.analysis import reads_linearly
 from ._unique import colliding_integers, colliding_structures
 
@@ -111,7 +111,6 @@ _ENTRIES = ("required", "dependentRequired", "dependentSchemas", "dependencies")
 _PATTERNS = 16  # patterns read one state at a time a schema holds unweighed (2 evaluations a character each)
 _UNWEIGHED_READS = 2 * _PATTERNS  # evaluations a character may meet in a check never weighed
 _OVERFLOW = 1 << 62  # the length taken for an instance msgpack cannot hold: past any budget
-_EVERY_LENGTH = 1 << 62  # a document of any length
 # A subschema reading content as a media type: 8 evaluations a byte, not 1/8 (base64 decoded and
 # parsed as JSON: 60-72 ns a byte; JSON alone, 37 ns).
 _CONTENT = 64
@@ -168,31 +167,24 @@ def bound_work(
     most the length returned third), which weighs none, and the check of a longer one given its
     length (``engine._numbers.weigh_large_integers``)."""
     if guard is None:  # a boolean schema
-        return check, check, _EVERY_LENGTH, _never_longer
+        return check, check, EVERY_LENGTH, never_longer
     if isinstance(guard, DeferredReport):  # cleared: no `unevaluated*` keyword
         bound, scopes = guard.expansion, 0
     else:
         bound, scopes = guard.measured.get("max_ref_expansion", 1), guard.measured.get("max_unevaluated_nesting", 0)
     checked = _bound_check(check, guard, limits, document, dialect, weighs & ~NUMBERS, resources, bound, scopes)
     if not weighs & NUMBERS:
-        return checked, checked, _EVERY_LENGTH, _never_longer
+        return checked, checked, EVERY_LENGTH, never_longer
     rereads = 1 if isinstance(guard, DeferredReport) else (guard.measured.get("max_eval_depth", 1) + 2) ** scopes
     schema = (
         document,
-        [*resources.values()] if resources else [],
+        resources or {},
         dialect,
         limits.max_instance_depth + 1,
         bound,
         rereads,
     )
     return weigh_large_integers(checked, schema, comparisons * rereads, limits.max_validation_work)
-
-
-def _never_longer(_instance: Any, _size: int) -> bool:
-    """The check of a document longer than :data:`_EVERY_LENGTH`, which none is (callers ask for
-    it past the length returned with it alone): shared, where a function of each schema's check
-    would be three more objects for the collector to walk in every compiled schema."""
-    raise AssertionError("no document is longer than every length")
 
 
 def _bound_check(
@@ -241,7 +233,7 @@ def _bound_check(
         if not facts:
             schema = document()
             cap = max(budget, AMPLIFYING) + 1  # past both, one count is as good as another
-            counted = None if resources else _counts(schema, dialect, weigh, limits.max_instance_depth + 1, cap)
+            counted = _counts(schema, dialect, weigh, limits.max_instance_depth + 1, cap, resources)
             if counted is not None:
                 counts, reads = counted
                 per_value = max(counts) + max(reads)
@@ -307,7 +299,7 @@ def _bound_check(
             colliding_integers(instance, packed, budget)
             if not unique_at and (packed is None or b"\xdc" in packed or b"\xdd" in packed):
                 depth = limits.max_instance_depth + 1
-                unique_at.append(None if resources else unique_levels(document(), dialect, depth))
+                unique_at.append(unique_levels(document(), dialect, depth, resources))
             colliding_structures(instance, packed, budget, unique_at[0] if unique_at else None)
         if regex:
             _named_groups(instance, budget)
@@ -335,13 +327,17 @@ def reading_counts(schema: Any, dialect: Dialect, *, levels: int = _LEVELS) -> l
 
 
 def _counts(
-    schema: Any, dialect: Dialect, weigh: _Weigh | None, levels: int, cap: int = 1 << 62
+    schema: Any,
+    dialect: Dialect,
+    weigh: _Weigh | None,
+    levels: int,
+    cap: int = 1 << 62,
+    resources: Mapping[str, Any] | None = None,
 ) -> tuple[list[int], list[int]] | None:
     """``weigh``: what a subschema and its object cost beyond one evaluation; ``None`` for the
-    subschemas and their objects' lists alone, nothing hashed."""
-    if weigh is not None:
-        return level_counts(schema, dialect, weigh, levels, cap=cap)
-    return level_counts(schema, dialect, _entries_only, levels, hashing=False, cap=cap)
+    subschemas and their objects' lists alone, nothing hashed; ``resources``: the registry's."""
+    hashing = weigh is not None
+    return level_counts(schema, dialect, weigh or _entries_only, levels, hashing=hashing, cap=cap, resources=resources)
 
 
 def _weigh(node: dict[str, Any]) -> tuple[int, int]:

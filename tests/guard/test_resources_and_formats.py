@@ -1,11 +1,13 @@
 """The work bound where the levels are not counted and where formats are asserted.
 
-Where a reference leads to a resource (an embedded ``$id``, or the registry's), every subschema is
-counted at every level, each as heavy as the heaviest object of the document and its resources
-(lists of names, dependencies, content read as a media type, comparisons, asserted formats), and
-each may hash what is below it (``uniqueItems``). A format the engine asserts at a cost weighs that
-cost; ``format: regex`` pairs the named groups of the string it reads. Each case below took
-jsonschema-rs seconds and was accepted before; a small instance still gets the backend's answer.
+Where a reference leads to a resource the levels are not counted through (an embedded ``$id``,
+or a registry's the count cannot follow), every subschema is counted at every level, each as heavy
+as the heaviest object of the document and its resources (lists of names, dependencies, content
+read as a media type, comparisons, asserted formats), and each may hash what is below it
+(``uniqueItems``); a registry's resources the count follows are counted as the document is. A
+format the engine asserts at a cost weighs that cost; ``format: regex`` pairs the named groups of
+the string it reads. Each case below took jsonschema-rs seconds and was accepted before; a small
+instance still gets the backend's answer.
 """
 
 from __future__ import annotations
