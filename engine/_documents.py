@@ -95,7 +95,7 @@ class Documents:
         if ref == "#" or ref[1] == "/":
             # Percent-decoded first, as the backends read a fragment (RFC 6901, section 6): `%25` is
             # `%`, so `#/$defs/a%25b` names `a%b` (read literally, a light `a%25b` was counted instead).
-            pointed = _pointed(root, unquote(ref[1:]))
+            pointed = _pointed(root, unquote(ref[1:]), KEYWORDS[dialect].id_keyword)
             return None if pointed is None else (pointed, home)
         if not dialect.is_modern or type(root) is not dict:  # a plain name is an `$id` there: a resource of its own
             return None
@@ -144,10 +144,15 @@ def _anchors(schema: dict[str, Any], dialect: Dialect) -> dict[str, dict[str, An
     return named
 
 
-def _pointed(schema: Any, location: str) -> Any:
+def _pointed(schema: Any, location: str, id_keyword: str) -> Any:
+    """What ``location`` names in ``schema``; ``None`` where nothing is there, or where the way
+    passes through an embedded resource (an object with its own identifier): the references of
+    what lies inside resolve against that resource, which this count does not follow."""
     node = schema
     for token in tokens(location):
         if type(node) is dict and token in node:
+            if node is not schema and type(node.get(id_keyword)) is str:
+                return None
             node = node[token]
         elif type(node) is list and token.isdigit() and int(token) < len(node):
             node = node[int(token)]
