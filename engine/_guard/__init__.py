@@ -174,7 +174,7 @@ at compile time."""
 # definition at the root it names, when it names one by a name that needs no unescaping (no `~`,
 # `%`, `/`, quote or backslash). One search of the text finds them all.
 _DOLLAR_KEYS = re.compile(
-    rb'"\$(ref|dynamicRef|recursiveRef|id|anchor|dynamicAnchor|recursiveAnchor)"'
+    rb'"\$(ref|dynamicRef|recursiveRef|id|anchor|dynamicAnchor|recursiveAnchor|schema)"'
     rb'(?::"#/(\$defs|definitions)/([A-Za-z0-9_.\-]+)")?'
 )
 # The same references in a definition's own text.
@@ -231,6 +231,7 @@ def cleared(
         return 0
     written: list[bytes] = []  # the definition each reference names
     at = find(b"$")
+    declared = type(schema) is dict and "$schema" in schema  # the root's `$schema`, yet to be met
     if at == 2 and text.startswith(b'{"$schema":"'):
         # The root's `$schema`, its first key sorted: most schemas written by a TypeScript SDK
         # spell it and no other `$` key, whose search (below) costs them 0.8 us, 6% of a raw compile.
@@ -238,8 +239,11 @@ def cleared(
     if at >= 0:
         container = b"$defs" if dialect.is_modern else b"definitions"
         for key, named_in, name in _DOLLAR_KEYS.findall(text):
+            if key == b"schema" and declared:
+                declared = False  # the root's (a `$schema` below it is walked: refused there)
+                continue
             if key != b"ref" or named_in != container:
-                return 0  # a resource, an anchor, or another reference: walked
+                return 0  # a resource, an anchor, another reference, a `$schema` below the root: walked
             written.append(name)
     if written:
         return _definitions_cleared(schema, written, depth, values, containers, dialect, limits)

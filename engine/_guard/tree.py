@@ -27,12 +27,12 @@ from .walk import APPLICATORS, COMBINATORS, too_many_subschemas
 __all__ = ["Tree", "walk_tree"]
 
 # Keywords that need the graph: references, resources, anchors, and `unevaluated*` (whose cost
-# depends on what is evaluated next to them). `$schema` without an identifier is ignored by the
-# graph's walk too, below the root.
+# depends on what is evaluated next to them); `$schema` below the root too (the graph's walk
+# refuses one that names another dialect without an identifier beside it).
 _NEEDS_GRAPH = frozenset(
     {"$id", "id", "$ref", "$dynamicRef", "$recursiveRef", "unevaluatedProperties", "unevaluatedItems"} | ANCHORS
 )
-_SPECIAL = _NEEDS_GRAPH | {"enum", "pattern"}
+_SPECIAL = _NEEDS_GRAPH | {"enum", "pattern", "$schema"}
 # Per dialect: every keyword that makes a subschema more than a leaf to count.
 _PLAIN = {dialect: frozenset(APPLICATORS[dialect]) | _SPECIAL for dialect in Dialect}
 
@@ -126,7 +126,7 @@ def walk_tree(
         if type(value) is not dict and (value is True or value is False or not isinstance(value, Mapping)):
             continue  # a boolean schema (judged without the ABC's isinstance, a tenth of a small walk)
         if not special.isdisjoint(value):
-            if not needs_graph.isdisjoint(value):
+            if not needs_graph.isdisjoint(value) or ("$schema" in value and frame is not root):
                 return None
             enum = value.get("enum")
             if isinstance(enum, list) and len(enum) > enum_max:

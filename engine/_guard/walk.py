@@ -89,6 +89,19 @@ def _uri_too_long(location: str, uri: str) -> SchemaRejected:
     )
 
 
+def _dialect_within(location: str, uri: Any, dialect: Dialect) -> SchemaRejected:
+    # The backends read such a subschema in the dialect it names (where `if`, `dependentSchemas`
+    # or `contains` may be keywords its resource's dialect does not have), the guard and the work
+    # bound in its resource's: what they walk would not be what runs.
+    return SchemaRejected(
+        RejectReason.UNSUPPORTED_DIALECT,
+        f"$schema at {location} names {uri!r}, not the dialect its resource is read in ({dialect.value}): "
+        "a dialect may change only at the root of a resource (a subschema with its own identifier)",
+        location=location + "/$schema",
+        details={"dialect": uri if isinstance(uri, str) else repr(uri)[:200]},
+    )
+
+
 def split_uri(uri: str) -> tuple[str, str]:
     """(resource URI, fragment); an empty fragment and no fragment are the same resource."""
     resource, _, fragment = uri.partition("#")
@@ -328,8 +341,11 @@ class Graph:
                 # lone `$ref`.
                 if "$schema" in value:
                     schema_uri = value["$schema"]
-                    if isinstance(schema_uri, str) and (parent < 0 or KEYWORDS[dialect].id_keyword in value):
-                        dialect = dialect_for_uri(schema_uri) or dialect  # a resource may declare its own dialect
+                    if parent < 0 or KEYWORDS[dialect].id_keyword in value:
+                        if isinstance(schema_uri, str):
+                            dialect = dialect_for_uri(schema_uri) or dialect  # a resource may declare its own dialect
+                    elif not isinstance(schema_uri, str) or dialect_for_uri(schema_uri) is not dialect:
+                        raise _dialect_within(self.pointer(node), schema_uri, dialect)
                 legacy_ref = "$ref" in value and isinstance(value["$ref"], str) and not dialect.is_modern
                 if not _IDENTIFYING.isdisjoint(value):
                     base = self._identify(value, node, base, dialect, legacy_ref)

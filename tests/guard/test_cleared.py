@@ -146,6 +146,7 @@ def test_what_is_not_cleared() -> None:
         {"items": {"pattern": 1}},  # not a pattern the meta-schema allows: still a key
         {"properties": {"pattern": {"type": "string"}}},  # a property's name: walked, as before
         {"enum": list(range(limits.max_branches + 1))},  # a container wider than a bound
+        {"items": {"$schema": "https://json-schema.org/draft/2020-12/schema"}},  # a dialect below the root
     ):
         assert not cleared(schema), schema
         # The same behind the root's `$schema` (its first key: the rest of the text is searched).
