@@ -48,6 +48,7 @@ import msgspec
 from ._errors import DecodeError, DecodeReason
 
 __all__ = [
+    "WRITTEN_AS_IT_IS",
     "PLAIN_SCALARS",
     "TOO_MANY_DIGITS",
     "admit",
@@ -61,6 +62,7 @@ __all__ = [
     "max_values",
     "only_plain_scalars",
     "referents",
+    "strings_within_size",
     "walk",
     "within_size",
 ]
@@ -78,6 +80,9 @@ _CONTAINERS = frozenset({dict, list})
 _JSON = _SCALARS | _CONTAINERS
 _SHARED_AFTER = 8  # objects in a level before it is searched for shared ones
 _SMALL_LEVEL = 32  # values in a level up to which it is read in one loop (see `walk`)
+WRITTEN_AS_IT_IS = 64
+"""The values a JSON value may hold (an object of scalars, its members) before the characters of its
+strings and keys are counted, each time it occurs, ahead of the msgpack pass (see :func:`walk`)."""
 
 
 def _no_children(*_nodes: Any) -> list[Any]:
@@ -188,6 +193,8 @@ def bind_is_valid(
         if type(instance) is dict:
             children = _referents(instance)
             if len(children) == len(instance) < flat and only_plain_scalars(map(type, children)):
+                if len(children) > WRITTEN_AS_IT_IS:
+                    strings_within_size(children, max_values)
                 try:
                     packed = len(_encode(instance))
                 except UnicodeEncodeError as exc:
@@ -229,6 +236,8 @@ def bind_checked(
         if type(instance) is dict:
             children = _referents(instance)
             if len(children) == len(instance) < flat and only_plain_scalars(map(type, children)):
+                if len(children) > WRITTEN_AS_IT_IS:
+                    strings_within_size(children, max_values)
                 try:
                     packed = len(_encode(instance))
                 except UnicodeEncodeError as exc:
@@ -265,9 +274,17 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
     count = 1 + size
     if count > max_values:
         raise _too_many(max_values)
+    # The characters of every string and key, each time it occurs, once the value holds more than
+    # a few values: the msgpack pass below writes each occurrence, so one long string held many
+    # times (a list of 3,500 references to one of 1 MB) would take gigabytes to write; past the
+    # size bound it is refused before. A value of fewer is written as it is (at most that many
+    # times what its longest string holds): counting costs a fifth of a small walk.
+    text, written = 0, WRITTEN_AS_IT_IS
     while True:
         if len(children) != size:  # a key that is not exactly a str was read with the values
             children = _one_by_one(level)
+        if count > written:
+            text += _key_characters(level) + sum([len(child) for child in children if type(child) is str])
         # Up to some 30 children, one loop (inline: a call a level less) costs less than building
         # the type sets (on 2 to 24 values, 0.5-0.9x the time): the dicts and lists among them,
         # or `None` for the sets to say what is wrong.
@@ -317,9 +334,12 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
             # The same object more than once: walk each object once, with how often it occurs.
             # (A level of a few objects is walked as it is: however they are shared, reading it
             # takes work in proportion to the values it adds to the bounded count.)
-            count = _walk_shared(level, depth, count, max_depth, max_values)
+            count, shared = _walk_shared(level, depth, count, max_depth, max_values)
+            text += shared
             break
         children = _referents(*level)
+    if text > max_values << 1:
+        raise _too_long(text, max_values)
     large = False
     try:
         packed = len(_encode(root))  # one pass in C over every string and key, now that the count is bounded
@@ -431,22 +451,25 @@ def _read(level: list[Any]) -> None:
         _finite(children)
 
 
-def _walk_shared(level: list[Any], depth: int, count: int, max_depth: int, max_values: int) -> int:
+def _walk_shared(level: list[Any], depth: int, count: int, max_depth: int, max_values: int) -> tuple[int, int]:
     """The walk over objects that occur more than once: every distinct object is looked at once
     and weighed by its occurrences, so `x = [x, x]` forty times costs forty steps, not 2**40.
-    The values counted, returned."""
+    The values counted, and the characters of the strings and keys below ``level``, returned."""
     weights: dict[int, list[Any]] = {}
     for node in level:
         _weigh(weights, node, 1)
+    text = 0  # the characters of their strings and keys, each time they occur (see `walk`)
     while True:
         _read([node for node, _ in weights.values()])  # the checks of every key and scalar
         following: dict[int, list[Any]] = {}
         for node, weight in weights.values():
-            for child in node.values() if type(node) is dict else node:
+            values = node.values() if type(node) is dict else node
+            text += weight * (_key_characters([node]) + sum(len(child) for child in values if type(child) is str))
+            for child in values:
                 if type(child) in _CONTAINERS:
                     _weigh(following, child, weight)
         if not following:
-            return count
+            return count, text
         weights = following
         depth += 1
         if depth > max_depth:
@@ -454,6 +477,24 @@ def _walk_shared(level: list[Any], depth: int, count: int, max_depth: int, max_v
         count += sum(len(node) * weight for node, weight in weights.values())
         if count > max_values:
             raise _too_many(max_values)
+
+
+def strings_within_size(values: list[Any], max_values: int) -> None:
+    """Refuse, as too large, scalar ``values`` whose strings take more characters than a document
+    within the size bound holds, before the msgpack pass writes each (one string held by many
+    members would take gigabytes to write). An object of :data:`WRITTEN_AS_IT_IS` members or fewer is
+    written as it is: at most that many times what its longest string holds."""
+    text = sum(map(len, compress(values, map(is_, map(type, values), repeat(str)))))
+    if text > max_values << 1:
+        raise _too_long(text, max_values)
+
+
+def _key_characters(level: list[Any]) -> int:
+    """The characters of the keys of the dicts in ``level`` (every key exactly a ``str``)."""
+    if len(level) == 1:
+        only = level[0]
+        return sum(map(len, only)) if type(only) is dict else 0
+    return sum(map(len, chain.from_iterable(compress(level, map(is_, map(type, level), repeat(dict))))))
 
 
 def _weigh(weights: dict[int, list[Any]], node: Any, weight: int) -> None:

@@ -14,7 +14,17 @@ from .._config_values import short_repr
 from .._decode import as_bytes, decode_json, short_bytes, surely_within
 from .._engine import Engine, engine_or_default
 from .._errors import DecodeError, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
-from .._instance import admit, flat_limit, max_values, only_plain_scalars, referents, walk, within_size
+from .._instance import (
+    WRITTEN_AS_IT_IS,
+    admit,
+    flat_limit,
+    max_values,
+    only_plain_scalars,
+    referents,
+    strings_within_size,
+    walk,
+    within_size,
+)
 from .envelope import (
     CallToolResult,
     decode_envelope,
@@ -177,6 +187,8 @@ class ToolSet:
             values = referents(arguments)
             packed = None
             if len(values) == len(arguments) < limit and only_plain_scalars(map(type, values)):
+                if len(values) > WRITTEN_AS_IT_IS:  # one long string held by many members: refused before it is written
+                    strings_within_size(values, limit)
                 try:
                     packed = _pack(arguments)
                 except Exception:  # noqa: BLE001 - refused by the bound check, with the reason
