@@ -95,6 +95,7 @@ class CompiledSchema:
         "_screened",
         "_cheap",
         "_sized",
+        "_floated",
         "_decode_built",
         "_deferred_guard",
         "_depth_bound",
@@ -170,7 +171,7 @@ class CompiledSchema:
         pinned: Callable[[], Any] | None = None,
         weighs: int = 0,
         resources: Mapping[str, Any] | None = None,
-        comparisons: int = 0,
+        comparisons: tuple[int, int | None] = (0, None),
     ) -> None:
         self.dialect, self.fingerprint = dialect, fingerprint
         # `backend` decided on first use (see `Plan.undecided`): `backend` and `notes` are set by
@@ -222,9 +223,9 @@ class CompiledSchema:
                 return first(instance) or again(instance)
 
         document = pinned or (lambda: schema)
-        # `_screened`, `_cheap`, `_sized`: see `HotPath` (integers past 64 bits, `engine._numbers`).
-        self._check, self._screened, self._cheap, self._sized = bound_work(
-            check, guard, limits, document, dialect, weighs, resources, comparisons
+        # `_screened`, `_cheap`, `_sized`, `_floated`: see `HotPath` (`engine._numbers`).
+        self._check, self._screened, self._cheap, self._sized, self._floated = bound_work(
+            check, guard, limits, document, dialect, weighs, resources, *comparisons
         )
 
     def __repr__(self) -> str:
@@ -233,7 +234,8 @@ class CompiledSchema:
     # -- Python objects --------------------------------------------------------------------------
 
     def _bind_is_valid(self) -> Callable[[Any], bool]:
-        return bind_is_valid(self._check, _backend_refusal, self._max_depth, self._max_values, self._screened)
+        depth, values = self._max_depth, self._max_values
+        return bind_is_valid(self._check, _backend_refusal, depth, values, self._screened, self._floated)
 
     def validate(self, instance: Any) -> None:
         """Return if ``instance`` conforms; otherwise raise :class:`~engine.ValidationFailed`
@@ -259,16 +261,15 @@ class CompiledSchema:
     the hot path of Python objects)."""
 
     def _bind_checked(self) -> Callable[[Any], Any]:
-        return bind_checked(
-            self._check, _backend_refusal, self._explanation(), self._max_depth, self._max_values, self._screened
-        )
+        failure, depth, values = self._explanation(), self._max_depth, self._max_values
+        return bind_checked(self._check, _backend_refusal, failure, depth, values, self._screened, self._floated)
 
     def hot_path(self) -> HotPath:
         """What a caller reading this schema's instances inside a larger document binds once: the
         backend check of a *decoded* value (no bounds: a decoded value is JSON within them) and the
         bounds. No msgspec type is built for it."""
-        failure = self._explanation()
-        return HotPath(self._check, self._max_bytes, self._max_depth, failure, self._screened, self._cheap, self._sized)
+        failure, depth, screened = self._explanation(), self._max_depth, self._screened
+        return HotPath(self._check, self._max_bytes, depth, failure, screened, self._cheap, self._sized, self._floated)
 
     # -- bytes -------------------------------------------------------------------------------------
 
@@ -279,11 +280,10 @@ class CompiledSchema:
     if not TYPE_CHECKING:  # to the type checker, these are the attributes declared above
 
         def __getattr__(self, name: str) -> Any:
-            # Called for an attribute not set: `decode`, `is_valid` and `checked` are bound on
-            # first use. `decode` set at compile time to a method of this object was a reference
-            # cycle (a compiled schema in a cycle, native validator included, is freed only by a
-            # collection: 14,766 objects left per pass over the corpus); the checks cost a third
-            # of building a compiled schema, which most tools of a long list never use.
+            # Called for an attribute not set: `decode`, `is_valid` and `checked` are bound on first
+            # use (the checks cost a third of building a compiled schema, which most tools of a long
+            # list never use); `decode` set at compile time to a method of this object was a cycle,
+            # freed only by a collection (14,766 objects left per pass over the corpus).
             if name == "decode":
                 read = self.decode = self._build_reader()
                 self._decode_built = True

@@ -18,7 +18,7 @@ from ._config import ConfigOverrides, EngineConfig, Limits, engine_config
 from ._dialect import Dialect, check_meta_schema, detect_dialect, dialect_for_uri, normalise_schema_uri
 from ._errors import RejectReason, SchemaRejected
 from ._intake import DocumentSize, Intake, canonical_text, fingerprint, load_schema
-from ._numbers import comparisons_at_most
+from ._numbers import comparison_bounds
 from ._plan import candidates, plan
 from ._work import NUMBERS, weighs_more, weighs_resources
 from .backends import SchemaSource
@@ -221,8 +221,9 @@ class Engine:
         weighs = weighs_more(text, counts, dialect, schema, cleared=cleared, formats=formats)
         if resources:
             weighs |= weighs_resources(resources, formats=formats)
-        # What one value may meet of comparisons with a number, at most (0: unknown, as through a registry).
-        comparisons = comparisons_at_most(text, counts[0]) if weighs & NUMBERS and not resources else 0
+        # What one value may meet of comparisons with a number, at most, as an integer and as a
+        # float (0 and `None`: unknown, as through a registry).
+        comparisons = comparison_bounds(text, counts[0]) if weighs & NUMBERS and not resources else (0, None)
         return CompiledSchema(
             schema=schema,
             pinned=pinned,

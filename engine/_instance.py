@@ -48,6 +48,7 @@ import msgspec
 from ._errors import DecodeError, DecodeReason
 
 __all__ = [
+    "LARGE",
     "WRITTEN_AS_IT_IS",
     "PLAIN_SCALARS",
     "TOO_MANY_DIGITS",
@@ -55,6 +56,7 @@ __all__ = [
     "bind_checked",
     "bind_is_valid",
     "flat_limit",
+    "floats_by_level",
     "json_values",
     "large_integers",
     "large_integers_by_level",
@@ -62,7 +64,6 @@ __all__ = [
     "max_values",
     "only_plain_scalars",
     "referents",
-    "strings_within_size",
     "walk",
     "within_size",
 ]
@@ -80,6 +81,8 @@ _CONTAINERS = frozenset({dict, list})
 _JSON = _SCALARS | _CONTAINERS
 _SHARED_AFTER = 8  # objects in a level before it is searched for shared ones
 _SMALL_LEVEL = 32  # values in a level up to which it is read in one loop (see `walk`)
+LARGE = 1
+"""The flag of :func:`walk` and :func:`admit` for a value holding an integer past 64 bits."""
 WRITTEN_AS_IT_IS = 64
 """The values a JSON value may hold (an object of scalars, its members) before the characters of its
 strings and keys are counted, each time it occurs, ahead of the msgpack pass (see :func:`walk`)."""
@@ -147,9 +150,9 @@ def flat_limit(max_depth: int, max_values: int) -> int:
     return max_values if max_depth >= 1 else 0
 
 
-def admit(value: Any, max_depth: int, max_values: int) -> bool:
-    """Return if ``value`` is a JSON value within the bounds, whether it holds an integer past 64
-    bits (see :func:`walk`); raise :class:`DecodeError` otherwise."""
+def admit(value: Any, max_depth: int, max_values: int) -> int:
+    """Return if ``value`` is a JSON value within the bounds, what it holds that may be weighed
+    (see :func:`walk`: 0 for nothing); raise :class:`DecodeError` otherwise."""
     kind = type(value)
     if kind is dict or kind is list:
         return walk(value, _referents(value), max_depth, max_values)
@@ -163,10 +166,11 @@ def admit(value: Any, max_depth: int, max_values: int) -> bool:
     elif kind is float:
         if not isfinite(value):
             raise _non_finite()
+        return 1 << 1  # one float
     elif kind is int:
         if value.bit_length() > _SPELLED_BITS:
             _no_surrogates(value)
-        return not _WORD_LEAST <= value <= _WORD_MOST
+        return 0 if _WORD_LEAST <= value <= _WORD_MOST else LARGE
     elif kind not in _SCALARS:
         raise _not_json(kind)
     return False
@@ -178,38 +182,39 @@ def bind_is_valid(
     max_depth: int,
     max_values: int,
     screened: Callable[[Any], bool] | None = None,
+    floated: Callable[[Any, int], bool] | None = None,
 ) -> Callable[[Any], bool]:
     """``check`` (a backend's answer on a JSON value) behind :func:`admit`; what it raises
     (``ValueError``, ``TypeError``, ``RecursionError``) becomes ``refusal(exc)``. An object of
     scalars is checked without a call. ``screened``: the check of a value the screen found no
-    integer past 64 bits in (``check`` where not given)."""
+    integer past 64 bits nor float in (``check`` where not given); ``floated``: that of a value
+    holding floats but no such integer, given how many (``screened`` where not given)."""
 
-    flat = flat_limit(max_depth, max_values)
+    flat = min(flat_limit(max_depth, max_values), WRITTEN_AS_IT_IS + 1)  # more members: walked
     plain = check if screened is None else screened
 
     def is_valid(instance: Any) -> bool:
-        # :func:`admit`, an object of scalars read in one pass; whether it holds an integer past 64 bits.
-        large = False
+        # :func:`admit`, an object of scalars read in one pass; what it holds to weigh.
+        large = 0
         if type(instance) is dict:
             children = _referents(instance)
             if len(children) == len(instance) < flat and only_plain_scalars(map(type, children)):
-                if len(children) > WRITTEN_AS_IT_IS:
-                    strings_within_size(children, max_values)
                 try:
                     packed = len(_encode(instance))
                 except UnicodeEncodeError as exc:
                     raise _surrogate(exc) from None
                 except OverflowError:
-                    packed, large = _no_surrogates(instance), True
+                    packed, large = _no_surrogates(instance), LARGE
                 if packed > max_values << 1:
                     within_size(packed, len(instance) + 1, max_values)
             else:
                 large = walk(instance, children, max_depth, max_values)
         else:
             large = admit(instance, max_depth, max_values)
-        chosen = check if large else plain
         try:
-            return chosen(instance)
+            if not large or (floated is None and not large & LARGE):
+                return plain(instance)
+            return check(instance) if large & LARGE else floated(instance, large >> 1)  # type: ignore[misc]
         except (ValueError, TypeError, RecursionError) as exc:
             raise refusal(exc) from None
 
@@ -223,36 +228,37 @@ def bind_checked(
     max_depth: int,
     max_values: int,
     screened: Callable[[Any], bool] | None = None,
+    floated: Callable[[Any, int], bool] | None = None,
 ) -> Callable[[Any], Any]:
     """Like :func:`bind_is_valid`, returning ``instance`` when valid and raising ``failure(instance)``
     otherwise."""
 
-    flat = flat_limit(max_depth, max_values)
+    flat = min(flat_limit(max_depth, max_values), WRITTEN_AS_IT_IS + 1)  # more members: walked
     plain = check if screened is None else screened
 
     def checked(instance: Any) -> Any:
-        # :func:`admit`, an object of scalars read in one pass; whether it holds an integer past 64 bits.
-        large = False
+        # :func:`admit`, an object of scalars read in one pass; what it holds to weigh.
+        large = 0
         if type(instance) is dict:
             children = _referents(instance)
             if len(children) == len(instance) < flat and only_plain_scalars(map(type, children)):
-                if len(children) > WRITTEN_AS_IT_IS:
-                    strings_within_size(children, max_values)
                 try:
                     packed = len(_encode(instance))
                 except UnicodeEncodeError as exc:
                     raise _surrogate(exc) from None
                 except OverflowError:
-                    packed, large = _no_surrogates(instance), True
+                    packed, large = _no_surrogates(instance), LARGE
                 if packed > max_values << 1:
                     within_size(packed, len(instance) + 1, max_values)
             else:
                 large = walk(instance, children, max_depth, max_values)
         else:
             large = admit(instance, max_depth, max_values)
-        chosen = check if large else plain
         try:
-            valid = chosen(instance)
+            if not large or (floated is None and not large & LARGE):
+                valid = plain(instance)
+            else:
+                valid = check(instance) if large & LARGE else floated(instance, large >> 1)  # type: ignore[misc]
         except (ValueError, TypeError, RecursionError) as exc:
             raise refusal(exc) from None
         if valid:
@@ -262,10 +268,11 @@ def bind_checked(
     return checked
 
 
-def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, max_values: int) -> bool:
+def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, max_values: int) -> int:
     """:func:`admit` for a dict or list, ``children`` being what :data:`referents` read of it:
-    whether it holds an integer past 64 bits (the msgpack pass refuses one), which jsonschema-rs
-    compares digit by digit (see ``engine._numbers``)."""
+    what it holds that jsonschema-rs may compare slowly (see ``engine._numbers``), as flags:
+    :data:`LARGE` where it holds an integer past 64 bits (the msgpack pass refuses one), and the
+    floats it holds (each time it occurs) shifted left by one."""
     if max_depth < 1:  # the root is a level
         raise _too_deep(max_depth)
     level: list[Any] = [root]
@@ -280,11 +287,14 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
     # size bound it is refused before. A value of fewer is written as it is (at most that many
     # times what its longest string holds): counting costs a fifth of a small walk.
     text, written = 0, WRITTEN_AS_IT_IS
+    floats = 0
     while True:
         if len(children) != size:  # a key that is not exactly a str was read with the values
             children = _one_by_one(level)
         if count > written:
             text += _key_characters(level) + sum([len(child) for child in children if type(child) is str])
+            if text > max_values << 1:
+                raise _too_long(text, max_values)
         # Up to some 30 children, one loop (inline: a call a level less) costs less than building
         # the type sets (on 2 to 24 values, 0.5-0.9x the time): the dicts and lists among them,
         # or `None` for the sets to say what is wrong.
@@ -297,19 +307,21 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
                     continue
                 if kind is dict or kind is list:
                     small.append(child)
-                elif kind is not float or not isfinite(child):
+                elif kind is float and isfinite(child):
+                    floats += 1
+                else:
                     small = None
                     break
         if small is None:
             kinds = {*map(type, children)}
             if kinds <= _SCALARS:  # the last level
                 if float in kinds:
-                    _finite(children)
+                    floats += _finite(children)
                 break
             if not kinds <= _JSON:
                 raise _not_json(next(iter(kinds - _JSON)))
             if float in kinds:
-                _finite(children)
+                floats += _finite(children)
             level = [child for child in children if type(child) in _CONTAINERS]
         elif small:
             level = small
@@ -334,22 +346,22 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
             # The same object more than once: walk each object once, with how often it occurs.
             # (A level of a few objects is walked as it is: however they are shared, reading it
             # takes work in proportion to the values it adds to the bounded count.)
-            count, shared = _walk_shared(level, depth, count, max_depth, max_values)
-            text += shared
+            count, shared, shared_floats = _walk_shared(level, depth, count, max_depth, max_values)
+            if text + shared > max_values << 1:
+                raise _too_long(text + shared, max_values)
+            floats += shared_floats
             break
         children = _referents(*level)
-    if text > max_values << 1:
-        raise _too_long(text, max_values)
-    large = False
+    large = 0
     try:
         packed = len(_encode(root))  # one pass in C over every string and key, now that the count is bounded
     except UnicodeEncodeError as exc:
         raise _surrogate(exc) from None
     except OverflowError:
-        packed, large = _no_surrogates(root), True
+        packed, large = _no_surrogates(root), LARGE
     if packed > max_values << 1:
         within_size(packed, count, max_values)
-    return large
+    return floats << 1 | large
 
 
 def _no_surrogates(value: Any) -> int:
@@ -392,21 +404,34 @@ def large_integers(value: Any, bits: int) -> list[int]:
 
 
 def large_integers_by_level(value: Any, bits: int) -> list[list[int]]:
-    """The integers of more than ``bits`` bits ``value`` holds at each level (the root's is 0; none
-    past the last that holds one), found level by level, each level's values sorted by type in C
-    (60 MB read value by value took seconds)."""
-    found: list[list[int]] = []
+    """The integers of more than ``bits`` bits ``value`` holds at each level (see :func:`floats_by_level`)."""
+    found = [
+        [item for item in integers if item.bit_length() > bits]
+        if integers and max(map(int.bit_length, integers)) > bits
+        else []
+        for integers in _by_level(value, int)
+    ]
+    while found and not found[-1]:
+        found.pop()
+    return found
+
+
+def floats_by_level(value: Any) -> list[list[float]]:
+    """The floats ``value`` holds at each level (the root's is 0; none past the last holding one),
+    each level's values sorted by type in C (60 MB read value by value took seconds)."""
+    return _by_level(value, float)
+
+
+def _by_level(value: Any, kind: type) -> list[list[Any]]:
+    found: list[list[Any]] = []
     level = [value]
-    depth = 0
     while level:
         kinds = [*map(type, level)]
-        integers = [*compress(level, map(is_, kinds, repeat(int)))]
-        if integers and max(map(int.bit_length, integers)) > bits:
-            found += [[] for _ in range(depth - len(found))]
-            found.append([item for item in integers if item.bit_length() > bits])
+        found.append([*compress(level, map(is_, kinds, repeat(kind)))])
         containers = [*compress(level, map(_CONTAINERS.__contains__, kinds))]
         level = level_children(containers) if containers else []
-        depth += 1
+    while found and not found[-1]:
+        found.pop()
     return found
 
 
@@ -451,25 +476,27 @@ def _read(level: list[Any]) -> None:
         _finite(children)
 
 
-def _walk_shared(level: list[Any], depth: int, count: int, max_depth: int, max_values: int) -> tuple[int, int]:
+def _walk_shared(level: list[Any], depth: int, count: int, max_depth: int, max_values: int) -> tuple[int, int, int]:
     """The walk over objects that occur more than once: every distinct object is looked at once
     and weighed by its occurrences, so `x = [x, x]` forty times costs forty steps, not 2**40.
-    The values counted, and the characters of the strings and keys below ``level``, returned."""
+    The values counted, the characters of the strings and keys below ``level`` and the floats
+    there (each time they occur), returned."""
     weights: dict[int, list[Any]] = {}
     for node in level:
         _weigh(weights, node, 1)
-    text = 0  # the characters of their strings and keys, each time they occur (see `walk`)
+    text = floats = 0  # the characters of their strings and keys, and their floats, each time they occur
     while True:
         _read([node for node, _ in weights.values()])  # the checks of every key and scalar
         following: dict[int, list[Any]] = {}
         for node, weight in weights.values():
             values = node.values() if type(node) is dict else node
             text += weight * (_key_characters([node]) + sum(len(child) for child in values if type(child) is str))
+            floats += weight * sum(type(child) is float for child in values)
             for child in values:
                 if type(child) in _CONTAINERS:
                     _weigh(following, child, weight)
         if not following:
-            return count, text
+            return count, text, floats
         weights = following
         depth += 1
         if depth > max_depth:
@@ -477,16 +504,6 @@ def _walk_shared(level: list[Any], depth: int, count: int, max_depth: int, max_v
         count += sum(len(node) * weight for node, weight in weights.values())
         if count > max_values:
             raise _too_many(max_values)
-
-
-def strings_within_size(values: list[Any], max_values: int) -> None:
-    """Refuse, as too large, scalar ``values`` whose strings take more characters than a document
-    within the size bound holds, before the msgpack pass writes each (one string held by many
-    members would take gigabytes to write). An object of :data:`WRITTEN_AS_IT_IS` members or fewer is
-    written as it is: at most that many times what its longest string holds."""
-    text = sum(map(len, compress(values, map(is_, map(type, values), repeat(str)))))
-    if text > max_values << 1:
-        raise _too_long(text, max_values)
 
 
 def _key_characters(level: list[Any]) -> int:
@@ -505,9 +522,12 @@ def _weigh(weights: dict[int, list[Any]], node: Any, weight: int) -> None:
         entry[1] += weight
 
 
-def _finite(children: list[Any]) -> None:
-    if not all(map(isfinite, [child for child in children if type(child) is float])):
+def _finite(children: list[Any]) -> int:
+    """How many floats ``children`` holds, every one finite (or refused)."""
+    floats = [child for child in children if type(child) is float]
+    if not all(map(isfinite, floats)):
         raise _non_finite()
+    return len(floats)
 
 
 def _bad_key(keys: list[Any]) -> DecodeError:

@@ -33,10 +33,19 @@ import msgspec
 
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason
-from ._instance import large_integers_by_level
+from ._floats import (
+    float_comparisons_at_most,
+    float_levels,
+    float_work,
+    float_work_at_most,
+    floats_cheap,
+    floats_free,
+)
+from ._instance import floats_by_level, large_integers_by_level
 from ._levels import level_counts
 
 __all__ = [
+    "comparison_bounds",
     "comparison_cost",
     "comparisons_per_value",
     "compares_in_turn",
@@ -48,6 +57,7 @@ __all__ = [
     "surely_cheap",
     "weigh_large_integers",
     "EVERY_LENGTH",
+    "Weighed",
     "never_longer",
 ]
 
@@ -70,6 +80,11 @@ _FEW_COMPARISONS = 1 << 10
 # `comparison_cost` over one more than the digits is at most 33.7 (4,300 digits, the longest read).
 _MOST_PER_BYTE = 34
 EVERY_LENGTH = 1 << 62  # a document of any length
+Weighed = tuple[
+    Callable[[Any], bool], Callable[[Any], bool], int, Callable[[Any, int], bool], Callable[[Any, int], bool] | None
+]
+"""A check that weighs numbers, the check without, the length of documents it needs no look at, the
+check of a longer one given its length, that of a value given its floats (see :func:`weigh_large_integers`)."""
 _LOOKED_AT_FIRST = 16  # long documents looked at before the levels are counted (see `weigh_large_integers`)
 _READING = frozenset({*_RANGE, "const", "enum", "uniqueItems"})
 _MEMBER_VALUES = 1 << 20  # values of a `const` or an `enum` member read (a schema of 1 MB holds fewer)
@@ -245,6 +260,13 @@ def comparisons_at_most(text: bytes, values: int) -> int:
     return max(min(counted, every), 1)
 
 
+def comparison_bounds(text: bytes, values: int) -> tuple[int, int | None]:
+    """:func:`comparisons_at_most` of a schema's canonical ``text`` for an integer, and
+    ``engine._floats.float_comparisons_at_most`` for a float (``None``: unknown)."""
+    members = _const_kinds(text)[1] or _enum_kinds(text)[1]
+    return comparisons_at_most(text, values), float_comparisons_at_most(text, values, members)
+
+
 def surely_cheap(comparisons: int, budget: int) -> int:
     """The longest document whose integers past 64 bits cannot cost more than ``budget`` where one
     value meets at most ``comparisons`` comparisons (0 if unknown): such an integer costs at most
@@ -318,44 +340,64 @@ def weigh_large_integers(
     check: Callable[[Any], bool],
     schema: tuple[Callable[[], Any], Mapping[str, Any], Dialect, int, int, int],
     comparisons: int,
+    float_comparisons: int | None,
     budget: int,
-) -> tuple[Callable[[Any], bool], Callable[[Any], bool], int, Callable[[Any, int], bool]]:
+) -> Weighed:
     """``check`` (a backend's answer on a JSON value within the instance bounds), first refusing an
-    instance whose integers past 64 bits cost more than ``budget`` evaluations: each
-    :func:`comparison_cost` times what one value may meet, :func:`comparisons_met` of ``schema``
-    (its document, registry resources, dialect, levels, subschemas and rereads; counted once,
-    when first needed). Returned with ``check`` itself, for a value found to hold none; the
-    :func:`surely_cheap` length of ``comparisons`` (at most what one value meets, read off the
-    schema's text; 0: unknown), up to which a document needs no look; and the check of a longer
-    one, given its length, which looks (from the :data:`_LOOKED_AT_FIRST` th on) only if the
-    counted levels say it must."""
-    weighing = _Weighing(check, schema, surely_cheap(comparisons, budget), budget)
-    return weighing.weighed, check, weighing.cheap, weighing.sized
+    instance whose integers past 64 bits or floats cost more than ``budget`` evaluations: each
+    integer :func:`comparison_cost` times what one value at its level meets, :func:`comparisons_met`
+    of ``schema`` (its document, registry resources, dialect, levels, subschemas and rereads;
+    counted once, when first needed), each float what ``engine._floats`` says. Returned with
+    ``check`` itself, for a value found to hold neither; the length up to which a document needs
+    no look (:func:`surely_cheap` of ``comparisons``, at most what one value meets read off the
+    schema's text, 0: unknown, and ``engine._floats.floats_cheap`` of ``float_comparisons``,
+    ``None``: unknown); the check of a longer one, given its length; and the check of a value
+    holding no such integer, given how many floats it holds. The last two look (from the
+    :data:`_LOOKED_AT_FIRST` th on) only if the counted levels say they must."""
+    cheap, free = 0, 0
+    if float_comparisons is not None:
+        cheap = min(surely_cheap(comparisons, budget), floats_cheap(float_comparisons, budget))
+        free = floats_free(float_comparisons, budget)
+    weighing = _Weighing(check, schema, cheap, free, budget)
+    return weighing.weighed, check, weighing.cheap, weighing.sized, weighing.floated
 
 
 class _Weighing:
-    """The state of :func:`weigh_large_integers` (one object and two bound methods a schema: a
+    """The state of :func:`weigh_large_integers` (one object and three bound methods a schema: a
     compiled tool list holds thousands, which the collector walks)."""
 
-    __slots__ = ("_budget", "_check", "_longer", "_met", "_schema", "cheap")
+    __slots__ = ("_budget", "_check", "_longer", "_met", "_schema", "cheap", "free")
 
-    def __init__(self, check: Callable[[Any], bool], schema: tuple[Any, ...], cheap: int, budget: int) -> None:
-        self._check, self._schema, self.cheap, self._budget = check, schema, cheap, budget
-        # What one value meets at each level, and the length the most of them leaves unlooked at.
-        self._met: tuple[list[int], int] | None = None
-        self._longer = 0  # the documents of `sized` weighed so before the levels are counted
+    def __init__(
+        self, check: Callable[[Any], bool], schema: tuple[Any, ...], cheap: int, free: int, budget: int
+    ) -> None:
+        self._check, self._schema, self.cheap, self.free, self._budget = check, schema, cheap, free, budget
+        # What one value meets at each level: comparisons for an integer, number members and
+        # comparisons for a float; the length and the floats the most of them leave unlooked at.
+        self._met: tuple[list[int], list[int], list[int], int, int] | None = None
+        self._longer = 0  # the documents of `sized` and values of `floated` weighed so before the levels are counted
 
-    def _meets(self) -> tuple[list[int], int]:
+    def _meets(self) -> tuple[list[int], list[int], list[int], int, int]:
         met = self._met
         if met is None:
             document, resources, dialect, levels, subschemas, rereads = self._schema
-            found = comparisons_met(document(), resources, dialect, levels, subschemas, rereads, self._budget + 1)
-            met = self._met = (found, surely_cheap(max(*found, 1), self._budget))
+            schema, cap = document(), self._budget + 1
+            found = comparisons_met(schema, resources, dialect, levels, subschemas, rereads, cap)
+            floats = float_levels(schema, resources, dialect, levels, cap)
+            if floats is None:  # every comparison may be with a member
+                members, compared = found, found
+            else:
+                members, compared = floats
+            most = max(*compared, 1)
+            cheap = min(surely_cheap(max(*found, 1), self._budget), floats_cheap(most, self._budget))
+            met = self._met = (found, members, compared, cheap, floats_free(most, self._budget))
         return met
 
     def weighed(self, instance: Any) -> bool:
+        work = 0
+        packed: bytes | None = None
         try:
-            _pack(instance)  # one pass in C: msgpack holds every integer within 64 bits
+            packed = _pack(instance)  # one pass in C: msgpack holds every integer within 64 bits
         except (OverflowError, TypeError, ValueError):
             by_level = large_integers_by_level(instance, _WORD_BITS)
             if by_level:
@@ -367,17 +409,44 @@ class _Weighing:
                 )
                 if work > self._budget:
                     raise _too_costly(sum(map(len, by_level)), work, self._budget) from None
+        # Floats: a bound of their count and of the far ones read off the msgpack pass (two
+        # passes in C), and only past the budget each float weighed by its level and exponent.
+        if packed is None or packed.count(b"\xcb") > self.free:
+            _, members, compared, _, _ = self._meets()
+            if packed is None or work + float_work_at_most(packed, max(members), max(compared)) > self._budget:
+                floats = floats_by_level(instance)
+                work += float_work(floats, members, compared)
+                if work > self._budget:
+                    raise _floats_too_costly(sum(map(len, floats)), work, self._budget)
         return self._check(instance)
 
     def sized(self, instance: Any, size: int) -> bool:
         if 0 <= size <= self.cheap:
             return self._check(instance)
         # Counting the levels may take a millisecond: not for a tool's first documents, which are
-        # looked at (the msgpack pass) until some are long enough to pay for it.
+        # looked at (the msgpack pass, the floats) until some are long enough to pay for it.
         if self._met is None and self._longer < _LOOKED_AT_FIRST:
             self._longer += 1  # a lost update between threads only moves the count
             return self.weighed(instance)
-        return self._check(instance) if 0 <= size <= self._meets()[1] else self.weighed(instance)
+        return self._check(instance) if 0 <= size <= self._meets()[3] else self.weighed(instance)
+
+    def floated(self, instance: Any, floats: int) -> bool:
+        if floats <= self.free:
+            return self._check(instance)
+        if self._met is None and self._longer < _LOOKED_AT_FIRST:
+            self._longer += 1
+            return self.weighed(instance)
+        return self._check(instance) if floats <= self._meets()[4] else self.weighed(instance)
+
+
+def _floats_too_costly(count: int, work: int, budget: int) -> DecodeError:
+    return DecodeError(
+        DecodeReason.TOO_LARGE,
+        f"instance is too large for this schema: it holds {count} float(s), which jsonschema-rs compares "
+        f"with each number member of an enum or const (an enum of integers is looked up for integers "
+        f"only) and, the farther a float's exponent from zero, the slower (1e-300: some 20 us a "
+        f"comparison), some {work} evaluations, more than {budget} (max_validation_work)",
+    )
 
 
 def _too_costly(count: int, work: int, budget: int) -> DecodeError:

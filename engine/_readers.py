@@ -78,12 +78,15 @@ class HotPath(NamedTuple):
     the value is in the document holding it)."""
     screened: Callable[[Any], bool]
     """``check`` for a value found to hold no integer past 64 bits (its msgpack pass did not
-    overflow), or read from a document of at most ``cheap`` bytes, too short for them to cost the
-    validation-work budget: nothing of it weighed for them (see ``engine._numbers``)."""
+    overflow) nor float, or read from a document of at most ``cheap`` bytes, too short for them to
+    cost the validation-work budget: nothing of it weighed for them (see ``engine._numbers``)."""
     cheap: int
     sized: Callable[[Any, int], bool]
     """``check`` for the value of a document of the given length (``screened`` where it is short
     enough: see ``engine._numbers.weigh_large_integers``)."""
+    floated: Callable[[Any, int], bool] | None
+    """``check`` for a value holding no integer past 64 bits and the given count of floats (one of
+    few floats is checked as ``screened``); ``None`` where the schema compares no number."""
 
 
 ShortPath = list[Any]

@@ -37,8 +37,9 @@ subschemas a value) first weighs the instance, and one whose estimate is over
 - under ``uniqueItems``, distinct items that hash alike are compared pair by pair: integers past
   2^53 that round to one double, arrays and objects whose runs of scalars are alike
   (:mod:`engine._unique`, on every instance of a schema that holds ``uniqueItems: true``);
-- integers past 64 bits, which jsonschema-rs compares digit by digit, where a schema compares
-  numbers at all (:mod:`engine._numbers`, on every instance that holds one);
+- integers past 64 bits, which jsonschema-rs compares digit by digit, and floats, which it
+  compares with each member of an ``enum`` of integers and slowly when far from 1, where a schema
+  compares numbers at all (:mod:`engine._numbers`, :mod:`engine._floats`);
 - where formats are asserted, a slow one costs what it costs (:data:`_FORMAT_COSTS`), and
   ``format: regex`` the square of the named groups a string may hold (:func:`_named_groups`).
 
@@ -63,7 +64,7 @@ from ._errors import DecodeError, DecodeReason
 from ._guard import AMPLIFYING, DeferredReport, GuardReport
 from ._instance import json_values
 from ._levels import HASH, level_counts, reading_rate, unique_levels
-from ._numbers import EVERY_LENGTH, never_longer, read_numbers, weigh_large_integers
+from ._numbers import EVERY_LENGTH, Weighed, never_longer, read_numbers, weigh_large_integers
 from ._patterns.analysis import reads_linearly
 from ._unique import colliding_integers, colliding_structures
 
@@ -151,7 +152,8 @@ def bound_work(
     weighs: int,
     resources: Mapping[str, Any] | None = None,
     comparisons: int = 0,
-) -> tuple[Callable[[Any], bool], Callable[[Any], bool], int, Callable[[Any, int], bool]]:
+    float_comparisons: int | None = None,
+) -> Weighed:
     """``check`` (a backend's answer on a JSON value within the instance bounds), weighing the
     instance first where the schema (``document()``, which ``guard`` reports on, and the
     ``resources`` of its registry) may take more than :data:`AMPLIFYING` evaluations on one
@@ -161,20 +163,22 @@ def bound_work(
     costs; :data:`UNIQUE` where it may hold ``uniqueItems: true``, so every instance has the items
     that may hash alike weighed (:mod:`engine._unique`); :data:`FORMATS` and :data:`REGEX` where it holds a
     format asserted at a cost; :data:`NUMBERS` where it may compare a number, so an instance
-    holding an integer past 64 bits has them weighed (:mod:`engine._numbers`), ``comparisons``
-    being at most what one value meets (0: unknown). Returned with the check for a value found to
-    hold no such integer, or read from a document too short for them to cost the budget (of at
-    most the length returned third), which weighs none, and the check of a longer one given its
-    length (``engine._numbers.weigh_large_integers``)."""
+    holding an integer past 64 bits or floats has them weighed (:mod:`engine._numbers`,
+    :mod:`engine._floats`), ``comparisons`` and ``float_comparisons`` being at most what one value
+    meets (0 and ``None``: unknown). Returned with the check for a value found to hold neither, or
+    read from a document too short for them to cost the budget (of at most the length returned
+    third), which weighs none, the check of a longer one given its length, and that of a value
+    holding no such integer given the floats it holds (``None``: none weighed; see
+    ``engine._numbers.weigh_large_integers``)."""
     if guard is None:  # a boolean schema
-        return check, check, EVERY_LENGTH, never_longer
+        return check, check, EVERY_LENGTH, never_longer, None
     if isinstance(guard, DeferredReport):  # cleared: no `unevaluated*` keyword
         bound, scopes = guard.expansion, 0
     else:
         bound, scopes = guard.measured.get("max_ref_expansion", 1), guard.measured.get("max_unevaluated_nesting", 0)
     checked = _bound_check(check, guard, limits, document, dialect, weighs & ~NUMBERS, resources, bound, scopes)
     if not weighs & NUMBERS:
-        return checked, checked, EVERY_LENGTH, never_longer
+        return checked, checked, EVERY_LENGTH, never_longer, None
     rereads = 1 if isinstance(guard, DeferredReport) else (guard.measured.get("max_eval_depth", 1) + 2) ** scopes
     schema = (
         document,
@@ -184,7 +188,8 @@ def bound_work(
         bound,
         rereads,
     )
-    return weigh_large_integers(checked, schema, comparisons * rereads, limits.max_validation_work)
+    floats = None if float_comparisons is None else float_comparisons * rereads
+    return weigh_large_integers(checked, schema, comparisons * rereads, floats, limits.max_validation_work)
 
 
 def _bound_check(

@@ -38,7 +38,7 @@ from .._decode import as_bytes, decode_json, held_nesting, short_bytes, surely_w
 from .._dialect import Dialect
 from .._engine import Engine, compile_measured, engine_or_default
 from .._errors import Issue, SchemaRejected, ValidationFailed
-from .._instance import admit, max_values
+from .._instance import LARGE, admit, max_values
 from .._intake import canonical_text, load_schema
 from ..backends import SchemaSource, msgspec_translation
 from .form_shape import check_default_formats, check_shape
@@ -312,8 +312,10 @@ class ElicitationForm:
                 if answer.content is None
                 else {"action": answer.action, "content": answer.content}
             )
-        large = admit(answer, self._max_depth, max_values(self._max_bytes))
-        return self._checked(answer, screened=not large)
+        held = admit(answer, self._max_depth, max_values(self._max_bytes))
+        # Nothing to weigh: an integer past 64 bits or, where the content's schema compares
+        # numbers, floats (an answer holds few: its content is checked whole, weighed).
+        return self._checked(answer, screened=not held or (not held & LARGE and self._content_path.floated is None))
 
     def _general(self, data: bytes | bytearray | memoryview | str) -> ElicitResult:
         answer = decode_json(data, max_bytes=self._max_bytes, max_depth=self._max_depth)

@@ -15,13 +15,13 @@ from .._decode import as_bytes, decode_json, short_bytes, surely_within
 from .._engine import Engine, engine_or_default
 from .._errors import DecodeError, RejectReason, SchemaRejected, UnknownTool, ValidationFailed
 from .._instance import (
+    LARGE,
     WRITTEN_AS_IT_IS,
     admit,
     flat_limit,
     max_values,
     only_plain_scalars,
     referents,
-    strings_within_size,
     walk,
     within_size,
 )
@@ -55,11 +55,14 @@ class CompiledTool(msgspec.Struct, frozen=True):
 _parse = msgspec.json.decode
 _pack = msgspec.msgpack.encode  # the surrogate pass of an object of plain scalars (see `engine._instance`)
 _encode = msgspec.json.encode
-# A tool's backend check of a JSON value holding no integer past 64 bits (`HotPath.screened`), the
-# most members an object of scalars checked inline may hold (see `flat_limit`) and the most
-# levels, its compiled schema (for its bound check), its explanation, and the longest msgpack pass
-# of such an object below which its size is not looked at (`within_size`).
-_FromDict = tuple[Callable[[Any], bool], int, int, CompiledSchema, Callable[..., ValidationFailed], int]
+# A tool's backend check of a JSON value holding no integer past 64 bits nor float
+# (`HotPath.screened`), the most members an object of scalars checked inline may hold (past
+# `WRITTEN_AS_IT_IS`, or the depth bound's none: see `flat_limit`) and the most levels, its
+# compiled schema (for its bound check), its explanation, the longest msgpack pass of such an
+# object below which its size is not looked at (`within_size`: twice the values the size bound
+# allows), and its check of a value holding floats given how many (see `HotPath.floated`).
+_Floated = Callable[[Any, int], bool] | None
+_FromDict = tuple[Callable[[Any], bool], int, int, CompiledSchema, Callable[..., ValidationFailed], int, _Floated]
 # A tool's `CompiledSchema.short_path()` (decode, limit, count, unshown, read, check, left, slow),
 # as a tuple, and the list itself, whose mode the reader changes.
 _FromBytes = tuple[Any, ...]
@@ -175,36 +178,41 @@ class ToolSet:
             return value  # type: ignore[no-any-return]
         if kind is dict:
             try:
-                check, limit, depth, schema, failure, longest = self._from_dict[name]
+                check, few, depth, schema, failure, longest, floated = self._from_dict[name]
             except (KeyError, TypeError):
                 return self._arguments(name, arguments)
             # The screen of `engine._instance` inline. The commonest object: its keys all exactly
-            # `str` (then the referents are its values alone), its values strings, integers,
-            # booleans or nulls, no string with a lone surrogate nor integer past 64 bits (the
-            # msgpack pass encodes each: `check` weighs none). Any other is walked, and refused
-            # with the reason. Whatever the backend raises goes through the bound check, which
-            # says why; its "no" is explained.
+            # `str` (then the referents are its values alone), up to 64 values (more are walked:
+            # their strings counted first), strings, integers, booleans or nulls, no string with a
+            # lone surrogate nor integer past 64 bits (the msgpack pass encodes each: `check`
+            # weighs none). Any other is walked, and refused with the reason. Whatever the backend
+            # raises goes through the bound check, which says why; its "no" is explained.
             values = referents(arguments)
-            packed = None
-            if len(values) == len(arguments) < limit and only_plain_scalars(map(type, values)):
-                if len(values) > WRITTEN_AS_IT_IS:  # one long string held by many members: refused before it is written
-                    strings_within_size(values, limit)
+            if len(values) == len(arguments) < few and only_plain_scalars(map(type, values)):
                 try:
                     packed = _pack(arguments)
                 except Exception:  # noqa: BLE001 - refused by the bound check, with the reason
                     return schema.checked(arguments)  # type: ignore[no-any-return]
                 if len(packed) > longest:  # a long string or key: its JSON may be over the size bound
-                    within_size(len(packed), len(arguments) + 1, limit)
-            elif walk(arguments, values, depth, limit):  # an integer past 64 bits: weighed there
+                    within_size(len(packed), len(arguments) + 1, longest >> 1)
+                try:
+                    if check(arguments):
+                        return arguments  # type: ignore[no-any-return]
+                except Exception:  # noqa: BLE001 - judged again by the bound check, never trusted
+                    return schema.checked(arguments)  # type: ignore[no-any-return]
+                # Every value takes a byte or more of the msgpack pass, a string one more than its
+                # length: the bound of the values the explanation's estimate counts.
+                raise failure(arguments, width=len(packed))
+            held = walk(arguments, values, depth, longest >> 1)
+            if held & LARGE:  # an integer past 64 bits: weighed there
                 return schema.checked(arguments)  # type: ignore[no-any-return]
             try:
-                if check(arguments):
+                # Floats, where the schema compares numbers: weighed if there are many.
+                if check(arguments) if held < 2 or floated is None else floated(arguments, held >> 1):
                     return arguments  # type: ignore[no-any-return]
             except Exception:  # noqa: BLE001 - judged again by the bound check, never trusted
                 return schema.checked(arguments)  # type: ignore[no-any-return]
-            # Every value takes a byte or more of the msgpack pass, a string one more than its
-            # length: the bound of the values the explanation's estimate counts.
-            raise failure(arguments, width=None if packed is None else len(packed))
+            raise failure(arguments, width=None)
         if arguments is None:  # no arguments: an empty object (a fresh dict each call)
             return self.validate_arguments(name, b"{}" if self._none_as_bytes else {})
         encoded = short_bytes(arguments, self._within)  # text or a buffer: read as its bytes are
@@ -224,7 +232,8 @@ class ToolSet:
             hot = schema.hot_path()
             flat = flat_limit(hot.max_depth, max_values(hot.max_bytes))
             # The schema, not its bound check: that is bound when a dict first needs it (rare).
-            self._from_dict[name] = (hot.screened, flat, hot.max_depth, schema, hot.failure, flat << 1)
+            few = min(flat, WRITTEN_AS_IT_IS + 1)  # more members are walked (see `engine._instance.walk`)
+            self._from_dict[name] = (hot.screened, few, hot.max_depth, schema, hot.failure, flat << 1, hot.floated)
         if issubclass(type(arguments), (bytes, bytearray, memoryview, str)):  # not `isinstance`: `__class__` may lie
             # The short path's reader: a tool's first documents are read on the general path
             # before its typed reader is built (see `CompiledSchema.short_path`).

@@ -266,12 +266,16 @@ def test_an_enum_compared_member_by_member_weighs_by_its_members() -> None:
 
 
 def test_an_enum_looked_up_is_never_weighed() -> None:
-    # Strings only, or integers only: jsonschema-rs looks the value up.
+    # Strings only, or integers only: jsonschema-rs looks the value up (an integer, in an enum of
+    # integers; a float is compared with every member: `engine._floats`).
     starved = _engine(0)
     for enum in ([f"v{i}" for i in range(10_000)], list(range(-5_000, 5_000)), ['a"b', "c\\d", ""]):
         compiled = starved.compile({"type": "array", "items": {"enum": enum}})
         assert compiled.is_valid([enum[-1]] * 1_000)
-        assert not compiled.is_valid([1.5])
+        if type(enum[0]) is str:
+            assert not compiled.is_valid([1.5])
+        else:
+            _refused(compiled.is_valid, [1.5])
 
 
 def test_a_recursive_schema_counts_each_enum_once_a_value() -> None:

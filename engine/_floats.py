@@ -1,0 +1,192 @@
+"""What floats cost jsonschema-rs where a schema compares numbers.
+
+jsonschema-rs compares a float with a number exactly, and the farther the float's decimal
+exponent from zero, the slower. Measured on one float (CPU, 2-core machine; microseconds a
+comparison):
+
+=================================  =======  =====  ======  =======  =======  ======
+against                              0.5    1e-20  1e-100  1e-300   5e-324   1e300
+=================================  =======  =====  ======  =======  =======  ======
+``multipleOf: 0.7``                  0.9     2.6     7.7     23.5     31.8     4.6
+``minimum: 0.5``                     0.6     1.5     4.1     12.1     14.6     3.3
+``minimum: 5``                       0.02    0.02    0.02    0.02     0.02     2.4
+``const: 5``                         1.1     2.3     5.3     13.1     16.0     3.1
+``enum: [1, 2, 3]`` (three members)  3.0     6.7     16.1    49.7     50.2     8.3
+=================================  =======  =====  ======  =======  =======  ======
+
+An ``enum`` of integers is looked up for an integer only: a float is compared with every member,
+some 1.5 microseconds each (``{"not": {"enum": [0, ..., 9999]}}`` on 2,000 items ``0.5``, 8 KB:
+30 s). So an instance holding floats is weighed where its schema compares numbers: each float
+costs :data:`MEMBER` evaluations for every number member (of a ``const`` or an ``enum``, or a
+``uniqueItems`` pair) it may meet, and, past an exponent of :data:`_NEAR`, :data:`_EXPONENT_DIGIT`
+more for each decimal digit of its exponent for every comparison it may meet (a member, a bound
+of a range, ``multipleOf``). A keyword whose operand has a fraction is weighed for every value
+already (``engine._work``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from math import frexp
+from typing import Any
+
+from ._dialect import Dialect
+from ._levels import level_counts
+
+__all__ = [
+    "MOST_PER_FLOAT",
+    "float_comparisons_at_most",
+    "float_levels",
+    "float_work_at_most",
+    "float_work",
+    "floats_cheap",
+    "floats_free",
+]
+
+MEMBER = 200  # a float compared with a number member: 1-1.5 us
+_EXPONENT_DIGIT = 12  # a comparison, for each decimal digit of a far exponent: 31.8 us at 5e-324
+# Near floats, 2^-79 to 2^81 (1.7e-24 to 2.4e24: an exponent of 0x3b0 to 0x44f, as its first
+# bytes spell it), cost no more (a bound with a fraction is weighed for every value already:
+# 400 evaluations; with an integral one, 1e20 takes 1.3 us).
+_LEAST_NEAR, _MOST_NEAR = -78, 81  # `frexp` exponents
+_TINY, _HUGE = 2.0**-79, 2.0**81
+_FARTHEST = _EXPONENT_DIGIT * 324  # 5e-324 (1.8e308: 308)
+# In a msgpack pass, every float is 0xcb and its 8 bytes, big-endian: a far one's first byte holds
+# its sign and the top 7 bits of its exponent outside 0x3b to 0x44 (zero excepted). Each float is
+# one match at most; a match may also be inside a string or another number (a bound, then).
+_FLOAT = b"\xcb"
+_FAR_FLOAT = re.compile(rb"\xcb(?!\x00{8}|\x80\x00{7})[\x00-\x3a\x45-\xba\xc5-\xff]")
+MOST_PER_FLOAT = MEMBER + _FARTHEST  # what a float may cost a comparison
+# What a comparison may cost for each byte of a float in a document, its separator included: a
+# member against `1e308` (6 bytes) 3,896 evaluations, 649 a byte; `5e-324` (7) 584.
+_MOST_PER_BYTE = 650
+_RANGE = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+_UNIQUE_PAIRS = 7  # see `engine._numbers`
+_MEMBER_VALUES = 1 << 20
+_A_REFERENCE = b'ef":'
+_BOUND, _MULTIPLE, _UNIQUE = b'imum":', b'"multipleOf":', b'"uniqueItems":true'
+_EVERY = 1 << 62  # a document of any length, any count of floats
+
+
+def float_comparisons_at_most(text: bytes, values: int, numeric_members: bool) -> int | None:
+    """At most the comparisons one float meets (number members and keywords that may compare it
+    slowly), read off a schema's canonical ``text`` (``values``: how many it holds;
+    ``numeric_members``: whether a ``const`` or an ``enum`` may hold a number) without a walk;
+    ``None`` where the text spells a reference."""
+    if text.find(_A_REFERENCE) >= 0:
+        return None
+    members = (values if numeric_members else 0) + _UNIQUE_PAIRS * text.count(_UNIQUE)
+    return members + text.count(_BOUND) + text.count(_MULTIPLE)
+
+
+def floats_cheap(comparisons: int, budget: int) -> int:
+    """The longest document whose floats cannot cost more than ``budget`` where one float meets at
+    most ``comparisons`` comparisons."""
+    return budget // (_MOST_PER_BYTE * comparisons) if comparisons > 0 else _EVERY
+
+
+def floats_free(comparisons: int, budget: int) -> int:
+    """The most floats a value may hold that cannot cost more than ``budget`` (see :func:`floats_cheap`)."""
+    return budget // (MOST_PER_FLOAT * comparisons) if comparisons > 0 else _EVERY
+
+
+def float_levels(
+    document: Any, resources: Mapping[str, Any], dialect: Dialect, levels: int, cap: int
+) -> tuple[list[int], list[int]] | None:
+    """The most number members and the most comparisons one float may meet at each level of an
+    instance (the root's is 0; none past the end), counted as :func:`engine._numbers.comparisons_met`
+    counts (what compares the values within a value at every level below it); ``None`` where the
+    schema is not counted."""
+    members = _counted(document, resources, dialect, levels, cap, _members_here, _members_within)
+    comparisons = _counted(document, resources, dialect, levels, cap, _comparisons_here, _members_within)
+    if members is None or comparisons is None:
+        return None
+    return members, comparisons
+
+
+def _counted(
+    document: Any, resources: Mapping[str, Any], dialect: Dialect, levels: int, cap: int, here: Any, within: Any
+) -> list[int] | None:
+    counted = level_counts(document, dialect, here, levels, hashing=False, cap=cap, resources=resources, unit=0)
+    deeper = level_counts(document, dialect, within, levels, hashing=False, cap=cap, resources=resources, unit=0)
+    if counted is None or deeper is None:
+        return None
+    met, above = counted[0] + [0] * (levels - len(counted[0])), 0
+    for level in range(levels):  # a level meets what compares the values within every level above it
+        above = min(above + (deeper[0][level] if level < len(deeper[0]) else 0), cap)
+        met[level] = min(met[level] + above, cap)
+    while len(met) > 1 and met[-1] == 0:
+        met.pop()
+    return met
+
+
+def _members(node: dict[str, Any]) -> tuple[int, int]:
+    """The number members of ``node``'s ``const`` and ``enum`` compared with the value itself, and
+    those compared with the values within it (inside an array or object member)."""
+    members = [node["const"]] if "const" in node else []
+    enum = node.get("enum")
+    if type(enum) is list:
+        members += enum
+    here = sum(type(member) is int or type(member) is float for member in members)
+    nested = [member for member in members if type(member) is dict or type(member) is list]
+    return here, _numbers_in(nested) if nested else 0
+
+
+def _members_here(node: dict[str, Any]) -> tuple[int, int]:
+    return _members(node)[0], 0
+
+
+def _comparisons_here(node: dict[str, Any]) -> tuple[int, int]:
+    return _members(node)[0] + sum(keyword in node for keyword in _RANGE), 0
+
+
+def _members_within(node: dict[str, Any]) -> tuple[int, int]:
+    within = _members(node)[1]
+    if node.get("uniqueItems") is True:
+        within += _UNIQUE_PAIRS
+    return within, 0
+
+
+def _numbers_in(values: list[Any]) -> int:
+    count, stack, seen = 0, list(values), 0
+    while stack and seen <= _MEMBER_VALUES:
+        item = stack.pop()
+        seen += 1
+        kind = type(item)
+        if kind is int or kind is float:
+            count += 1
+        elif kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+    return count
+
+
+def float_work_at_most(packed: bytes, members: int, comparisons: int) -> int:
+    """At most what the floats of an instance whose msgpack pass is ``packed`` cost, each meeting
+    at most ``members`` number members and ``comparisons`` comparisons: two passes in C."""
+    return packed.count(_FLOAT) * members * MEMBER + len(_FAR_FLOAT.findall(packed)) * comparisons * _FARTHEST
+
+
+def float_work(by_level: list[list[float]], members: list[int], comparisons: list[int]) -> int:
+    """What the floats of an instance (``by_level``: those at each level) cost, each meeting the
+    ``members`` and ``comparisons`` of its level."""
+    work = 0
+    for depth, floats in enumerate(by_level[: len(comparisons)]):
+        met = comparisons[depth]
+        if not met or not floats:
+            continue
+        work += (members[depth] if depth < len(members) else 0) * MEMBER * len(floats)
+        # One pass in C each: most floats are near (zero is: it costs nothing more).
+        if max(floats) >= _HUGE or min(floats) <= -_HUGE or min(filter(None, map(abs, floats)), default=_TINY) < _TINY:
+            work += met * sum(map(_far, floats))
+    return work
+
+
+def _far(value: float) -> int:
+    """What a comparison costs beyond :data:`MEMBER` for a float of this value."""
+    exponent = frexp(value)[1]
+    if _LEAST_NEAR <= exponent <= _MOST_NEAR or not value:
+        return 0
+    return _EXPONENT_DIGIT * (abs(exponent) * 30_103 // 100_000 + 1)
