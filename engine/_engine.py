@@ -20,7 +20,7 @@ from ._errors import RejectReason, SchemaRejected
 from ._intake import DocumentSize, Intake, canonical_text, fingerprint, load_schema
 from ._numbers import comparison_bounds
 from ._plan import candidates, plan
-from ._work import NUMBERS, weighs_more, weighs_resources
+from ._work import MEMBERS, NUMBERS, weighs_more, weighs_resources
 from .backends import SchemaSource
 
 __all__ = ["Engine"]
@@ -223,7 +223,8 @@ class Engine:
             weighs |= weighs_resources(resources, formats=formats)
         # What one value may meet of comparisons with a number, at most, as an integer and as a
         # float (0 and `None`: unknown, as through a registry).
-        comparisons = comparison_bounds(text, counts[0]) if weighs & NUMBERS and not resources else (0, None)
+        numbers = weighs & NUMBERS and not resources
+        comparisons = comparison_bounds(text, counts[0], bool(weighs & MEMBERS)) if numbers else (0, None)
         return CompiledSchema(
             schema=schema,
             pinned=pinned,

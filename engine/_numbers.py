@@ -76,6 +76,9 @@ _A_REFERENCE = b'ef":'
 # Few enough that a document of at most `surely_cheap` bytes holds most tool calls (2,900 at the
 # default budget): the bound is read off the values alone.
 _FEW_COMPARISONS = 1 << 10
+# Few enough that a float's bound, read off the values alone, leaves a document of some 800 bytes
+# unlooked at (a schema of 24 values): a larger schema's text is searched for the keywords.
+_FEW_FLOAT_COMPARISONS = 192
 # What a comparison may cost for each byte of an integer in a document, its separator included:
 # `comparison_cost` over one more than the digits is at most 33.7 (4,300 digits, the longest read).
 _MOST_PER_BYTE = 34
@@ -118,18 +121,19 @@ def compares_in_turn(text: bytes) -> bool:
     return _enum_kinds(text)[0]
 
 
-def read_numbers(text: bytes, *, unique: bool) -> tuple[bool, bool]:
+def read_numbers(text: bytes, *, unique: bool) -> tuple[bool, bool, bool]:
     """What the canonical ``text`` says of its numbers, one search per keyword: whether it may
-    compare one (:func:`spells_numbers`; ``unique``: it spells ``uniqueItems: true``), and whether
-    it may compare one slowly whatever the instance holds (``multipleOf``, a ``const`` array or
-    object, an ``enum`` jsonschema-rs compares member by member: :func:`compares_in_turn`)."""
+    compare one (:func:`spells_numbers`; ``unique``: it spells ``uniqueItems: true``), whether it
+    may compare one slowly whatever the instance holds (``multipleOf``, a ``const`` array or
+    object, an ``enum`` jsonschema-rs compares member by member: :func:`compares_in_turn`), and
+    whether a ``const`` or an ``enum`` may hold a number."""
     multiple = text.find(_MULTIPLE) >= 0
     container, numeric_const = _const_kinds(text)
     in_turn, numeric_enum = _enum_kinds(text)
     numbers = (
         unique or multiple or numeric_const or numeric_enum or text.find(_BOUND) >= 0 or text.find(_NUMBER_TYPE) >= 0
     )
-    return numbers, multiple or container or in_turn
+    return numbers, multiple or container or in_turn, numeric_const or numeric_enum
 
 
 def _const_kinds(text: bytes) -> tuple[bool, bool]:
@@ -260,11 +264,16 @@ def comparisons_at_most(text: bytes, values: int) -> int:
     return max(min(counted, every), 1)
 
 
-def comparison_bounds(text: bytes, values: int) -> tuple[int, int | None]:
-    """:func:`comparisons_at_most` of a schema's canonical ``text`` for an integer, and
-    ``engine._floats.float_comparisons_at_most`` for a float (``None``: unknown)."""
-    members = _const_kinds(text)[1] or _enum_kinds(text)[1]
-    return comparisons_at_most(text, values), float_comparisons_at_most(text, values, members)
+def comparison_bounds(text: bytes, values: int, members: bool) -> tuple[int, int | None]:
+    """:func:`comparisons_at_most` of a schema's canonical ``text`` for an integer, and for a
+    float ``engine._floats.float_comparisons_at_most`` (``members``: whether a ``const`` or an
+    ``enum`` may hold a number; ``None``: unknown), or, for a schema of few values, what each may
+    make at most (one, or a ``uniqueItems`` pair's), read off the values alone."""
+    comparisons = comparisons_at_most(text, values)
+    if comparisons == 0:  # a reference
+        return 0, None
+    every = (_UNIQUE_PAIRS + 1) * max(values, 1)
+    return comparisons, every if every <= _FEW_FLOAT_COMPARISONS else float_comparisons_at_most(text, values, members)
 
 
 def surely_cheap(comparisons: int, budget: int) -> int:

@@ -45,9 +45,8 @@ subschemas a value) first weighs the instance, and one whose estimate is over
 
 A schema whose subschemas number at most :data:`AMPLIFYING` and that :func:`weighs_more` does not
 pick, and that holds no ``unevaluated*`` scope (the guard walks a schema with one, so its report
-says so at no cost), keeps its backend's check as it is: nothing is added to its hot path.
-Any other is looked at closer on its first instance; where one value meets at most
-:data:`AMPLIFYING` evaluations, the check is passed to at once from then on.
+says so at no cost), keeps its backend's check as it is: nothing is added to its hot path. Any
+other is looked at closer on its first instance.
 """
 
 from __future__ import annotations
@@ -71,6 +70,7 @@ from ._unique import colliding_integers, colliding_structures
 __all__ = [
     "FORMATS",
     "LOOK",
+    "MEMBERS",
     "NUMBERS",
     "REGEX",
     "UNIQUE",
@@ -94,8 +94,10 @@ REGEX = 8
 costs the square of its named groups (:func:`_named_groups`)."""
 NUMBERS = 16
 """:func:`weighs_more`: the schema may compare a number (a bound, ``type: number``, a ``const`` or
-an ``enum`` holding one): an instance holding integers past 64 bits has them weighed
+an ``enum`` holding one): an instance holding integers past 64 bits or floats has them weighed
 (:mod:`engine._numbers`)."""
+MEMBERS = 32
+""":func:`weighs_more`, with :data:`NUMBERS`: a ``const`` or an ``enum`` may hold a number (:mod:`engine._floats`)."""
 
 _CHARACTERS_PER_EVALUATION = 3  # a shift: a string weighs one more per 8 characters
 _pack = msgspec.msgpack.encode
@@ -112,14 +114,12 @@ _ENTRIES = ("required", "dependentRequired", "dependentSchemas", "dependencies")
 _PATTERNS = 16  # patterns read one state at a time a schema holds unweighed (2 evaluations a character each)
 _UNWEIGHED_READS = 2 * _PATTERNS  # evaluations a character may meet in a check never weighed
 _OVERFLOW = 1 << 62  # the length taken for an instance msgpack cannot hold: past any budget
-# A subschema reading content as a media type: 8 evaluations a byte, not 1/8 (base64 decoded and
-# parsed as JSON: 60-72 ns a byte; JSON alone, 37 ns).
+# Content read as a media type: 8 evaluations a byte, not 1/8 (base64 and JSON: 60-72 ns; JSON, 37).
 _CONTENT = 64
 # Evaluations an asserted format costs a string beyond one, where jsonschema-rs's check is slow:
 # `idn-hostname` 350-740 ns a short host (100-150 ns a byte of a non-ASCII one: 15 evaluations a
-# byte in the level's weight of one per 8 characters), `idn-email` about 1 us, `email` 90-170 ns.
-# Every other format it knows costs 11-30 ns a short value and under 5 ns a byte.
-# Formats that read every byte of a string weigh with its length: 2 an evaluation more, what a
+# byte in the level's weight of one per 8 characters), `idn-email` about 1 us, `email` 90-170 ns;
+# any other 11-30 ns a short value, under 5 ns a byte. Formats that read every byte weigh 2 more: a
 # string's characters weigh (one an eighth) then a third each, at least the 1-1.7 ns a byte they
 # take (`uri-reference`, `uri-template`, `regex`; `date` 0.5 on non-ASCII): 250 subschemas of
 # `uri-template` on a 16 MB string took 4.4 s, unweighed at 251 subschemas.
@@ -176,7 +176,8 @@ def bound_work(
         bound, scopes = guard.expansion, 0
     else:
         bound, scopes = guard.measured.get("max_ref_expansion", 1), guard.measured.get("max_unevaluated_nesting", 0)
-    checked = _bound_check(check, guard, limits, document, dialect, weighs & ~NUMBERS, resources, bound, scopes)
+    plain = weighs & ~(NUMBERS | MEMBERS)  # weighed below
+    checked = _bound_check(check, guard, limits, document, dialect, plain, resources, bound, scopes)
     if not weighs & NUMBERS:
         return checked, checked, EVERY_LENGTH, never_longer, None
     rereads = 1 if isinstance(guard, DeferredReport) else (guard.measured.get("max_eval_depth", 1) + 2) ** scopes
@@ -480,8 +481,8 @@ def weighs_more(
     a string more than one evaluation, :data:`REGEX` for ``format: regex``. Each test is a search
     of the text (a few hundred nanoseconds on a tool schema's): as few as the answer needs."""
     weighs = _anywhere(text, formats)
-    numbers, slow = read_numbers(text, unique=bool(weighs & UNIQUE))  # `uniqueItems` compares its items
-    weighs |= NUMBERS if numbers else 0
+    numbers, slow, members = read_numbers(text, unique=bool(weighs & UNIQUE))  # `uniqueItems` compares its items
+    weighs |= (NUMBERS | (MEMBERS if members else 0)) if numbers else 0
     _, widest, _, fractions = counts
     if slow or fractions != 0 or widest > AMPLIFYING or widest < 0:
         return weighs | LOOK
@@ -510,7 +511,8 @@ def weighs_resources(resources: Mapping[str, Any], *, formats: bool = False) -> 
     :func:`_anywhere` finds in their text, and :data:`NUMBERS` where it may compare a number."""
     text = _encode(dict(resources))
     weighs = _anywhere(text, formats)
-    return LOOK | weighs | (NUMBERS if read_numbers(text, unique=bool(weighs & UNIQUE))[0] else 0)
+    numbers, _, members = read_numbers(text, unique=bool(weighs & UNIQUE))
+    return LOOK | weighs | ((NUMBERS | (MEMBERS if members else 0)) if numbers else 0)
 
 
 def _patterns(schema: Any) -> list[str]:

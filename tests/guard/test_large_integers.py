@@ -232,7 +232,11 @@ def test_answers_as_the_reference_or_refuses_what_is_over_the_budget(
     past = any(not -(2**63) <= v < 2**64 for v in integers)
     # Nothing weighed where the schema compares no number (its integers cost nothing more).
     compares = spells_numbers(_text(schema))
-    charged = _met(schema) * sum(comparison_cost(v) for v in integers if v.bit_length() > 63) if compares else 0
+    # Each integer charged what its level meets: the items at level 1, their items at level 2.
+    met = comparisons_met(schema, {}, Dialect.DRAFT2020_12, 257, 1, 1, 10**8 + 1) + [0, 0, 0]
+    by_level = [(1, item) for item in instance if type(item) is not list]
+    by_level += [(2, v) for item in instance if type(item) is list for v in item]
+    charged = sum(met[level] * comparison_cost(v) for level, v in by_level if v.bit_length() > 63) if compares else 0
     for call, given_as in ((compiled.is_valid, instance), (compiled.decode, data)):
         try:
             valid = call(given_as) is True if call == compiled.is_valid else call(given_as) == instance
