@@ -58,9 +58,12 @@ _FARTHEST = _EXPONENT_DIGIT * 324  # 5e-324 (1.8e308: 308)
 _FLOAT = b"\xcb"
 _FAR_FLOAT = re.compile(rb"\xcb(?!\x00{8}|\x80\x00{7})[\x00-\x3a\x45-\xba\xc5-\xff]")
 MOST_PER_FLOAT = MEMBER + _FARTHEST  # what a float may cost a comparison
+# A bound with an integral operand (or `multipleOf`) reads a far float in 4.2 us at most (1.8e308
+# against `multipleOf: 3`; 5e-324 0.5 us): blunt, where a member or a fraction is sharp.
+_BLUNT = 460
 # What a comparison may cost for each byte of a float in a document, its separator included: a
-# member against `1e308` (6 bytes) 3,896 evaluations, 649 a byte; `5e-324` (7) 584.
-_MOST_PER_BYTE = 650
+# member against `1e308` (6 bytes) 3,896 evaluations, 649 a byte; `5e-324` (7) 584; blunt, 77.
+_MOST_PER_BYTE, _BLUNT_PER_BYTE = 650, 80
 _RANGE = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 _UNIQUE_PAIRS = 7  # see `engine._numbers`
 _MEMBER_VALUES = 1 << 20
@@ -80,29 +83,33 @@ def float_comparisons_at_most(text: bytes, values: int, numeric_members: bool) -
     return members + text.count(_BOUND) + text.count(_MULTIPLE)
 
 
-def floats_cheap(comparisons: int, budget: int) -> int:
+def floats_cheap(sharp: int, blunt: int, budget: int) -> int:
     """The longest document whose floats cannot cost more than ``budget`` where one float meets at
-    most ``comparisons`` comparisons."""
-    return budget // (_MOST_PER_BYTE * comparisons) if comparisons > 0 else _EVERY
+    most ``sharp`` comparisons with a member or a fraction and ``blunt`` with an integral bound."""
+    per_byte = _MOST_PER_BYTE * sharp + _BLUNT_PER_BYTE * blunt
+    return budget // per_byte if per_byte > 0 else _EVERY
 
 
-def floats_free(comparisons: int, budget: int) -> int:
+def floats_free(sharp: int, blunt: int, budget: int) -> int:
     """The most floats a value may hold that cannot cost more than ``budget`` (see :func:`floats_cheap`)."""
-    return budget // (MOST_PER_FLOAT * comparisons) if comparisons > 0 else _EVERY
+    per_float = MOST_PER_FLOAT * sharp + _BLUNT * blunt
+    return budget // per_float if per_float > 0 else _EVERY
 
 
 def float_levels(
     document: Any, resources: Mapping[str, Any], dialect: Dialect, levels: int, cap: int
-) -> tuple[list[int], list[int]] | None:
-    """The most number members and the most comparisons one float may meet at each level of an
-    instance (the root's is 0; none past the end), counted as :func:`engine._numbers.comparisons_met`
-    counts (what compares the values within a value at every level below it); ``None`` where the
-    schema is not counted."""
+) -> tuple[list[int], list[int], list[int]] | None:
+    """The most number members, sharp comparisons (a member, a bound or ``multipleOf`` with a
+    fraction) and blunt ones (a bound or ``multipleOf`` with an integral operand) one float may
+    meet at each level of an instance (the root's is 0; none past the end), counted as
+    :func:`engine._numbers.comparisons_met` counts (what compares the values within a value at
+    every level below it); ``None`` where the schema is not counted."""
     members = _counted(document, resources, dialect, levels, cap, _members_here, _members_within)
-    comparisons = _counted(document, resources, dialect, levels, cap, _comparisons_here, _members_within)
-    if members is None or comparisons is None:
+    sharp = _counted(document, resources, dialect, levels, cap, _sharp_here, _members_within)
+    blunt = _counted(document, resources, dialect, levels, cap, _blunt_here, _nothing_within)
+    if members is None or sharp is None or blunt is None:
         return None
-    return members, comparisons
+    return members, sharp, blunt
 
 
 def _counted(
@@ -137,8 +144,20 @@ def _members_here(node: dict[str, Any]) -> tuple[int, int]:
     return _members(node)[0], 0
 
 
-def _comparisons_here(node: dict[str, Any]) -> tuple[int, int]:
-    return _members(node)[0] + sum(keyword in node for keyword in _RANGE), 0
+def _sharp_here(node: dict[str, Any]) -> tuple[int, int]:
+    return _members(node)[0] + sum(_fraction(node.get(keyword)) for keyword in _RANGE), 0
+
+
+def _blunt_here(node: dict[str, Any]) -> tuple[int, int]:
+    return sum(keyword in node and not _fraction(node[keyword]) for keyword in _RANGE), 0
+
+
+def _nothing_within(_node: dict[str, Any]) -> tuple[int, int]:
+    return 0, 0
+
+
+def _fraction(operand: Any) -> bool:
+    return type(operand) is float and not operand.is_integer()
 
 
 def _members_within(node: dict[str, Any]) -> tuple[int, int]:
@@ -163,25 +182,31 @@ def _numbers_in(values: list[Any]) -> int:
     return count
 
 
-def float_work_at_most(packed: bytes, members: int, comparisons: int) -> int:
+def float_work_at_most(packed: bytes, members: int, sharp: int, blunt: int) -> int:
     """At most what the floats of an instance whose msgpack pass is ``packed`` cost, each meeting
-    at most ``members`` number members and ``comparisons`` comparisons: two passes in C."""
-    return packed.count(_FLOAT) * members * MEMBER + len(_FAR_FLOAT.findall(packed)) * comparisons * _FARTHEST
+    at most ``members`` number members and ``sharp`` and ``blunt`` comparisons: two passes in C."""
+    far = len(_FAR_FLOAT.findall(packed))
+    return packed.count(_FLOAT) * members * MEMBER + far * (sharp * _FARTHEST + blunt * _BLUNT)
 
 
-def float_work(by_level: list[list[float]], members: list[int], comparisons: list[int]) -> int:
+def float_work(by_level: list[list[float]], members: list[int], sharp: list[int], blunt: list[int]) -> int:
     """What the floats of an instance (``by_level``: those at each level) cost, each meeting the
-    ``members`` and ``comparisons`` of its level."""
+    ``members``, ``sharp`` and ``blunt`` comparisons of its level (see :func:`float_levels`)."""
     work = 0
-    for depth, floats in enumerate(by_level[: len(comparisons)]):
-        met = comparisons[depth]
-        if not met or not floats:
+    for depth, floats in enumerate(by_level):
+        keen, dull = _at(sharp, depth), _at(blunt, depth)
+        if not floats or not keen + dull:
             continue
-        work += (members[depth] if depth < len(members) else 0) * MEMBER * len(floats)
+        work += _at(members, depth) * MEMBER * len(floats)
         # One pass in C each: most floats are near (zero is: it costs nothing more).
         if max(floats) >= _HUGE or min(floats) <= -_HUGE or min(filter(None, map(abs, floats)), default=_TINY) < _TINY:
-            work += met * sum(map(_far, floats))
+            far = [*filter(None, map(_far, floats))]
+            work += keen * sum(far) + dull * _BLUNT * len(far)
     return work
+
+
+def _at(counts: list[int], depth: int) -> int:
+    return counts[depth] if depth < len(counts) else 0
 
 
 def _far(value: float) -> int:

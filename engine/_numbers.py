@@ -365,8 +365,8 @@ def weigh_large_integers(
     :data:`_LOOKED_AT_FIRST` th on) only if the counted levels say they must."""
     cheap, free = 0, 0
     if float_comparisons is not None:
-        cheap = min(surely_cheap(comparisons, budget), floats_cheap(float_comparisons, budget))
-        free = floats_free(float_comparisons, budget)
+        cheap = min(surely_cheap(comparisons, budget), floats_cheap(float_comparisons, 0, budget))
+        free = floats_free(float_comparisons, 0, budget)
     weighing = _Weighing(check, schema, cheap, free, budget)
     return weighing.weighed, check, weighing.cheap, weighing.sized, weighing.floated
 
@@ -381,25 +381,26 @@ class _Weighing:
         self, check: Callable[[Any], bool], schema: tuple[Any, ...], cheap: int, free: int, budget: int
     ) -> None:
         self._check, self._schema, self.cheap, self.free, self._budget = check, schema, cheap, free, budget
-        # What one value meets at each level: comparisons for an integer, number members and
-        # comparisons for a float; the length and the floats the most of them leave unlooked at.
-        self._met: tuple[list[int], list[int], list[int], int, int] | None = None
+        # What one value meets at each level: comparisons for an integer, number members, sharp and
+        # blunt comparisons for a float (`engine._floats`); the length and the floats the most of
+        # them leave unlooked at.
+        self._met: tuple[list[int], list[int], list[int], list[int], int, int] | None = None
         self._longer = 0  # the documents of `sized` and values of `floated` weighed so before the levels are counted
 
-    def _meets(self) -> tuple[list[int], list[int], list[int], int, int]:
+    def _meets(self) -> tuple[list[int], list[int], list[int], list[int], int, int]:
         met = self._met
         if met is None:
             document, resources, dialect, levels, subschemas, rereads = self._schema
             schema, cap = document(), self._budget + 1
             found = comparisons_met(schema, resources, dialect, levels, subschemas, rereads, cap)
             floats = float_levels(schema, resources, dialect, levels, cap)
-            if floats is None:  # every comparison may be with a member
-                members, compared = found, found
+            if floats is None:  # every comparison may be a sharp one, with a member
+                members, sharp, blunt = found, found, [0]
             else:
-                members, compared = floats
-            most = max(*compared, 1)
-            cheap = min(surely_cheap(max(*found, 1), self._budget), floats_cheap(most, self._budget))
-            met = self._met = (found, members, compared, cheap, floats_free(most, self._budget))
+                members, sharp, blunt = floats
+            keen, dull = max(sharp), max(blunt)
+            cheap = min(surely_cheap(max(*found, 1), self._budget), floats_cheap(keen, dull, self._budget))
+            met = self._met = (found, members, sharp, blunt, cheap, floats_free(keen, dull, self._budget))
         return met
 
     def weighed(self, instance: Any) -> bool:
@@ -421,10 +422,10 @@ class _Weighing:
         # Floats: a bound of their count and of the far ones read off the msgpack pass (two
         # passes in C), and only past the budget each float weighed by its level and exponent.
         if packed is None or packed.count(b"\xcb") > self.free:
-            _, members, compared, _, _ = self._meets()
-            if packed is None or work + float_work_at_most(packed, max(members), max(compared)) > self._budget:
+            _, members, sharp, blunt, _, _ = self._meets()
+            if packed is None or work + float_work_at_most(packed, max(members), max(sharp), max(blunt)) > self._budget:
                 floats = floats_by_level(instance)
-                work += float_work(floats, members, compared)
+                work += float_work(floats, members, sharp, blunt)
                 if work > self._budget:
                     raise _floats_too_costly(sum(map(len, floats)), work, self._budget)
         return self._check(instance)
@@ -437,7 +438,7 @@ class _Weighing:
         if self._met is None and self._longer < _LOOKED_AT_FIRST:
             self._longer += 1  # a lost update between threads only moves the count
             return self.weighed(instance)
-        return self._check(instance) if 0 <= size <= self._meets()[3] else self.weighed(instance)
+        return self._check(instance) if 0 <= size <= self._meets()[4] else self.weighed(instance)
 
     def floated(self, instance: Any, floats: int) -> bool:
         if floats <= self.free:
@@ -445,7 +446,7 @@ class _Weighing:
         if self._met is None and self._longer < _LOOKED_AT_FIRST:
             self._longer += 1
             return self.weighed(instance)
-        return self._check(instance) if floats <= self._meets()[4] else self.weighed(instance)
+        return self._check(instance) if floats <= self._meets()[5] else self.weighed(instance)
 
 
 def _floats_too_costly(count: int, work: int, budget: int) -> DecodeError:
