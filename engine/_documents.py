@@ -5,7 +5,8 @@ The counts weigh an instance before the backend runs, so a reference read otherw
 backends read it would weigh a light subschema where they apply a heavy one. Whatever this module
 cannot read as surely as they do is not followed (the caller then counts every subschema at every
 level): a resource in another dialect or whose own ``$id`` moves its base, two documents under one
-URI however spelled (:func:`_coarse`), a relative reference from a base that is not hierarchical.
+URI however spelled (:func:`_coarse`), an embedded resource beside a registry, a relative
+reference from a base that is not hierarchical.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ class Documents:
         would read it: a resource in another dialect, or whose own ``$id`` moves its base."""
         documents = cls(schema)
         id_keyword = KEYWORDS[dialect].id_keyword
+        if any(_embeds(document, id_keyword) for document in (schema, *resources.values())):
+            return None  # an embedded resource's URI may be a registry's spelled otherwise
         own = schema.get(id_keyword)
         if type(own) is str and not own.startswith("#"):  # (a plain name is an anchor in drafts 4-7)
             documents.bases[0] = urldefrag(own)[0]
@@ -142,6 +145,21 @@ def _anchors(schema: dict[str, Any], dialect: Dialect) -> dict[str, dict[str, An
             if key in applicators:
                 stack += subschemas(value, applicators[key][0])
     return named
+
+
+def _embeds(document: Any, id_keyword: str) -> bool:
+    """Whether ``document`` holds an object with an identifier below its root (an embedded
+    resource, or what may be taken for one: a property so named, a value in an ``enum``)."""
+    stack = [*document.values()] if type(document) is dict else []
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            if type(node.get(id_keyword)) is str:
+                return True
+            stack += node.values()
+        elif type(node) is list:
+            stack += node
+    return False
 
 
 def _pointed(schema: Any, location: str, id_keyword: str) -> Any:

@@ -96,7 +96,8 @@ def _dialect_within(location: str, uri: Any, dialect: Dialect) -> SchemaRejected
     return SchemaRejected(
         RejectReason.UNSUPPORTED_DIALECT,
         f"$schema at {location} names {uri!r}, not the dialect its resource is read in ({dialect.value}): "
-        "a dialect may change only at the root of a resource (a subschema with its own identifier)",
+        "a dialect may change only at the root of a resource (a subschema with its own identifier), "
+        "to a dialect the engine supports",
         location=location + "/$schema",
         details={"dialect": uri if isinstance(uri, str) else repr(uri)[:200]},
     )
@@ -341,10 +342,14 @@ class Graph:
                 # lone `$ref`.
                 if "$schema" in value:
                     schema_uri = value["$schema"]
+                    named = dialect_for_uri(schema_uri) if isinstance(schema_uri, str) else None
+                    if parent >= 0 and named is None:
+                        # An embedded resource may declare a dialect of its own, but no other URI:
+                        # a backend reads one it does not know in a default dialect of its own.
+                        raise _dialect_within(self.pointer(node), schema_uri, dialect)
                     if parent < 0 or KEYWORDS[dialect].id_keyword in value:
-                        if isinstance(schema_uri, str):
-                            dialect = dialect_for_uri(schema_uri) or dialect  # a resource may declare its own dialect
-                    elif not isinstance(schema_uri, str) or dialect_for_uri(schema_uri) is not dialect:
+                        dialect = named or dialect  # a resource may declare its own dialect
+                    elif named is not dialect:
                         raise _dialect_within(self.pointer(node), schema_uri, dialect)
                 legacy_ref = "$ref" in value and isinstance(value["$ref"], str) and not dialect.is_modern
                 if not _IDENTIFYING.isdisjoint(value):

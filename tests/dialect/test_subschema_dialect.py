@@ -47,8 +47,17 @@ def _compile(schema: Any) -> engine.CompiledSchema:
             {"properties": {"a": {"items": {"$schema": D7, "dependencies": {"b": {"pattern": "x"}}}}}},
             "/properties/a/items",
         ),
-        # Not a string, or no dialect at all.
+        # Not a string, or no dialect at all; nor beside an identifier (a backend reads a
+        # resource naming a dialect it does not know in a default of its own).
         ({"properties": {"a": {"$schema": "https://example.com/mine"}}}, "/properties/a"),
+        ({"$schema": D4, "items": {"id": "http://x.example/s", "$schema": "urn:x:y", "if": {}}}, "/items"),
+        (
+            {
+                "$schema": D7,
+                "items": {"$id": "http://x.example/s", "$schema": "HTTP://json-schema.org/draft-07/schema#"},
+            },
+            "/items",
+        ),
     ],
 )
 def test_a_dialect_named_below_a_resource_root_is_refused(schema: Any, where: str) -> None:

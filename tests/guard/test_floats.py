@@ -135,7 +135,9 @@ def test_answers_as_the_reference_or_refuses(value: list[float]) -> None:
     except engine.DecodeError as refused:
         assert refused.reason == engine.DecodeReason.TOO_LARGE
         # Refused only where the floats' charge is over the budget.
-        assert float_work(floats_by_level(value), [0, 4], [0, 5], [0, 0]) > 2_000_000 or len(value) * 4 * 200 > 2_000_000
+        assert (
+            float_work(floats_by_level(value), [0, 4], [0, 5], [0, 0]) > 2_000_000 or len(value) * 4 * 200 > 2_000_000
+        )
         return
     assert answer is jsonschema.Draft202012Validator(schema).is_valid(value)
 

@@ -184,6 +184,12 @@ _LIGHT = {"$defs": {"a": {"type": "integer"}}}
         # Relative, from a root without a base of its own, or from a base that is no hierarchy.
         ({"$ref": "a#/$defs/a"}, {"a": _LIGHT}),
         ({"$ref": "urn:x:y"}, {"urn:x:y": {"$ref": "z#/$defs/a"}, "urn:x:z": _LIGHT, "z": _LIGHT}),
+        # An embedded resource beside a registry: its URI may be a resource's spelled otherwise
+        # (`E.com`), which a backend resolves to the embedded one.
+        (
+            {"items": {"$ref": "https://E.com/a#/$defs/a"}, "$defs": {"r": {"$id": "https://E.com/a", **_LIGHT}}},
+            {"https://e.com/a": _LIGHT},
+        ),
         # A resource the registry does not hold, and a pointer to nothing.
         ({"$ref": "https://e.com/b#/$defs/a"}, {"https://e.com/a": _LIGHT}),
         ({"$ref": "https://e.com/a#/$defs/b"}, {"https://e.com/a": _LIGHT}),
