@@ -83,7 +83,7 @@ _SHARED_AFTER = 8  # objects in a level before it is searched for shared ones
 _SMALL_LEVEL = 32  # values in a level up to which it is read in one loop (see `walk`)
 LARGE = 1
 """The flag of :func:`walk` and :func:`admit` for a value holding an integer past 64 bits."""
-WRITTEN_AS_IT_IS = 64
+WRITTEN_AS_IT_IS = 16
 """The values a JSON value may hold (an object of scalars, its members) before the characters of its
 strings and keys are counted, each time it occurs, ahead of the msgpack pass (see :func:`walk`)."""
 

@@ -182,7 +182,7 @@ class ToolSet:
             except (KeyError, TypeError):
                 return self._arguments(name, arguments)
             # The screen of `engine._instance` inline. The commonest object: its keys all exactly
-            # `str` (then the referents are its values alone), up to 64 values (more are walked:
+            # `str` (then the referents are its values alone), up to 16 values (more are walked:
             # their strings counted first), strings, integers, booleans or nulls, no string with a
             # lone surrogate nor integer past 64 bits (the msgpack pass encodes each: `check`
             # weighs none). Any other is walked, and refused with the reason. Whatever the backend

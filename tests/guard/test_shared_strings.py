@@ -23,8 +23,11 @@ TOOLS = engine.compile_tools([{"name": "t", "inputSchema": SCHEMA, "outputSchema
 COMPILED = engine.Engine(engine.EngineConfig(cache_size=0)).compile({"type": ["object", "array"]})
 SHARED = {"a": LONG}
 
+EIGHT = "y" * (8 << 20)
 VALUES = {
     "a list": lambda: {"v": [LONG] * 300},
+    "a short list of a long string": lambda: {"v": [EIGHT] * (WRITTEN_AS_IT_IS + 1)},
+    "an object of a few scalars": lambda: {f"k{i}": EIGHT for i in range(WRITTEN_AS_IT_IS + 1)},
     "an object of scalars": lambda: {f"k{i}": LONG for i in range(300)},
     "shared objects": lambda: {"v": [SHARED] * 300},
     "shared objects, deeper": lambda: {"v": [[SHARED] * 20] * 15},
