@@ -42,6 +42,7 @@ __all__ = [
     "float_work",
     "floats_cheap",
     "floats_free",
+    "number_cost",
 ]
 
 MEMBER = 200  # a float compared with a number member: 1-1.5 us
@@ -207,6 +208,15 @@ def float_work(by_level: list[list[float]], members: list[int], sharp: list[int]
 
 def _at(counts: list[int], depth: int) -> int:
     return counts[depth] if depth < len(counts) else 0
+
+
+def number_cost(number: Any) -> int:
+    """What comparing a value with ``number``, a float or an integer past 64 bits in a schema, costs
+    beyond an ordinary comparison: a far exponent as in a document's float; one evaluation per
+    digit of a long integer (a ``const`` of 4,299 digits, 22 us against ``1``)."""
+    if type(number) is int:
+        return number.bit_length() * 30_103 // 100_000 + 1 if number.bit_length() > 63 else 0
+    return _far(number)
 
 
 def _far(value: float) -> int:

@@ -41,7 +41,7 @@ from ._floats import (
     floats_cheap,
     floats_free,
 )
-from ._instance import floats_by_level, large_integers_by_level
+from ._instance import floats_by_level, large_integers_by_level, unsigned_past_63_bits
 from ._levels import level_counts
 
 __all__ = [
@@ -101,6 +101,7 @@ _CONST = b'"const":'
 _ENUM = b'"enum":['
 # An `enum` of integers only (up to 18 digits), as the canonical text spells it; and a string
 # followed by something else than a string (in an array: a quote inside a string is escaped).
+_SHORT_INTEGER_CONST = re.compile(rb'"const":-?\d{1,18}[,}\]]')
 _INTEGER_ENUM = re.compile(rb'"enum":\[(?:-?\d{1,18}(?:,-?\d{1,18})*)?\]')
 _AFTER_A_STRING = re.compile(rb'",[^"]')
 _NOT_A_NUMBER = b'"tfn'  # what a string, `true`, `false` or `null` starts with
@@ -137,17 +138,21 @@ def read_numbers(text: bytes, *, unique: bool) -> tuple[bool, bool, bool]:
 
 
 def _const_kinds(text: bytes) -> tuple[bool, bool]:
-    """Whether a ``const`` of the canonical ``text`` is an array or an object, and whether one is
-    or holds a number (one search of the text where it spells no ``const``, the commonest case)."""
+    """Whether a ``const`` of the canonical ``text`` is an array or an object, or a number other
+    than an integer of up to 18 digits (compared slowly: a float far from 1, an integer of many
+    digits), and whether one is or holds a number (one search of the text where it spells no
+    ``const``, the commonest case)."""
     container = numeric = False
     at = text.find(_CONST)
     while at >= 0:
-        at += len(_CONST)
-        first = text[at : at + 1]
+        first = text[at + len(_CONST) : at + len(_CONST) + 1]
         if first in _OPENING:
             return True, True
-        numeric = numeric or first not in _NOT_A_NUMBER
-        at = text.find(_CONST, at)
+        if first not in _NOT_A_NUMBER:
+            numeric = True
+            if _SHORT_INTEGER_CONST.match(text, at) is None:
+                container = True
+        at = text.find(_CONST, at + len(_CONST))
     return container, numeric
 
 
@@ -408,7 +413,10 @@ class _Weighing:
         packed: bytes | None = None
         try:
             packed = _pack(instance)  # one pass in C: msgpack holds every integer within 64 bits
+            large = unsigned_past_63_bits(packed)  # (and 2^63 to 2^64 - 1, which an enum of integers compares in turn)
         except (OverflowError, TypeError, ValueError):
+            large = True
+        if large:
             by_level = large_integers_by_level(instance, _WORD_BITS)
             if by_level:
                 # Each integer meets what its level of the instance meets (an amount among the
@@ -462,7 +470,8 @@ def _floats_too_costly(count: int, work: int, budget: int) -> DecodeError:
 def _too_costly(count: int, work: int, budget: int) -> DecodeError:
     return DecodeError(
         DecodeReason.TOO_LARGE,
-        f"instance is too large for this schema: it holds {count} integer(s) past 64 bits, which "
+        f"instance is too large for this schema: it holds {count} integer(s) past 64 bits (or 63), which "
         f"jsonschema-rs compares with a number digit by digit (in time that grows with the square of "
-        f"the digits), some {work} evaluations, more than {budget} (max_validation_work)",
+        f"the digits; from 2^63, with each member of an enum of integers), some {work} evaluations, more "
+        f"than {budget} (max_validation_work)",
     )

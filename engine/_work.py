@@ -24,14 +24,9 @@ subschemas a value) first weighs the instance, and one whose estimate is over
   what a pattern may spend on each character beyond that is counted on its own
   (:func:`engine._levels.reading_rate`: 2, or far more for one whose automaton may outgrow the
   regex engine's cache), as is what ``uniqueItems`` spends hashing the values below it;
-- a subschema costs one evaluation, and its ``enum`` more where jsonschema-rs compares a value
-  with each member in turn: it looks strings and integers up when the ``enum`` holds only strings
-  or only integers, and otherwise compares member by member, a number some 1-2 microseconds a
-  member (200 evaluations: 10,000 floats took 20 ms for one value, 286 s for 10,000 items), any
-  other member about 50 nanoseconds (5, and 5 for each value an array or object member holds: a
-  comparison reads up to the shorter side); a ``minimum``, ``maximum``, ``exclusiveMinimum``,
-  ``exclusiveMaximum``, ``multipleOf`` or ``const`` whose operand has a fraction costs 400
-  (1.6-3.7 microseconds a value; with an integral operand, under 0.1);
+- a subschema costs one evaluation, and its ``enum`` and comparisons more where jsonschema-rs
+  compares a value slowly (:mod:`engine._comparisons`: an ``enum`` compared member by member, an
+  operand with a fraction, a number far from 1 or past 64 bits);
 - an object pays one per name and per trigger of its lists and dependencies, and each key one
   per ``patternProperties`` pattern, whatever their subschemas weigh (:func:`_entries`);
 - under ``uniqueItems``, distinct items that hash alike are compared pair by pair: integers past
@@ -52,16 +47,15 @@ other is looked at closer on its first instance.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from math import log10
 from typing import Any
 
 import msgspec
 
+from ._comparisons import NUMERIC, comparisons
 from ._config import Limits
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason
 from ._guard import AMPLIFYING, DeferredReport, GuardReport
-from ._instance import json_values
 from ._levels import HASH, level_counts, reading_rate, unique_levels
 from ._numbers import EVERY_LENGTH, Weighed, never_longer, read_numbers, weigh_large_integers
 from ._patterns.analysis import reads_linearly
@@ -103,13 +97,6 @@ _CHARACTERS_PER_EVALUATION = 3  # a shift: a string weighs one more per 8 charac
 _pack = msgspec.msgpack.encode
 _encode = msgspec.json.encode
 _LEVELS = 257  # instance levels counted by default (the default `max_instance_depth`, and one)
-_NUMBER_COMPARISON = 200  # evaluations a number compared with an `enum` member costs
-# Keywords whose operand with a fraction jsonschema-rs compares slowly (`minimum: 0.5`: 1.6 us a
-# value, `multipleOf: 0.01` 2.5-3.7 us, `const: 1.5` 3.6 us; `minimum: 1.0` 87 ns).
-_NUMERIC = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "const")
-_FRACTION_COMPARISON = 400
-_SMALL_DIVISOR = 1e-3  # a `multipleOf` below this costs more for each decimal digit it shifts
-_DIVISOR_DIGIT = 40
 _ENTRIES = ("required", "dependentRequired", "dependentSchemas", "dependencies")
 _PATTERNS = 16  # patterns read one state at a time a schema holds unweighed (2 evaluations a character each)
 _UNWEIGHED_READS = 2 * _PATTERNS  # evaluations a character may meet in a check never weighed
@@ -135,12 +122,9 @@ _COSTLY_FORMATS = tuple(b'"format":"' + name.encode() + b'"' for name in _FORMAT
 # Parsing a string as a pattern (`format: regex`) pairs each named group with every other, and
 # each named reference with every group: 100,000 groups took jsonschema-rs 8.5 s (0.85 ns a pair).
 _PAIRS_PER_EVALUATION = 10
-_OTHER_COMPARISON = 5  # any other `enum` member compared in turn (an array or object: each value it holds)
-_MEMBER_VALUES = 1 << 20  # values of an `enum` member counted (a schema of 1 MB holds fewer)
-_LOOKED_UP = 1 << 63  # integers jsonschema-rs looks up in an `enum` of integers
 _Weigh = Callable[[dict[str, Any]], tuple[int, int]]  # see `engine._levels.level_counts`
-# Every keyword `_comparisons`, `_entries` and `_weigh_formats` read: an object without one weighs nothing.
-_WEIGHED = frozenset({"enum", "format", "contentMediaType", "contentEncoding", *_NUMERIC, *_ENTRIES})
+# Every keyword `comparisons`, `_entries` and `_weigh_formats` read: an object without one weighs nothing.
+_WEIGHED = frozenset({"enum", "format", "contentMediaType", "contentEncoding", *NUMERIC, *_ENTRIES})
 
 
 def bound_work(
@@ -347,13 +331,13 @@ def _counts(
 
 
 def _weigh(node: dict[str, Any]) -> tuple[int, int]:
-    return _comparisons(node), _entries(node)
+    return comparisons(node), _entries(node)
 
 
 def _weigh_formats(node: dict[str, Any]) -> tuple[int, int]:
     """:func:`_weigh` where formats are asserted: a costly one weighs what it costs."""
     named = node.get("format")
-    return _comparisons(node) + (_FORMAT_COSTS.get(named, 0) if type(named) is str else 0), _entries(node)
+    return comparisons(node) + (_FORMAT_COSTS.get(named, 0) if type(named) is str else 0), _entries(node)
 
 
 def _heaviest(document: Any, weigh: _Weigh) -> int:
@@ -409,54 +393,6 @@ def _entries(node: dict[str, Any]) -> int:
     if "contentMediaType" in node or "contentEncoding" in node:
         cost += _CONTENT
     return cost
-
-
-def _comparisons(node: dict[str, Any]) -> int:
-    """Evaluations beyond one that checking ``node``'s ``enum`` and ``const`` costs (see the module)."""
-    cost = 0
-    enum = node.get("enum")
-    if type(enum) is list and enum and not _looked_up(enum):
-        cost += sum(map(_member_cost, enum))
-    for keyword in _NUMERIC:
-        if keyword in node and (_fraction(node[keyword]) or keyword == "multipleOf"):
-            cost += _FRACTION_COMPARISON  # `multipleOf: 7` against 1e305: 3-4 us a value
-    divisor = node.get("multipleOf")
-    if type(divisor) is float and 0 < abs(divisor) < _SMALL_DIVISOR:
-        # The smaller the divisor, the longer the division: 0.01 some 3 us a value, 1e-100 6 us,
-        # 1e-300 and 5e-324 14-18 us (34 us against an integer of 300 digits).
-        cost += _DIVISOR_DIGIT * int(-log10(abs(divisor)))
-    const = node.get("const")
-    if type(const) is dict or type(const) is list:  # compared value by value, like an enum member
-        cost += _member_cost(const)
-    return cost
-
-
-def _fraction(value: Any) -> bool:
-    return type(value) is float and not value.is_integer()
-
-
-def _member_cost(member: Any) -> int:
-    """What comparing a value with ``member`` may cost: a comparison of two arrays or objects, or
-    of two long strings, stops at the end of the shorter, so a member's own size bounds it."""
-    if _is_number(member):
-        return _NUMBER_COMPARISON
-    kind = type(member)
-    if kind is dict or kind is list:
-        return _OTHER_COMPARISON * json_values(member, _MEMBER_VALUES)
-    if kind is str:
-        return _OTHER_COMPARISON + (len(member) >> 6)
-    return _OTHER_COMPARISON
-
-
-def _looked_up(enum: list[Any]) -> bool:
-    kinds = set(map(type, enum))
-    if kinds == {str}:
-        return True
-    return kinds == {int} and all(-_LOOKED_UP <= member < _LOOKED_UP for member in enum)
-
-
-def _is_number(value: Any) -> bool:
-    return type(value) is float or (type(value) is int and not -_LOOKED_UP <= value < _LOOKED_UP)
 
 
 def weighs_more(

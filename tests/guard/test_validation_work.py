@@ -416,7 +416,7 @@ def test_a_numeric_keyword_with_a_fraction_weighs_400(keyword: str) -> None:
 def test_a_small_divisor_weighs_the_digits_it_shifts() -> None:
     # `multipleOf: 5e-324` divides in 14-18 us a value (34 us against an integer of 300 digits),
     # where 0.01 takes some 3: 200,000 floats (4.9 MB) took 8.9 s, weighed as 400 evaluations each.
-    from engine._work import _comparisons
+    from engine._comparisons import comparisons as _comparisons
 
     assert _comparisons({"multipleOf": 0.01}) == _comparisons({"multipleOf": 0.5}) == 400
     assert _comparisons({"multipleOf": 1e-10}) == 400 + 40 * 10
