@@ -203,8 +203,7 @@ def bind_is_valid(
             children = _referents(instance)
             if len(children) == len(instance) < flat and only_plain_scalars(map(type, children)):
                 try:
-                    encoded = _encode(instance)
-                    packed, large = len(encoded), unsigned_past_63_bits(encoded)
+                    packed = len(_encode(instance))
                 except UnicodeEncodeError as exc:
                     raise _surrogate(exc) from None
                 except OverflowError:
@@ -247,8 +246,7 @@ def bind_checked(
             children = _referents(instance)
             if len(children) == len(instance) < flat and only_plain_scalars(map(type, children)):
                 try:
-                    encoded = _encode(instance)
-                    packed, large = len(encoded), unsigned_past_63_bits(encoded)
+                    packed = len(_encode(instance))
                 except UnicodeEncodeError as exc:
                     raise _surrogate(exc) from None
                 except OverflowError:
@@ -357,9 +355,9 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
             floats += shared_floats
             break
         children = _referents(*level)
+    large = 0
     try:
-        encoded = _encode(root)  # one pass in C over every string and key, now that the count is bounded
-        packed, large = len(encoded), unsigned_past_63_bits(encoded)
+        packed = len(_encode(root))  # one pass in C over every string and key, now that the count is bounded
     except UnicodeEncodeError as exc:
         raise _surrogate(exc) from None
     except OverflowError:
@@ -515,7 +513,7 @@ def unsigned_past_63_bits(packed: bytes) -> int:
     """:data:`LARGE` where a msgpack pass may hold an integer from 2^63 to 2^64 - 1 (``0xcf`` and a
     byte of 0x80 or more, maybe inside a string: a bound), which jsonschema-rs compares with each
     member of an ``enum`` of integers (0.5 us a member); 0 otherwise."""
-    return LARGE if b"\xcf" in packed and _UNSIGNED_PAST_63_BITS.search(packed) else 0
+    return LARGE if packed.find(b"\xcf") >= 0 and _UNSIGNED_PAST_63_BITS.search(packed) else 0
 
 
 def _key_characters(level: list[Any]) -> int:

@@ -356,6 +356,7 @@ def weigh_large_integers(
     comparisons: int,
     float_comparisons: int | None,
     budget: int,
+    members: bool = False,
 ) -> Weighed:
     """``check`` (a backend's answer on a JSON value within the instance bounds), first refusing an
     instance whose integers past 64 bits or floats cost more than ``budget`` evaluations: each
@@ -367,13 +368,17 @@ def weigh_large_integers(
     schema's text, 0: unknown, and ``engine._floats.floats_cheap`` of ``float_comparisons``,
     ``None``: unknown); the check of a longer one, given its length; and the check of a value
     holding no such integer, given how many floats it holds. The last two look (from the
-    :data:`_LOOKED_AT_FIRST` th on) only if the counted levels say they must."""
+    :data:`_LOOKED_AT_FIRST` th on) only if the counted levels say they must. ``members``: a
+    ``const`` or an ``enum`` may hold a number, so the check of a value returned second looks for
+    integers from 2^63 to 2^64 - 1 too (msgpack holds them; an ``enum`` of integers compares them
+    member by member): a value's screen need not."""
     cheap, free = 0, 0
     if float_comparisons is not None:
         cheap = min(surely_cheap(comparisons, budget), floats_cheap(float_comparisons, 0, budget))
         free = floats_free(float_comparisons, 0, budget)
     weighing = _Weighing(check, schema, cheap, free, budget)
-    return weighing.weighed, check, weighing.cheap, weighing.sized, weighing.floated
+    screened = weighing.unsigned if members else check
+    return weighing.weighed, screened, weighing.cheap, weighing.sized, weighing.floated
 
 
 class _Weighing:
@@ -447,6 +452,13 @@ class _Weighing:
             self._longer += 1  # a lost update between threads only moves the count
             return self.weighed(instance)
         return self._check(instance) if 0 <= size <= self._meets()[4] else self.weighed(instance)
+
+    def unsigned(self, instance: Any) -> bool:
+        try:
+            large = unsigned_past_63_bits(_pack(instance))
+        except (OverflowError, TypeError, ValueError):
+            large = True
+        return self.weighed(instance) if large else self._check(instance)
 
     def floated(self, instance: Any, floats: int) -> bool:
         if floats <= self.free:

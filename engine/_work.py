@@ -174,7 +174,8 @@ def bound_work(
         rereads,
     )
     floats = None if float_comparisons is None else float_comparisons * rereads
-    return weigh_large_integers(checked, schema, comparisons * rereads, floats, limits.max_validation_work)
+    members = bool(weighs & MEMBERS)
+    return weigh_large_integers(checked, schema, comparisons * rereads, floats, limits.max_validation_work, members)
 
 
 def _bound_check(

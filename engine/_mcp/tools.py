@@ -22,7 +22,6 @@ from .._instance import (
     max_values,
     only_plain_scalars,
     referents,
-    unsigned_past_63_bits,
     walk,
     within_size,
 )
@@ -193,8 +192,6 @@ class ToolSet:
                 try:
                     packed = _pack(arguments)
                 except Exception:  # noqa: BLE001 - refused by the bound check, with the reason
-                    return schema.checked(arguments)  # type: ignore[no-any-return]
-                if unsigned_past_63_bits(packed):  # weighed there
                     return schema.checked(arguments)  # type: ignore[no-any-return]
                 if len(packed) > longest:  # a long string or key: its JSON may be over the size bound
                     within_size(len(packed), len(arguments) + 1, longest >> 1)
