@@ -376,7 +376,7 @@ def weigh_large_integers(
     if float_comparisons is not None:
         cheap = min(surely_cheap(comparisons, budget), floats_cheap(float_comparisons, 0, budget))
         free = floats_free(float_comparisons, 0, budget)
-    weighing = _Weighing(check, schema, cheap, free, budget)
+    weighing = _Weighing(check, schema, cheap, free, budget, members)
     screened = weighing.unsigned if members else check
     return weighing.weighed, screened, weighing.cheap, weighing.sized, weighing.floated
 
@@ -385,12 +385,13 @@ class _Weighing:
     """The state of :func:`weigh_large_integers` (one object and three bound methods a schema: a
     compiled tool list holds thousands, which the collector walks)."""
 
-    __slots__ = ("_budget", "_check", "_longer", "_met", "_schema", "cheap", "free")
+    __slots__ = ("_budget", "_check", "_longer", "_members", "_met", "_schema", "cheap", "free")
 
     def __init__(
-        self, check: Callable[[Any], bool], schema: tuple[Any, ...], cheap: int, free: int, budget: int
+        self, check: Callable[[Any], bool], schema: tuple[Any, ...], cheap: int, free: int, budget: int, members: bool
     ) -> None:
         self._check, self._schema, self.cheap, self.free, self._budget = check, schema, cheap, free, budget
+        self._members = members
         # What one value meets at each level: comparisons for an integer, number members, sharp and
         # blunt comparisons for a float (`engine._floats`); the length and the floats the most of
         # them leave unlooked at.
@@ -418,7 +419,8 @@ class _Weighing:
         packed: bytes | None = None
         try:
             packed = _pack(instance)  # one pass in C: msgpack holds every integer within 64 bits
-            large = unsigned_past_63_bits(packed)  # (and 2^63 to 2^64 - 1, which an enum of integers compares in turn)
+            # (and from 2^63 to 2^64 - 1, which only an enum of integers compares slowly: in turn)
+            large = self._members and unsigned_past_63_bits(packed)
         except (OverflowError, TypeError, ValueError):
             large = True
         if large:
