@@ -105,24 +105,24 @@ def float_levels(
     meet at each level of an instance (the root's is 0; none past the end), counted as
     :func:`engine._numbers.comparisons_met` counts (what compares the values within a value at
     every level below it); ``None`` where the schema is not counted."""
-    members = _counted(document, resources, dialect, levels, cap, _members_here, _members_within)
-    sharp = _counted(document, resources, dialect, levels, cap, _sharp_here, _members_within)
-    blunt = _counted(document, resources, dialect, levels, cap, _blunt_here, _nothing_within)
-    if members is None or sharp is None or blunt is None:
+
+    def count(weigh: Any) -> list[int] | None:
+        counted = level_counts(document, dialect, weigh, levels, hashing=False, cap=cap, resources=resources, unit=0)
+        return None if counted is None else counted[0]
+
+    within = count(_members_within)
+    members, sharp, blunt = count(_members_here), count(_sharp_here), count(_blunt_here)
+    if within is None or members is None or sharp is None or blunt is None:
         return None
-    return members, sharp, blunt
+    return _below(members, within, levels, cap), _below(sharp, within, levels, cap), blunt
 
 
-def _counted(
-    document: Any, resources: Mapping[str, Any], dialect: Dialect, levels: int, cap: int, here: Any, within: Any
-) -> list[int] | None:
-    counted = level_counts(document, dialect, here, levels, hashing=False, cap=cap, resources=resources, unit=0)
-    deeper = level_counts(document, dialect, within, levels, hashing=False, cap=cap, resources=resources, unit=0)
-    if counted is None or deeper is None:
-        return None
-    met, above = counted[0] + [0] * (levels - len(counted[0])), 0
+def _below(counted: list[int], deeper: list[int], levels: int, cap: int) -> list[int]:
+    """``counted`` at each level, with what compares the values within a value (``deeper``) at
+    every level below it too."""
+    met, above = counted + [0] * (levels - len(counted)), 0
     for level in range(levels):  # a level meets what compares the values within every level above it
-        above = min(above + (deeper[0][level] if level < len(deeper[0]) else 0), cap)
+        above = min(above + (deeper[level] if level < len(deeper) else 0), cap)
         met[level] = min(met[level] + above, cap)
     while len(met) > 1 and met[-1] == 0:
         met.pop()
@@ -151,10 +151,6 @@ def _sharp_here(node: dict[str, Any]) -> tuple[int, int]:
 
 def _blunt_here(node: dict[str, Any]) -> tuple[int, int]:
     return sum(keyword in node and not _fraction(node[keyword]) for keyword in _RANGE), 0
-
-
-def _nothing_within(_node: dict[str, Any]) -> tuple[int, int]:
-    return 0, 0
 
 
 def _fraction(operand: Any) -> bool:

@@ -62,6 +62,7 @@ __all__ = [
 ]
 
 _pack = msgspec.msgpack.encode
+_LEAST = -(1 << 63)
 _WORD_BITS = 63  # integers a signed machine word holds (msgpack holds unsigned ones to 64 bits too)
 # A comparison: 1.3 us, and 0.036 ns for each square of a digit (one evaluation some 5 ns).
 _COMPARISON = 300
@@ -425,6 +426,10 @@ class _Weighing:
             large = True
         if large:
             by_level = large_integers_by_level(instance, _WORD_BITS)
+            # Past a machine word (msgpack's -2^63 to 2^64 - 1); from 2^63 where an enum of integers
+            # compares them in turn (a bound reads them natively).
+            top = 1 << 63 if self._members else 1 << 64
+            by_level = [[v for v in level if v >= top or v < _LEAST] for level in by_level]
             if by_level:
                 # Each integer meets what its level of the instance meets (an amount among the
                 # items of an array, not a code compared with every member of an `enum` beside it).
