@@ -16,7 +16,7 @@ from __future__ import annotations
 from math import log10
 from typing import Any
 
-from ._floats import number_cost
+from ._floats import fraction, number_cost
 from ._instance import json_values
 
 __all__ = ["NUMERIC", "comparisons"]
@@ -40,7 +40,7 @@ def comparisons(node: dict[str, Any]) -> int:
     if type(enum) is list and enum and not _looked_up(enum):
         cost += sum(map(_member_cost, enum))
     for keyword in NUMERIC:
-        if keyword in node and (_fraction(node[keyword]) or keyword == "multipleOf"):
+        if keyword in node and (fraction(node[keyword]) or keyword == "multipleOf"):
             cost += _FRACTION_COMPARISON  # `multipleOf: 7` against 1e305: 3-4 us a value
     divisor = node.get("multipleOf")
     if type(divisor) is float and 0 < abs(divisor) < _SMALL_DIVISOR:
@@ -53,10 +53,6 @@ def comparisons(node: dict[str, Any]) -> int:
     elif _is_number(const):  # a float far from 1, an integer past 64 bits: compared slowly
         cost += number_cost(const)
     return cost
-
-
-def _fraction(value: Any) -> bool:
-    return type(value) is float and not value.is_integer()
 
 
 def _member_cost(member: Any) -> int:

@@ -42,7 +42,10 @@ __all__ = [
     "float_work",
     "floats_cheap",
     "floats_free",
+    "fraction",
     "number_cost",
+    "number_members",
+    "UNIQUE_PAIRS",
 ]
 
 MEMBER = 200  # a float compared with a number member: 1-1.5 us
@@ -66,7 +69,9 @@ _BLUNT = 460
 # member against `1e308` (6 bytes) 3,896 evaluations, 649 a byte; `5e-324` (7) 584; blunt, 77.
 _MOST_PER_BYTE, _BLUNT_PER_BYTE = 650, 80
 _RANGE = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
-_UNIQUE_PAIRS = 7  # see `engine._numbers`
+# An array of up to 15 items is compared pair by pair: 105 pairs, 7 for each item (a longer one is
+# hashed, an item once, and its items that hash alike compared: `engine._unique`).
+UNIQUE_PAIRS = 7
 _MEMBER_VALUES = 1 << 20
 _A_REFERENCE = b'ef":'
 _BOUND, _MULTIPLE, _UNIQUE = b'imum":', b'"multipleOf":', b'"uniqueItems":true'
@@ -80,7 +85,7 @@ def float_comparisons_at_most(text: bytes, values: int, numeric_members: bool) -
     ``None`` where the text spells a reference."""
     if text.find(_A_REFERENCE) >= 0:
         return None
-    members = (values if numeric_members else 0) + _UNIQUE_PAIRS * text.count(_UNIQUE)
+    members = (values if numeric_members else 0) + UNIQUE_PAIRS * text.count(_UNIQUE)
     return members + text.count(_BOUND) + text.count(_MULTIPLE)
 
 
@@ -129,39 +134,41 @@ def _below(counted: list[int], deeper: list[int], levels: int, cap: int) -> list
     return met
 
 
-def _members(node: dict[str, Any]) -> tuple[int, int]:
+def number_members(node: dict[str, Any]) -> tuple[int, int]:
     """The number members of ``node``'s ``const`` and ``enum`` compared with the value itself, and
-    those compared with the values within it (inside an array or object member)."""
+    the numbers compared within it: inside an array or object member, and the pairs of its items
+    ``uniqueItems: true`` compares (:data:`UNIQUE_PAIRS` an item)."""
     members = [node["const"]] if "const" in node else []
     enum = node.get("enum")
     if type(enum) is list:
         members += enum
     here = sum(type(member) is int or type(member) is float for member in members)
     nested = [member for member in members if type(member) is dict or type(member) is list]
-    return here, _numbers_in(nested) if nested else 0
+    within = _numbers_in(nested) if nested else 0
+    if node.get("uniqueItems") is True:
+        within += UNIQUE_PAIRS
+    return here, within
 
 
 def _members_here(node: dict[str, Any]) -> tuple[int, int]:
-    return _members(node)[0], 0
+    return number_members(node)[0], 0
 
 
 def _sharp_here(node: dict[str, Any]) -> tuple[int, int]:
-    return _members(node)[0] + sum(_fraction(node.get(keyword)) for keyword in _RANGE), 0
+    return number_members(node)[0] + sum(fraction(node.get(keyword)) for keyword in _RANGE), 0
 
 
 def _blunt_here(node: dict[str, Any]) -> tuple[int, int]:
-    return sum(keyword in node and not _fraction(node[keyword]) for keyword in _RANGE), 0
+    return sum(keyword in node and not fraction(node[keyword]) for keyword in _RANGE), 0
 
 
-def _fraction(operand: Any) -> bool:
+def fraction(operand: Any) -> bool:
+    """Whether ``operand`` is a number with a fraction (compared slowly: see ``engine._comparisons``)."""
     return type(operand) is float and not operand.is_integer()
 
 
 def _members_within(node: dict[str, Any]) -> tuple[int, int]:
-    within = _members(node)[1]
-    if node.get("uniqueItems") is True:
-        within += _UNIQUE_PAIRS
-    return within, 0
+    return number_members(node)[1], 0
 
 
 def _numbers_in(values: list[Any]) -> int:

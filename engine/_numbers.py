@@ -34,12 +34,14 @@ import msgspec
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason
 from ._floats import (
+    UNIQUE_PAIRS,
     float_comparisons_at_most,
     float_levels,
     float_work,
     float_work_at_most,
     floats_cheap,
     floats_free,
+    number_members,
 )
 from ._instance import floats_by_level, large_integers_by_level, unsigned_past_63_bits
 from ._levels import level_counts
@@ -68,9 +70,6 @@ _WORD_BITS = 63  # integers a signed machine word holds (msgpack holds unsigned 
 _COMPARISON = 300
 _DIGITS_SQUARED = 7  # a shift: one evaluation per 128 squares of a digit
 _RANGE = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
-# An array of up to 15 items is compared pair by pair: 105 pairs, 7 for each item (a longer one is
-# hashed, an item once, and its items that hash alike compared: `engine._unique`).
-_UNIQUE_PAIRS = 7
 _REFERENCES = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
 # The end of `"$ref":`, `"$dynamicRef":` and `"$recursiveRef":` (and of a few other keys): one search.
 _A_REFERENCE = b'ef":'
@@ -91,7 +90,6 @@ Weighed = tuple[
 check of a longer one given its length, that of a value given its floats (see :func:`weigh_large_integers`)."""
 _LOOKED_AT_FIRST = 16  # long documents looked at before the levels are counted (see `weigh_large_integers`)
 _READING = frozenset({*_RANGE, "const", "enum", "uniqueItems"})
-_MEMBER_VALUES = 1 << 20  # values of a `const` or an `enum` member read (a schema of 1 MB holds fewer)
 # Keywords whose operand jsonschema-rs compares with a number; `type` alone when it is "number"
 # (`integer` reads the type, a list of types is matched without conversion).
 _BOUND = b'imum":'  # the end of `minimum`, `maximum` and both `exclusive` ones: one search
@@ -198,34 +196,9 @@ def _number_reads(node: dict[str, Any]) -> tuple[int, int]:
     """:func:`reads_numbers` apart: the comparisons of the value itself (a range, ``type:
     "number"``, a number as a ``const`` or ``enum`` member), and those of the numbers within it,
     at any level below (``uniqueItems: true``, the numbers inside an array or object member)."""
-    here = sum(keyword in node for keyword in _RANGE)
-    if node.get("type") == "number":
-        here += 1
-    members = [node["const"]] if "const" in node else []
-    enum = node.get("enum")
-    if type(enum) is list:
-        members += enum
-    here += sum(type(member) is int or type(member) is float for member in members)
-    nested = [member for member in members if type(member) is dict or type(member) is list]
-    within = _numbers_in(nested) if nested else 0
-    if node.get("uniqueItems") is True:
-        within += _UNIQUE_PAIRS
-    return here, within
-
-
-def _numbers_in(values: list[Any]) -> int:
-    count, stack, seen = 0, list(values), 0
-    while stack and seen <= _MEMBER_VALUES:
-        item = stack.pop()
-        seen += 1
-        kind = type(item)
-        if kind is int or kind is float:
-            count += 1
-        elif kind is dict:
-            stack.extend(item.values())
-        elif kind is list:
-            stack.extend(item)
-    return count
+    here, within = number_members(node)
+    here += sum(keyword in node for keyword in _RANGE)
+    return (here + 1 if node.get("type") == "number" else here), within
 
 
 def comparisons_per_value(documents: Iterable[Any], subschemas: int) -> int:
@@ -257,14 +230,14 @@ def comparisons_at_most(text: bytes, values: int) -> int:
     may hold a number)."""
     if text.find(_A_REFERENCE) >= 0:
         return 0
-    every = (_UNIQUE_PAIRS + 1) * max(values, 1)
+    every = (UNIQUE_PAIRS + 1) * max(values, 1)
     if every <= _FEW_COMPARISONS:
         return every
     counted = (
         text.count(_BOUND)
         + text.count(_MULTIPLE)
         + text.count(_NUMBER_TYPE)
-        + _UNIQUE_PAIRS * text.count(_UNIQUE)
+        + UNIQUE_PAIRS * text.count(_UNIQUE)
         + (values if _const_kinds(text)[1] or _enum_kinds(text)[1] else 0)
     )
     return max(min(counted, every), 1)
@@ -278,7 +251,7 @@ def comparison_bounds(text: bytes, values: int, members: bool) -> tuple[int, int
     comparisons = comparisons_at_most(text, values)
     if comparisons == 0:  # a reference
         return 0, None
-    every = (_UNIQUE_PAIRS + 1) * max(values, 1)
+    every = (UNIQUE_PAIRS + 1) * max(values, 1)
     return comparisons, every if every <= _FEW_FLOAT_COMPARISONS else float_comparisons_at_most(text, values, members)
 
 
