@@ -27,15 +27,15 @@ already (``engine._work``).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from math import frexp
 from typing import Any
 
-from ._dialect import Dialect
-from ._levels import level_counts
+from ._levels import Levels
 
 __all__ = [
     "MOST_PER_FLOAT",
+    "NUMBER_KEYWORDS",
+    "RANGE",
     "float_comparisons_at_most",
     "float_levels",
     "float_work_at_most",
@@ -68,7 +68,8 @@ _BLUNT = 460
 # What a comparison may cost for each byte of a float in a document, its separator included: a
 # member against `1e308` (6 bytes) 3,896 evaluations, 649 a byte; `5e-324` (7) 584; blunt, 77.
 _MOST_PER_BYTE, _BLUNT_PER_BYTE = 650, 80
-_RANGE = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+RANGE = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+NUMBER_KEYWORDS = frozenset({*RANGE, "const", "enum", "uniqueItems"})  # (a number as an operand or a member)
 # An array of up to 15 items is compared pair by pair: 105 pairs, 7 for each item (a longer one is
 # hashed, an item once, and its items that hash alike compared: `engine._unique`).
 UNIQUE_PAIRS = 7
@@ -102,24 +103,28 @@ def floats_free(sharp: int, blunt: int, budget: int) -> int:
     return budget // per_float if per_float > 0 else _EVERY
 
 
-def float_levels(
-    document: Any, resources: Mapping[str, Any], dialect: Dialect, levels: int, cap: int
-) -> tuple[list[int], list[int], list[int]] | None:
+def float_levels(graph: Levels, levels: int, cap: int) -> tuple[list[int], list[int], list[int]] | None:
     """The most number members, sharp comparisons (a member, a bound or ``multipleOf`` with a
     fraction) and blunt ones (a bound or ``multipleOf`` with an integral operand) one float may
-    meet at each level of an instance (the root's is 0; none past the end), counted as
+    meet at each level of an instance (the root's is 0; none past the end), counted on the
+    schema's ``graph`` (:func:`engine._levels.levels_of`, ``levels`` deep) as
     :func:`engine._numbers.comparisons_met` counts (what compares the values within a value at
-    every level below it); ``None`` where the schema is not counted."""
+    every level below it); ``None`` where the counts take too many steps."""
 
-    def count(weigh: Any) -> list[int] | None:
-        counted = level_counts(document, dialect, weigh, levels, hashing=False, cap=cap, resources=resources, unit=0)
-        return None if counted is None else counted[0]
-
-    within = count(_members_within)
-    members, sharp, blunt = count(_members_here), count(_sharp_here), count(_blunt_here)
-    if within is None or members is None or sharp is None or blunt is None:
+    count = len(graph.nodes)
+    members, within, sharp, blunt = [0] * count, [0] * count, [0] * count, [0] * count
+    for at, node in enumerate(graph.nodes):
+        if NUMBER_KEYWORDS.isdisjoint(node):  # (most subschemas: one C call)
+            continue
+        here, within[at] = number_members(node)
+        members[at] = here
+        sharp[at] = here + sum(fraction(node.get(keyword)) for keyword in RANGE)
+        blunt[at] = sum(keyword in node and not fraction(node[keyword]) for keyword in RANGE)
+    deepest = graph.summed(within, cap)
+    met, keen, dull = graph.summed(members, cap), graph.summed(sharp, cap), graph.summed(blunt, cap)
+    if deepest is None or met is None or keen is None or dull is None:
         return None
-    return _below(members, within, levels, cap), _below(sharp, within, levels, cap), blunt
+    return _below(met, deepest, levels, cap), _below(keen, deepest, levels, cap), dull
 
 
 def _below(counted: list[int], deeper: list[int], levels: int, cap: int) -> list[int]:
@@ -150,25 +155,9 @@ def number_members(node: dict[str, Any]) -> tuple[int, int]:
     return here, within
 
 
-def _members_here(node: dict[str, Any]) -> tuple[int, int]:
-    return number_members(node)[0], 0
-
-
-def _sharp_here(node: dict[str, Any]) -> tuple[int, int]:
-    return number_members(node)[0] + sum(fraction(node.get(keyword)) for keyword in _RANGE), 0
-
-
-def _blunt_here(node: dict[str, Any]) -> tuple[int, int]:
-    return sum(keyword in node and not fraction(node[keyword]) for keyword in _RANGE), 0
-
-
 def fraction(operand: Any) -> bool:
     """Whether ``operand`` is a number with a fraction (compared slowly: see ``engine._comparisons``)."""
     return type(operand) is float and not operand.is_integer()
-
-
-def _members_within(node: dict[str, Any]) -> tuple[int, int]:
-    return number_members(node)[1], 0
 
 
 def _numbers_in(values: list[Any]) -> int:

@@ -42,11 +42,11 @@ from ._documents import Documents
 from ._keywords import KEYWORDS, Applies, subschemas
 from ._patterns.analysis import reads_linearly, written_out
 
-__all__ = ["HASH", "level_counts", "reading_rate", "unique_levels"]
+__all__ = ["HASH", "Levels", "level_counts", "levels_of", "reading_rate", "unique_levels"]
 
 _SATURATED = 1 << 62
 _STEPS = 400_000  # node visits (each with its edges) the unrolling may take: some 0.2 s at most
-_VALUES, _READING, _HASHING = 0, 1, 2  # what `_unroll` counts
+_VALUES, _READING, _HASHING, _SUMMED = 0, 1, 2, 3  # what `_unroll` counts
 _LINEAR = 2  # evaluations a pattern read in one state at a time spends on a character
 _THRASH = 40  # evaluations a pattern may spend on a character, whatever its size (see `reading_rate`)
 HASH = 3  # evaluations `uniqueItems` spends hashing one value (32 ns a value in jsonschema-rs)
@@ -60,15 +60,14 @@ class _Graph:
     own subschemas apply."""
 
     __slots__ = (
-        "base",
         "each",
         "edges",
-        "entries",
         "evaluated",
         "every",
         "heights",
         "in_place",
         "marked",
+        "nodes",
         "order",
         "key_reads",
         "per_child",
@@ -79,8 +78,7 @@ class _Graph:
     )
 
     def __init__(self) -> None:
-        self.base: list[int] = []  # one, and the comparisons
-        self.entries: list[int] = []  # lists of names, dependencies, content read (the object's)
+        self.nodes: list[dict[str, Any]] = []  # what each index stands for (weighed by the caller)
         self.patterns: list[int] = []  # `patternProperties` patterns: each key tries every one
         self.in_place: list[list[int]] = []
         self.every: list[list[int]] = []  # descending, meeting every child
@@ -101,6 +99,93 @@ class _Graph:
         self.edges = 0
 
 
+class Levels:
+    """A schema's graph of subschemas (see the module), built once and counted with any weighing:
+    the counts of one schema (comparisons, number members, sharp and blunt ones) read one graph."""
+
+    __slots__ = ("_graph", "_levels")
+
+    def __init__(self, graph: _Graph | None, levels: int) -> None:
+        self._graph, self._levels = graph, levels  # `None`: a boolean schema, which meets nothing
+
+    def counts(
+        self,
+        weigh: Callable[[dict[str, Any]], tuple[int, int]],
+        *,
+        hashing: bool = True,
+        cap: int = _SATURATED,
+    ) -> tuple[list[int], list[int]] | None:
+        """The most evaluations one value meets at each level of an instance, from the root
+        (trailing levels no subschema reaches left out; at least one), and the most evaluations
+        one character of a string or key there meets (its patterns, see :func:`reading_rate`);
+        ``weigh(node)``: what a subschema costs its value beyond one evaluation, and its
+        object beyond the subschemas (lists of names, dependencies); ``hashing``: with what
+        ``uniqueItems`` spends hashing the values below it; ``cap``: where counts stop growing
+        (past the budget, any count is as good as another). ``None`` where the unrolling takes
+        too many steps (see the module)."""
+        graph, levels = self._graph, self._levels
+        if graph is None:
+            return [0], [0]
+        base: list[int] = []
+        entries: list[int] = []
+        for node in graph.nodes:
+            own, listed = weigh(node)
+            base.append(1 + own)
+            entries.append(listed)
+        counts = _unroll(graph, levels, base, entries, _VALUES, cap)
+        reading = any(graph.reads) or any(graph.key_reads)
+        reads = _unroll(graph, levels, base, entries, _READING, cap) if reading else [0]
+        if counts is None or reads is None:
+            return None
+        if not hashing or not any(graph.unique):
+            return counts, reads
+        hashed = _unroll(graph, levels, base, entries, _HASHING, cap)
+        if hashed is None:
+            return None
+        # A value is hashed by every `uniqueItems` that meets one of the arrays holding it.
+        counts += [0] * (levels - len(counts))
+        above = 0
+        for level in range(1, levels):
+            above = min(above + (hashed[level - 1] if level - 1 < len(hashed) else 0), cap)
+            counts[level] += above
+        while len(counts) > 1 and counts[-1] == 0:
+            counts.pop()
+        return counts, reads
+
+    @property
+    def nodes(self) -> list[dict[str, Any]]:
+        """The subschemas that apply, the root first, in the order :meth:`summed` weighs them."""
+        return [] if self._graph is None else self._graph.nodes
+
+    def summed(self, weights: list[int], cap: int = _SATURATED) -> list[int] | None:
+        """The most a value meets at each level of an instance (trailing levels none reaches left
+        out; at least one), each subschema of :attr:`nodes` weighing what ``weights`` gives it
+        (nothing more, its object nothing); ``None`` where the counts take too many steps."""
+        graph = self._graph
+        if graph is None or not any(weights):  # (most schemas, for most weighings)
+            return [0]
+        return _unroll(graph, self._levels, weights, [], _SUMMED, cap)
+
+    def unique(self) -> list[int] | None:
+        """The levels of an instance (the root's is 0) whose arrays a ``uniqueItems: true`` may
+        meet, or ``None`` where the unrolling takes too many steps."""
+        graph = self._graph
+        if graph is None or not any(graph.unique):
+            return []
+        hashed = _unroll(graph, self._levels, [], [], _HASHING, _SATURATED)
+        return None if hashed is None else [level for level, count in enumerate(hashed) if count]
+
+
+def levels_of(schema: Any, dialect: Dialect, levels: int, resources: Mapping[str, Any] | None = None) -> Levels | None:
+    """The graph of ``schema``'s subschemas for the first ``levels`` levels of an instance,
+    references followed into the registry's ``resources`` (by URI) too, to count with
+    :meth:`Levels.counts`; ``None`` where the schema is not counted (see the module)."""
+    if type(schema) is not dict:
+        return Levels(None, 0)
+    built = _graph(schema, dialect, levels, resources)
+    return None if built is None else Levels(*built)
+
+
 def level_counts(
     schema: Any,
     dialect: Dialect,
@@ -110,41 +195,11 @@ def level_counts(
     hashing: bool = True,
     cap: int = _SATURATED,
     resources: Mapping[str, Any] | None = None,
-    unit: int = 1,
 ) -> tuple[list[int], list[int]] | None:
-    """The most evaluations one value meets at each level of an instance, from the root, for at
-    most ``levels`` levels (trailing levels no subschema reaches left out; at least one), and the
-    most evaluations one character of a string or key there meets (its patterns, see
-    :func:`reading_rate`); ``weigh(node)``: what a subschema costs its value beyond one
-    evaluation, and its object beyond the subschemas (lists of names, dependencies); ``hashing``:
-    with what ``uniqueItems`` spends hashing the values below it; ``cap``: where counts stop
-    growing (past the budget, any count is as good as another); ``resources``: the registry's, by
-    URI, which references may lead into. ``None`` where the schema is not counted (see the
-    module); ``unit``: what a subschema weighs before ``weigh`` (0: ``weigh`` alone)."""
-    if type(schema) is not dict:
-        return [0], [0]
-    built = _graph(schema, dialect, weigh, levels, resources, unit)
-    if built is None:
-        return None
-    graph, levels = built
-    counts = _unroll(graph, levels, _VALUES, cap)
-    reads = _unroll(graph, levels, _READING, cap) if any(graph.reads) or any(graph.key_reads) else [0]
-    if counts is None or reads is None:
-        return None
-    if not hashing or not any(graph.unique):
-        return counts, reads
-    hashed = _unroll(graph, levels, _HASHING, cap)
-    if hashed is None:
-        return None
-    # A value is hashed by every `uniqueItems` that meets one of the arrays holding it.
-    counts += [0] * (levels - len(counts))
-    above = 0
-    for level in range(1, levels):
-        above = min(above + (hashed[level - 1] if level - 1 < len(hashed) else 0), cap)
-        counts[level] += above
-    while len(counts) > 1 and counts[-1] == 0:
-        counts.pop()
-    return counts, reads
+    """:meth:`Levels.counts` of :func:`levels_of` the schema, for one weighing: ``None`` where
+    the schema is not counted."""
+    found = levels_of(schema, dialect, levels, resources)
+    return None if found is None else found.counts(weigh, hashing=hashing, cap=cap)
 
 
 def unique_levels(
@@ -154,45 +209,28 @@ def unique_levels(
     ``uniqueItems: true`` may meet (the subschemas that hold one, references followed into the
     registry's ``resources`` too, recursion unrolled), or ``None`` where the schema is not counted
     (see the module)."""
-    if type(schema) is not dict:
-        return []
-    built = _graph(schema, dialect, _weighs_nothing, levels, resources)
-    if built is None:
-        return None
-    graph, levels = built
-    if not any(graph.unique):
-        return []
-    hashed = _unroll(graph, levels, _HASHING, _SATURATED)
-    return None if hashed is None else [level for level, count in enumerate(hashed) if count]
+    found = levels_of(schema, dialect, levels, resources)
+    return None if found is None else found.unique()
 
 
 def _graph(
-    schema: dict[str, Any],
-    dialect: Dialect,
-    weigh: Callable[[dict[str, Any]], tuple[int, int]],
-    levels: int,
-    resources: Mapping[str, Any] | None,
-    unit: int = 1,
+    schema: dict[str, Any], dialect: Dialect, levels: int, resources: Mapping[str, Any] | None
 ) -> tuple[_Graph, int] | None:
     """The graph of ``schema`` and the levels worth unrolling (as many as its height allows, or
     ``levels`` where it recurses), or ``None`` where it is not counted (see the module)."""
     documents = Documents.of(schema, dialect, resources) if resources else Documents(schema)
     if documents is None:
         return None
-    graph = _build(documents, dialect, weigh, levels, unit)
+    graph = _build(documents, dialect, levels)
     if graph is None:
         return None
     heights = _heights(graph)  # `None`: recursive, every level may be reached
     if heights is not None:
         levels = min(levels, heights[0] + 2)
         graph.heights = heights
-        if (len(graph.base) + graph.edges) * levels > _STEPS // 4:
+        if (len(graph.nodes) + graph.edges) * levels > _STEPS // 4:
             return None  # decided before any level is counted: a deep chain (see the module)
     return graph, levels
-
-
-def _weighs_nothing(_node: dict[str, Any]) -> tuple[int, int]:
-    return 0, 0
 
 
 def reading_rate(pattern: str) -> int:
@@ -206,16 +244,20 @@ def reading_rate(pattern: str) -> int:
     return _THRASH + written_out(pattern) * 2 // 3
 
 
-def _unroll(graph: _Graph, levels: int, mode: int, cap: int) -> list[int] | None:
+def _unroll(graph: _Graph, levels: int, base: list[int], entries: list[int], mode: int, cap: int) -> list[int] | None:
     """The root's count at each level (see the module): of evaluations a value meets
-    (:data:`_VALUES`), of evaluations a character meets (:data:`_READING`), or of ``uniqueItems``
-    hashing a value, each :data:`HASH` evaluations (:data:`_HASHING`)."""
-    count = len(graph.base)
+    (:data:`_VALUES`, each node weighing ``base`` and its object ``entries``), of evaluations a
+    character meets (:data:`_READING`), of ``uniqueItems`` hashing a value, each :data:`HASH`
+    evaluations (:data:`_HASHING`), or of what ``base`` weighs each node alone (:data:`_SUMMED`:
+    no key looked up, no pattern tried)."""
+    count = len(graph.nodes)
     nothing = [0] * count
     if mode == _VALUES:
-        base, entries, patterns = graph.base, graph.entries, graph.patterns
+        patterns = graph.patterns
     elif mode == _READING:
         base, entries, patterns = graph.reads, nothing, graph.key_reads
+    elif mode == _SUMMED:
+        entries, patterns = nothing, nothing
     else:
         base, entries, patterns = [HASH * unique for unique in graph.unique], nothing, nothing
     counting = mode == _VALUES
@@ -280,13 +322,7 @@ def _unroll(graph: _Graph, levels: int, mode: int, cap: int) -> list[int] | None
     return root
 
 
-def _build(
-    documents: Documents,
-    dialect: Dialect,
-    weigh: Callable[[dict[str, Any]], tuple[int, int]],
-    levels: int,
-    unit: int,
-) -> _Graph | None:
+def _build(documents: Documents, dialect: Dialect, levels: int) -> _Graph | None:
     """The graph of the subschemas that meet a value in the first ``levels`` levels of an
     instance: found in the order of the fewest levels they descend (in place none, a descending
     keyword one), so that what lies deeper is never read (a chain of 4,000 definitions, each a
@@ -372,17 +408,16 @@ def _build(
                     every += subs
                     if key in _PER_CHILD:
                         per_child += subs
-        rows[at] = (weigh(current), in_place, every, each, evaluated, marked, per_child)
+        rows[at] = (in_place, every, each, evaluated, marked, per_child)
     if shared:
         return None
     for current, row in zip(nodes, rows, strict=True):
         if row is None:  # every node found is queued and built: never so
             return None
-        (own, entries), in_place, every, each, evaluated, marked, per_child = row
+        in_place, every, each, evaluated, marked, per_child = row
         patterns = current.get("patternProperties")
         pattern = current.get("pattern")
-        graph.base.append(unit + own)
-        graph.entries.append(entries)
+        graph.nodes.append(current)
         graph.patterns.append(len(patterns) if type(patterns) is dict else 0)
         graph.in_place.append(in_place)
         graph.every.append(every)
@@ -405,7 +440,7 @@ def _build(
 def _heights(graph: _Graph) -> list[int] | None:
     """The most levels below each subschema a chain of subschemas descends (each descending
     keyword one level, in place none), or ``None`` where a chain may descend for ever (recursion)."""
-    count = len(graph.base)
+    count = len(graph.nodes)
     below = [graph.every[at] + [sub for group in graph.each[at] for sub in group] for at in range(count)]
     order = _postorder([graph.in_place[at] + below[at] for at in range(count)], [0])
     if order is None:

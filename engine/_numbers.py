@@ -34,6 +34,8 @@ import msgspec
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason
 from ._floats import (
+    NUMBER_KEYWORDS,
+    RANGE,
     UNIQUE_PAIRS,
     float_comparisons_at_most,
     float_levels,
@@ -44,7 +46,7 @@ from ._floats import (
     number_members,
 )
 from ._instance import floats_by_level, large_integers_by_level, unsigned_past_63_bits
-from ._levels import level_counts
+from ._levels import Levels, levels_of
 
 __all__ = [
     "comparison_bounds",
@@ -69,7 +71,6 @@ _WORD_BITS = 63  # integers a signed machine word holds (msgpack holds unsigned 
 # A comparison: 1.3 us, and 0.036 ns for each square of a digit (one evaluation some 5 ns).
 _COMPARISON = 300
 _DIGITS_SQUARED = 7  # a shift: one evaluation per 128 squares of a digit
-_RANGE = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 _REFERENCES = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
 # The end of `"$ref":`, `"$dynamicRef":` and `"$recursiveRef":` (and of a few other keys): one search.
 _A_REFERENCE = b'ef":'
@@ -89,9 +90,9 @@ Weighed = tuple[
 """A check that weighs numbers, the check without, the length of documents it needs no look at, the
 check of a longer one given its length, that of a value given its floats (see :func:`weigh_large_integers`)."""
 _LOOKED_AT_FIRST = 16  # long documents looked at before the levels are counted (see `weigh_large_integers`)
-_READING = frozenset({*_RANGE, "const", "enum", "uniqueItems"})
-# Keywords whose operand jsonschema-rs compares with a number; `type` alone when it is "number"
-# (`integer` reads the type, a list of types is matched without conversion).
+# jsonschema-rs compares a value with a number where a subschema holds one of `NUMBER_KEYWORDS`,
+# and `type` alone when it is "number" (`integer` reads the type, a list of types is matched
+# without conversion).
 _BOUND = b'imum":'  # the end of `minimum`, `maximum` and both `exclusive` ones: one search
 _NUMBER_TYPE = b'"type":"number"'
 _MULTIPLE = b'"multipleOf":'
@@ -197,7 +198,7 @@ def _number_reads(node: dict[str, Any]) -> tuple[int, int]:
     "number"``, a number as a ``const`` or ``enum`` member), and those of the numbers within it,
     at any level below (``uniqueItems: true``, the numbers inside an array or object member)."""
     here, within = number_members(node)
-    here += sum(keyword in node for keyword in _RANGE)
+    here += sum(keyword in node for keyword in RANGE)
     return (here + 1 if node.get("type") == "number" else here), within
 
 
@@ -211,7 +212,7 @@ def comparisons_per_value(documents: Iterable[Any], subschemas: int) -> int:
         node = stack.pop()
         if type(node) is dict:
             # Most objects hold no keyword that reads a number (one C call each).
-            if not _READING.isdisjoint(node) or node.get("type") == "number":
+            if not NUMBER_KEYWORDS.isdisjoint(node) or node.get("type") == "number":
                 reads = reads_numbers(node)
                 heaviest, total = max(heaviest, reads), total + reads
             if not referred and not _REFERENCES.isdisjoint(node):
@@ -276,6 +277,7 @@ def comparisons_met(
     subschemas: int,
     rereads: int,
     cap: int,
+    graph: Levels | None = None,
 ) -> list[int]:
     """The most comparisons with a number one value may meet at each level of an instance (the
     root's is 0; none past the end): counted level by level over at most ``levels`` levels
@@ -284,36 +286,36 @@ def comparisons_met(
     each meet their own subschemas), a comparison of the values within a value (``uniqueItems``,
     an array as a ``const``) at every level below its own; where the schema is not counted, at
     every level :func:`comparisons_per_value` of the ``document`` and the ``resources``,
-    ``rereads`` times."""
-    within: list[bool] = []
-
-    def here(node: dict[str, Any]) -> tuple[int, int]:
-        own, deeper = _number_reads(node)
-        if deeper and not within:
-            within.append(True)
-        return own, 0
-
-    counted = level_counts(document, dialect, here, levels, hashing=False, cap=cap, resources=resources)
-    if counted is not None and within:  # (rare) what compares the values within a value, level by level
-        deeper = level_counts(document, dialect, _within, levels, hashing=False, cap=cap, resources=resources, unit=0)
-        if deeper is None:
-            counted = None
-        else:
-            met, above = counted[0] + [0] * (levels - len(counted[0])), 0
-            for level, count in enumerate(deeper[0]):  # a level meets what every level above it meets
-                above = min(above + count, cap)
+    ``rereads`` times. ``graph``: the schema's :func:`engine._levels.levels_of`, where the
+    caller has built it for other counts too."""
+    if graph is None:
+        graph = levels_of(document, dialect, levels, resources)
+    if graph is not None:
+        count = len(graph.nodes)
+        weights, within = [1] * count, [0] * count  # each subschema one more
+        for at, node in enumerate(graph.nodes):
+            if not NUMBER_KEYWORDS.isdisjoint(node) or node.get("type") == "number":
+                own, within[at] = _number_reads(node)
+                weights[at] += own
+        counted = graph.summed(weights, cap)
+        # (rare) what compares the values within a value, at every level below its own
+        deeper = graph.summed(within, cap)
+        if counted is not None and deeper is not None:
+            met, above = counted + [0] * (levels - len(counted)), 0
+            for level in range(levels):  # a level meets what every level above it meets
+                above = min(above + (deeper[level] if level < len(deeper) else 0), cap)
                 met[level] = min(met[level] + above, cap)
-            for level in range(len(deeper[0]), levels):
-                met[level] = min(met[level] + above, cap)
+            while len(met) > 1 and met[-1] == 0:
+                met.pop()
             return met
-    if counted is not None:
-        return counted[0]
+    return every_level(document, resources, levels, subschemas, rereads)
+
+
+def every_level(document: Any, resources: Mapping[str, Any], levels: int, subschemas: int, rereads: int) -> list[int]:
+    """What :func:`comparisons_met` gives a schema it does not count: at every level, every
+    comparison of the ``document`` and the ``resources`` (:func:`comparisons_per_value`),
+    ``rereads`` times."""
     return [comparisons_per_value([document, *resources.values()], subschemas) * rereads] * levels
-
-
-def _within(node: dict[str, Any]) -> tuple[int, int]:
-    """What :func:`level_counts` weighs a subschema with: the comparisons of the numbers within its value."""
-    return _number_reads(node)[1], 0
 
 
 def never_longer(_instance: Any, _size: int) -> bool:
@@ -377,8 +379,12 @@ class _Weighing:
         if met is None:
             document, resources, dialect, levels, subschemas, rereads = self._schema
             schema, cap = document(), self._budget + 1
-            found = comparisons_met(schema, resources, dialect, levels, subschemas, rereads, cap)
-            floats = float_levels(schema, resources, dialect, levels, cap)
+            graph = levels_of(schema, dialect, levels, resources)  # one graph for every count
+            if graph is None:  # not counted: every comparison at every level
+                found, floats = every_level(schema, resources, levels, subschemas, rereads), None
+            else:
+                found = comparisons_met(schema, resources, dialect, levels, subschemas, rereads, cap, graph)
+                floats = float_levels(graph, levels, cap)
             if floats is None:  # every comparison may be a sharp one, with a member
                 members, sharp, blunt = found, found, [0]
             else:
