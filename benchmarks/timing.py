@@ -4,11 +4,13 @@
 platform's best clock; this module only adds what a fair comparison on a shared, noisy machine
 needs: each contender's loop count is calibrated, then the contenders are timed in interleaved
 rounds (A B C, A B C, ...) so a burst of load from another process hits them all alike, and the
-median round is kept. A contender whose calibration is short is calibrated a second time, and
-that count kept: the first runs of a callable may build what later calls reuse (the engine's
-typed readers, after a schema's first documents; a library's caches), a one-off cost the compile
-rows measure, which would otherwise set a loop count too small for the steady state (each round
-then starting cold after the other contenders ran).
+median round is kept. Before its calibration each contender runs :data:`_WARM_CALLS` times (or
+for a tenth of its budget, if that is less): the first runs of a callable may build what later
+calls reuse (the engine's typed readers after a schema's fifth document, its level counts after
+the sixteenth long one; a library's caches), one-off costs the compile rows measure, which would
+otherwise set a loop count too small for the steady state (each round then starting cold after
+the other contenders ran) and keep a calibration that paid them as a sample. A contender whose
+calibration is short is calibrated again until two calibrations agree on the loop count.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 __all__ = ["Budget", "Measurement", "calibrate", "measure"]
+
+_WARM_CALLS = 64  # runs before the calibration: past the engine's one-off costs (at 5 and 17)
+_SETTLING = 3  # calibrations after the first, until two agree
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +68,20 @@ def measure(calls: Mapping[str, Callable[[], object]], budget: Budget) -> dict[s
     wanted: dict[str, int] = {}
     samples: dict[str, list[float]] = {name: [] for name in calls}
     for name, timer in timers.items():
+        warm, spent = 0, 0.0
+        while warm < _WARM_CALLS and spent < budget.contender_seconds / 10:
+            spent += timer.timeit(1)
+            warm += 1
         number, took = calibrate(timer, budget.round_seconds)
-        if took < budget.contender_seconds / 10:  # cheap to run again: the count of the steady state
-            number, took = calibrate(timer, budget.round_seconds)
+        spent = took
+        for _ in range(_SETTLING):  # cheap to run again: the count of the steady state
+            if spent >= budget.contender_seconds / 3:
+                break
+            again, took = calibrate(timer, budget.round_seconds)
+            spent += took
+            if again == number:
+                break
+            number = again
         loops[name] = number
         wanted[name] = max(budget.min_rounds, min(budget.rounds, int(budget.contender_seconds / took)))
         if took >= budget.round_seconds * 4:
