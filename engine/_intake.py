@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from ._config import Limits
+from ._decode import SCREENED_PAST, far_exponents_over
 from ._errors import DecodeError, DecodeReason, RejectReason, SchemaRejected
 from ._instance import referents
 
@@ -274,6 +275,8 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
             except DecodeError as exc:
                 if exc.reason == DecodeReason.TOO_DEEP:
                     raise _too_deep(limits.max_document_depth + 1, limits) from None
+                if exc.reason == DecodeReason.TOO_LARGE:  # (numbers it would be slow to parse)
+                    raise SchemaRejected(RejectReason.LIMIT_EXCEEDED, exc.message, location="") from None
                 raise SchemaRejected(
                     RejectReason.INVALID_SCHEMA, f"schema document is not acceptable JSON: {exc.message}"
                 ) from None
@@ -294,7 +297,15 @@ def load_schema(schema: Any, limits: Limits) -> Intake:
     # guard, the fingerprint and every backend read one document (a subclass's overridden
     # methods, which the guard would call and a native reader would not, are never called).
     try:
-        copy = _decode(encode(schema))
+        encoded = encode(schema)
+        if len(encoded) > SCREENED_PAST and far_exponents_over(encoded):
+            raise SchemaRejected(
+                RejectReason.LIMIT_EXCEEDED,
+                "schema holds too many numbers with an exponent of 289 or more, each of which takes msgspec "
+                "some 10 us to parse",
+                location="",
+            )
+        copy = _decode(encoded)
     except (TypeError, ValueError, msgspec.EncodeError, msgspec.DecodeError, RecursionError) as exc:
         raise SchemaRejected(RejectReason.INVALID_SCHEMA, f"schema is not a JSON document: {_why(exc)}") from None
     text = _text(copy)

@@ -1,0 +1,181 @@
+"""Numbers whose written exponent is 289 or more (``1e300``) take msgspec some 10 us each to parse,
+against 0.05 for any other: a document past ``SCREENED_PAST`` bytes holding more than 65,536 of
+them is refused (``too-large``) before it is parsed, at every entry point that reads bytes, and
+so is a schema holding them; documents with as many letters ``e``, exponents that parse fast, or
+fewer far ones, are read as before."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+from engine._decode import SCREENED_PAST, far_exponents_over
+
+MANY = 70_000  # over the 65,536 a document may hold
+PAD = "x" * 700_000  # (a document of fewer bytes than SCREENED_PAST is bounded by its length)
+FAR = ["1e300", "-2.5E+301", "0.001e292", "7e0300", "1.7976931348623157e308"]
+
+
+def far_numbers(count: int, spelled: str = "1e300") -> str:
+    return "[" + ",".join([spelled] * count) + "]"
+
+
+TOOLS = engine.compile_tools(
+    {
+        "tools": [
+            {"name": "free", "inputSchema": {"type": "object"}},
+            {
+                "name": "typed",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"values": {"type": "array", "items": {"type": "number"}}},
+                },
+                "outputSchema": {"type": "object", "properties": {"values": {"type": "array"}}},
+            },
+        ]
+    }
+)
+FORM = engine.compile_elicitation({"type": "object", "properties": {"name": {"type": "string"}}})
+
+
+def _arguments(text: str) -> None:
+    TOOLS.validate_arguments("typed", text.encode())
+
+
+def _arguments_text(text: str) -> None:
+    TOOLS.validate_arguments("free", text)
+
+
+def _arguments_view(text: str) -> None:
+    TOOLS.validate_arguments("typed", memoryview(bytearray(text.encode())))
+
+
+def _result(text: str) -> None:
+    TOOLS.validate_result("typed", ('{"content": [], "structuredContent": ' + text + "}").encode())
+
+
+def _response(text: str) -> None:
+    wrapped = '{"jsonrpc": "2.0", "id": 1, "result": {"content": [], "structuredContent": ' + text + "}}"
+    TOOLS.validate_result("typed", wrapped.encode())
+
+
+def _answer(text: str) -> None:
+    FORM.decode_result(('{"action": "accept", "content": {"name": "a"}, "_meta": ' + text + "}").encode())
+
+
+def _decode(text: str) -> None:
+    engine.compile({"type": "object"}).decode(text.encode())
+
+
+def _decode_typed(text: str) -> None:
+    schema = {"type": "object", "properties": {"values": {"type": "array", "items": {"type": "number"}}}}
+    engine.compile(schema).decode_typed(text.encode())
+
+
+ENTRY_POINTS: dict[str, Callable[[str], None]] = {
+    "validate_arguments": _arguments,
+    "validate_arguments (text)": _arguments_text,
+    "validate_arguments (memoryview)": _arguments_view,
+    "validate_result": _result,
+    "validate_result (JSON-RPC)": _response,
+    "decode_result": _answer,
+    "decode": _decode,
+    "decode_typed": _decode_typed,
+}
+
+
+@pytest.mark.parametrize("spelled", FAR)
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+def test_many_far_exponents_refused_unparsed(entry: str, spelled: str) -> None:
+    document = '{"pad": "' + PAD + '", "values": ' + far_numbers(MANY, spelled) + "}"
+    assert len(document) > SCREENED_PAST
+    with pytest.raises(engine.DecodeError) as caught:
+        ENTRY_POINTS[entry](document)
+    assert caught.value.reason == engine.DecodeReason.TOO_LARGE
+    assert "exponent of 289 or more" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        "[" + ",".join(["1e288"] * MANY) + "]",  # parsed fast
+        "[" + ",".join(["1e-300"] * MANY) + "]",  # negative exponents too
+        "[" + ",".join(['"e1e300e"'] * 40_000 + ["1e300"] * 1_000) + "]",  # letters e, few far numbers
+        "[" + ",".join(["1e300"] * 60_000) + "]",  # fewer than the bound, past SCREENED_PAST
+    ],
+    ids=["1e288", "1e-300", "letters", "under the bound"],
+)
+@pytest.mark.parametrize("entry", ["validate_arguments", "validate_result", "decode_result", "decode"])
+def test_other_long_documents_read(entry: str, values: str) -> None:
+    document = '{"pad": "' + PAD + '", "values": ' + values + "}"
+    assert len(document) > SCREENED_PAST
+    if entry == "validate_arguments" and '"' in values:
+        TOOLS.validate_arguments("free", document.encode())
+    else:
+        ENTRY_POINTS[entry](document)
+
+
+def test_many_far_exponents_in_a_schema_refused() -> None:
+    text = json.dumps({"description": "x" * 700_000, "enum": [1e300] * MANY})
+    assert SCREENED_PAST < len(text) < 2_000_000
+    wide = engine.Engine(engine.EngineConfig(limits=engine.Limits(max_schema_bytes=2_000_000)))
+    for schema in (text, text.encode()):
+        with pytest.raises(engine.SchemaRejected) as caught:
+            wide.compile(schema)
+        assert caught.value.reason == engine.RejectReason.LIMIT_EXCEEDED
+        assert "exponent of 289 or more" in caught.value.message
+
+
+_NUMBER = st.builds(
+    lambda sign, whole, fraction, letter, plus, zeros, exponent: (
+        f"{sign}{whole}{fraction}{letter}{plus}{zeros}{exponent}"
+    ),
+    st.sampled_from(["", "-"]),
+    st.sampled_from(["0", "1", "12", "9"]),
+    st.sampled_from(["", ".5", ".001", ".000000000000000000001"]),
+    st.sampled_from(["e", "E"]),
+    st.sampled_from(["", "+", "-"]),
+    st.sampled_from(["", "0", "00"]),
+    st.integers(0, 330),
+)
+_ITEM = st.one_of(_NUMBER, st.sampled_from(['"e"', '"1e300"', '"code29e3"', "true", "1.5", "7"]))
+
+
+def _written_far(document: str) -> int:
+    """The numbers of ``document`` whose exponent, as written, is 289 or more: read by the
+    standard library's parser, each float by its text."""
+    far = 0
+
+    def number(text: str) -> float:
+        nonlocal far
+        match = re.search(r"[eE]([+-]?)(\d+)$", text)
+        if match and match.group(1) != "-" and int(match.group(2)) >= 289:
+            far += 1
+        return 0.0
+
+    json.loads(document, parse_float=number)
+    return far
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_ITEM, max_size=60), st.integers(0, 20))
+def test_far_exponents_never_missed(items: list[str], most: int) -> None:
+    document = "[" + ",".join(items) + "]"
+    if _written_far(document) > most:
+        for form in (document, document.encode(), bytearray(document.encode()), memoryview(document.encode())):
+            assert far_exponents_over(form, most)
+
+
+def test_far_exponents_counted_exactly_past_the_bounds() -> None:
+    # Many letters e and many exponents of three digits, few far ones: the last count decides.
+    document = "[" + ",".join(["1e200"] * 50 + ["1e300"] * 5) + "]"
+    assert not far_exponents_over(document.encode(), 5)
+    assert far_exponents_over(document.encode(), 4)
+    assert not far_exponents_over(document, 5)
+    assert far_exponents_over(document, 4)
