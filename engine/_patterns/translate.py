@@ -21,8 +21,9 @@ it finds a match exactly where the ECMA-262 pattern does, though not always the 
 (``.why`` is a sentence). Only ``re.search`` semantics are meant, as JSON Schema specifies.
 
 Refused: backreferences, lookaround, named groups' references, ``\\p{..}``, ``\\c``, surrogate
-escapes, quantifiers nested inside quantified groups, alternatives that overlap under a quantifier,
-two unbounded quantifiers whose character sets overlap with nothing between them to keep them apart
+escapes, classes of more than 64 ranges beyond U+FFFF (tried one by one on each character),
+quantifiers nested inside quantified groups, alternatives that overlap under a quantifier, two
+unbounded quantifiers whose character sets overlap with nothing between them to keep them apart
 (``\\d*\\d*``), and unanchored patterns whose search would rescan one stretch from many starting
 points (``x[a-z]*y``) -- the shapes that make a backtracking engine blow up, exponentially or
 quadratically. The supported subset covers every pattern in the project's corpus of real tool
@@ -34,7 +35,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .parse import Group, Node, Parser, PatternRefused, Repeat
+from .parse import Atom, Group, Node, Parser, PatternRefused, Repeat
 from .safety import check, restart_guard
 
 __all__ = ["PatternRefused", "compile_pattern", "translate"]
@@ -75,7 +76,29 @@ def translate(pattern: str) -> str:
     parser = Parser(pattern)
     tree = parser.parse()
     check(parser, tree)
+    most = max(map(_astral_ranges, (node for seq in tree for node in seq)), default=0)
+    if most > _ASTRAL_RANGES:
+        raise parser.refuse(
+            f"a character class of {most} ranges beyond U+FFFF, which Python re tries one by one on "
+            f"each character it reads (more than {_ASTRAL_RANGES})"
+        )
     return "|".join(_emit_alternative(parser, seq) for seq in tree)
+
+
+# Python `re` matches a class's characters within U+FFFF by a table, and tries its ranges beyond
+# one at a time, for any character the table does not hold: 2,000 of them, 4 us a character.
+_ASTRAL_RANGES = 64
+
+
+def _astral_ranges(node: Node) -> int:
+    """The most ranges beyond U+FFFF one character class of ``node`` holds."""
+    if isinstance(node, Atom):
+        return sum(high > 0xFFFF for _, high in node.chars)
+    if isinstance(node, Repeat):
+        return _astral_ranges(node.node)
+    if isinstance(node, Group):
+        return max((_astral_ranges(child) for seq in node.alternatives for child in seq), default=0)
+    return 0
 
 
 @lru_cache(maxsize=4096)
