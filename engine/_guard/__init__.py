@@ -81,6 +81,9 @@ class GuardReport(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """The deepest nesting of quantifiers in any pattern (for backends running Python ``re``)."""
     fetched: tuple[str, ...] = ()
     """URIs retrieved in opt-in fetch mode (their documents are in the resources passed on)."""
+    patterns: tuple[tuple[str, int], ...] = ()
+    """Each distinct pattern and the steps it takes written out (see ``engine._patterns.analysis``,
+    ``written_out_in_all``): the automata a regex engine builds for the schema."""
 
     @property
     def exponential(self) -> str:
@@ -143,7 +146,7 @@ def inspect(
         check(measured, locations, limits)
 
     located = ((graph.pointer(node), keyword, pattern) for node, keyword, pattern in graph.patterns)
-    heights = _check_patterns(located, config)
+    heights, distinct = _check_patterns(located, config)
     return GuardReport(
         measured=measured,
         locations=locations,
@@ -154,6 +157,7 @@ def inspect(
         in_place_width=shape.in_place_width,
         max_star_height=heights,
         fetched=tuple(fetched or ()),
+        patterns=distinct,
     )
 
 
@@ -417,7 +421,7 @@ def _tree_report(tree: Tree, config: EngineConfig, document: tuple[int, int] | N
         raise too_many_subschemas(limits.max_subschemas + 1, limits.max_subschemas)
     if document is None or _over(measured, limits):
         check(measured, locations, limits)
-    heights = _check_patterns(tree.patterns, config) if tree.patterns else 0
+    heights, distinct = _check_patterns(tree.patterns, config) if tree.patterns else (0, ())
     return GuardReport(
         measured=measured,
         locations=locations,
@@ -427,6 +431,7 @@ def _tree_report(tree: Tree, config: EngineConfig, document: tuple[int, int] | N
         max_chain=tree.max_depth,
         in_place_width=count,
         max_star_height=heights,
+        patterns=distinct,
     )
 
 
@@ -443,14 +448,20 @@ def _over(measured: dict[str, int], limits: Any) -> bool:
     return over
 
 
-def _check_patterns(patterns: Iterable[tuple[str, str, str]], config: EngineConfig) -> int:
-    """The deepest quantifier nesting of ``patterns`` ((location, keyword, pattern) each); in
-    linear-time mode, a pattern that needs backtracking is refused."""
+def _check_patterns(
+    patterns: Iterable[tuple[str, str, str]], config: EngineConfig
+) -> tuple[int, tuple[tuple[str, int], ...]]:
+    """The deepest quantifier nesting of ``patterns`` ((location, keyword, pattern) each), and each
+    distinct pattern with its steps; in linear-time mode, a pattern that needs backtracking is
+    refused."""
     heights = total = 0
+    distinct: dict[str, int] = {}
     for where, keyword, pattern in patterns:  # a repeated pattern is answered by the analysis' cache
         heights = max(heights, star_height(pattern))
         steps = written_out(pattern)
-        total += steps if steps > MAX_WRITTEN_OUT else written_out_in_all(pattern)
+        weight = steps if steps > MAX_WRITTEN_OUT else written_out_in_all(pattern)
+        total += weight
+        distinct[pattern] = weight
         if total > MAX_WRITTEN_OUT_IN_ALL and steps <= MAX_WRITTEN_OUT:
             location = f"{where}/{keyword}"
             raise SchemaRejected(
@@ -485,7 +496,7 @@ def _check_patterns(patterns: Iterable[tuple[str, str, str]], config: EngineConf
                     location=location,
                     details={"pattern": pattern, "construct": construct},
                 )
-    return heights
+    return heights, tuple(distinct.items())
 
 
 def _check_walk(graph: Graph, limits: Any) -> None:
