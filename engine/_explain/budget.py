@@ -193,6 +193,9 @@ class Budget:
     def out_of_time(self) -> bool:
         return time.monotonic() >= self.deadline
 
+    def seconds_left(self) -> float:
+        return self.deadline - time.monotonic()
+
 
 class Issues(msgspec.Struct):
     cap: int
