@@ -163,37 +163,44 @@ def surely_within(max_bytes: int) -> int:
 
 SCREENED_PAST = 1 << 20
 """The longest document whose numbers are not screened before it is parsed. msgspec parses a
-number whose written exponent is 289 or more (``1e300``, ``0.001e292``) in some 10 us, against
-0.05 for any other: 1 MiB of ``1e300,`` costs 1.7 s, and 64 MiB (the default size bound) 110 s.
-A longer document holding more than :data:`_FAR_EXPONENTS` of them is refused unparsed
-(:func:`far_exponents_over`, 0.1x its parse; 0.3x where its text holds more letters ``e`` than
-the bound, as records whose keys spell some do). Such a document is read by the general path (the
-parse, the backend's check): 1.9-2.3x the parse of 1.7 to 3.4 MB of records, which the typed read
-of a shorter one costs 1.04-1.15x."""
+number in some 10-25 us, against 0.05 for any other, where its decimal exponent, once the digits
+of its integer part past the 19 it keeps are added to the written one, is 289 or more (``1e300``,
+``17976931348623157000e288``, 309 digits and ``.0``): 1 MiB of ``1e300,`` takes about 2 s, and
+64 MiB (the default size bound) 110 s. A longer document holding more than
+:data:`_FAR_EXPONENTS` of them is refused unparsed (:func:`far_exponents_over`, some 0.15x its
+parse). Such a document is read by the general path (the parse, the backend's check)."""
 _FAR_EXPONENTS = 1 << 16  # some 0.7 s of parsing
-# A number's exponent of 289 or more as written (zeros before it allowed; from 1000, msgspec says
-# at once that the number is out of range, unless a long fraction takes most of it back).
-_FAR_EXPONENT = re.compile(rb"[0-9][eE]\+?0*(?:289|29[0-9]|[3-9][0-9]{2}|[1-9][0-9]{3,})")
-_NUMBER_BYTES = bytes.maketrans(b"0123456789eE", b"0000000000ee")
+_KEPT_DIGITS = 19  # msgspec keeps 19 digits of a number; each one more of its integer part is a power of ten
+_SLOW_EXPONENT = 289
+# Digits to `0`, `e` and `E` to `e`, `+` gone: a slow number is a digit, `e` and three digits
+# (an exponent of 100 or more), or a run of 200 digits (an integer part of 209 or more, needed
+# for a decimal exponent of 289 with an exponent of two digits or none).
+_NUMBER_BYTES = bytes.maketrans(b"0123456789E", b"0000000000e")
+_LONG_RUN = b"0" * 200
+# A number's integer part, and its exponent unless negative; or a long run of digits.
+_EXPONENTS = re.compile(rb"([0-9]+)(?:\.[0-9]*)?(?:[eE]\+?([0-9]+))?")
 
 
 def far_exponents_over(data: bytes | bytearray | memoryview | str, most: int = _FAR_EXPONENTS) -> bool:
-    """Whether the JSON document ``data`` may hold more than ``most`` numbers whose exponent
-    msgspec parses slowly (see :data:`SCREENED_PAST`): a bound from its letters ``e`` (one C pass
-    each case; most documents settle here), then from the digits before an ``e`` followed by
-    three more, a ``+`` between them or not (a pass mapping the bytes, a count), then the exact
-    count."""
-    if type(data) is str:
-        if data.count("e") + data.count("E") <= most:
-            return False
-        raw = data.encode("utf-8", "surrogatepass")
-    else:
-        raw = _raw(data)
-        if raw.count(b"e") + raw.count(b"E") <= most:
-            return False
-    if raw.translate(_NUMBER_BYTES, b"+").count(b"0e000") <= most:
+    """Whether the JSON document ``data`` may hold more than ``most`` numbers msgspec parses
+    slowly (see :data:`SCREENED_PAST`): a bound from its letters ``e`` and its runs of 200 digits
+    (a pass mapping the bytes, two counts; most documents settle here), then from the digits
+    before an ``e`` followed by three more, then the count of the numbers themselves (their
+    integer part and exponent read; a fraction, which only lowers the exponent, not counted)."""
+    raw = data.encode("utf-8", "surrogatepass") if type(data) is str else _raw(data)
+    mapped = raw.translate(_NUMBER_BYTES, b"+")
+    runs = mapped.count(_LONG_RUN)
+    if mapped.count(b"e") + runs <= most or mapped.count(b"0e000") + runs <= most:
         return False
-    return sum(1 for _ in _FAR_EXPONENT.finditer(raw)) > most
+    slow = 0
+    for match in _EXPONENTS.finditer(raw):
+        whole, exponent = match.group(1), match.group(2)
+        if len(whole) > _KEPT_DIGITS or exponent is not None:
+            power = len(whole) - _KEPT_DIGITS if len(whole) > _KEPT_DIGITS else 0
+            if exponent is not None:
+                power += int(exponent) if len(exponent) < 6 else _SLOW_EXPONENT
+            slow += power >= _SLOW_EXPONENT
+    return slow > most
 
 
 PARSE_REFUSALS = (msgspec.ValidationError, msgspec.DecodeError, RecursionError, UnicodeEncodeError)

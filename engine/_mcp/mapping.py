@@ -14,7 +14,8 @@ import msgspec
 from msgspec import UNSET
 
 from .._config_values import short_repr
-from .._errors import DecodeError, Issue, ValidationFailed
+from .._decode import SCREENED_PAST, far_exponents_over
+from .._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from .envelope import CallToolResult
 
 __all__ = [
@@ -114,12 +115,22 @@ def has_text_fallback(content: Sequence[Any], structured: Any) -> bool:
     SEP-2106: a result whose ``structuredContent`` is an array or a primitive must carry the
     serialized JSON in a text block too, for clients that cannot read non-object structured
     content. Compared as JSON values, so spacing and key order do not matter."""
-    for block in content:
-        if not isinstance(block, Mapping) or block.get("type") != "text":
-            continue
-        text = block.get("text")
-        if not isinstance(text, str) or len(text) > _MAX_FALLBACK_TEXT:
-            continue
+    texts = [
+        text
+        for block in content
+        if isinstance(block, Mapping)
+        and block.get("type") == "text"
+        and isinstance(text := block.get("text"), str)
+        and len(text) <= _MAX_FALLBACK_TEXT
+    ]
+    if sum(map(len, texts)) > SCREENED_PAST and far_exponents_over("\n".join(texts)):
+        # Each text is parsed: their numbers are screened together (see `engine._decode`).
+        raise DecodeError(
+            DecodeReason.TOO_LARGE,
+            "the result's text blocks hold too many numbers with a decimal exponent of 289 or more to parse "
+            "them for its text fallback",
+        )
+    for text in texts:
         try:
             value = msgspec.json.decode(text)
         except (msgspec.DecodeError, RecursionError):  # not JSON, or nesting past msgspec's own bound

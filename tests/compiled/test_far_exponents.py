@@ -19,7 +19,15 @@ from engine._decode import SCREENED_PAST, far_exponents_over
 
 MANY = 70_000  # over the 65,536 a document may hold
 PAD = "x" * 700_000  # (a document of fewer bytes than SCREENED_PAST is bounded by its length)
-FAR = ["1e300", "-2.5E+301", "0.001e292", "7e0300", "1.7976931348623157e308"]
+FAR = [
+    "1e300",
+    "-2.5E+301",
+    "0.001e292",
+    "7e0300",
+    "1.7976931348623157e308",
+    "17976931348623157000e288",  # 20 digits: msgspec keeps 19, the exponent is 289
+    "1111111111111111111111111e284",
+]
 
 
 def far_numbers(count: int, spelled: str = "1e300") -> str:
@@ -172,6 +180,24 @@ def test_far_exponents_never_missed(items: list[str], most: int) -> None:
             assert far_exponents_over(form, most)
 
 
+@pytest.mark.parametrize(
+    "spelled",
+    ["1" * 210 + "e99", "9" * 309 + ".0", "1" * 25 + "e284", "12345678901234567890.5E+288"],
+    ids=["long, two-digit exponent", "long, no exponent", "25 digits", "fraction"],
+)
+def test_slow_numbers_with_short_exponents_counted(spelled: str) -> None:
+    # The integer part's digits past the 19 msgspec keeps add to the exponent it parses with.
+    document = far_numbers(40, spelled)
+    assert far_exponents_over(document.encode(), 39)
+    assert not far_exponents_over(document.encode(), 40)
+
+
+@pytest.mark.parametrize("spelled", ["1" * 300 + ".5", "1" * 25 + "e282", "1e-300", "1" * 309 + "e-30"])
+def test_numbers_parsed_fast_not_counted(spelled: str) -> None:
+    document = far_numbers(40, spelled)
+    assert not far_exponents_over(document.encode(), 39) or spelled.endswith("e-30")  # (counted: a superset)
+
+
 def test_far_exponents_counted_exactly_past_the_bounds() -> None:
     # Many letters e and many exponents of three digits, few far ones: the last count decides.
     document = "[" + ",".join(["1e200"] * 50 + ["1e300"] * 5) + "]"
@@ -179,3 +205,19 @@ def test_far_exponents_counted_exactly_past_the_bounds() -> None:
     assert far_exponents_over(document.encode(), 4)
     assert not far_exponents_over(document, 5)
     assert far_exponents_over(document, 4)
+
+
+def test_text_fallbacks_screened_together() -> None:
+    # Each text block is parsed to compare it with structuredContent: blocks shorter than the
+    # screen's length, their `e` escaped in the result's bytes, are screened together.
+    tools = engine.compile_tools([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}}])
+    block = "[" + ",".join(["1e300"] * 40_000) + "]"  # 240 KB each
+    blocks = [{"type": "text", "text": block} for _ in range(5)]
+    result = {"content": blocks, "structuredContent": [1]}
+    escaped = json.dumps(result).replace("1e300", "1\\u0065300").encode()
+    for given in (result, escaped):
+        with pytest.raises(engine.DecodeError) as caught:
+            tools.validate_result("t", given, require_text_fallback=True)
+        assert caught.value.reason == engine.DecodeReason.TOO_LARGE
+    with pytest.raises(engine.ValidationFailed):  # no block holds [1]: refused as before, once parsed
+        tools.validate_result("t", {"content": blocks[:1], "structuredContent": [1]}, require_text_fallback=True)
