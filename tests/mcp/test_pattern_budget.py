@@ -36,11 +36,23 @@ def test_tools_past_the_bound_refused_uncompiled() -> None:
     assert tools.validate_arguments("plain", {"a": "any"}) == {"a": "any"}  # no pattern: compiled
 
 
-def test_a_pattern_repeated_across_tools_counts_once() -> None:
-    listed = [_tool(f"t{i}", r"\S{990}x") for i in range(200)]  # 1.6 million steps were each counted
+def test_a_schema_repeated_across_tools_counts_once() -> None:
+    listed = [_tool(f"t{i}", r"\S{990}x") for i in range(200)]  # one compiled schema, from the cache
     tools = engine.compile_tools(listed)
     assert not tools.rejected
     assert tools.validate_arguments("t199", {"a": "y" * 990 + "x"})
+
+
+def test_a_pattern_in_schemas_that_differ_counts_in_each() -> None:
+    # jsonschema-rs builds the automaton for every validator holding the pattern.
+    listed = []
+    for i in range(60):
+        tool = _tool(f"t{i}", r"\S{990}x")
+        tool["inputSchema"]["properties"][f"p{i}"] = {"type": "integer"}
+        listed.append(tool)
+    tools = engine.compile_tools(listed)
+    assert tools.rejected
+    assert all(refusal.reason == engine.RejectReason.UNSAFE_PATTERN for refusal in tools.rejected.values())
 
 
 def test_real_tool_lists_compile_whole() -> None:
