@@ -215,9 +215,9 @@ def test_text_fallbacks_screened_together() -> None:
     blocks = [{"type": "text", "text": block} for _ in range(5)]
     result = {"content": blocks, "structuredContent": [1]}
     escaped = json.dumps(result).replace("1e300", "1\\u0065300").encode()
-    for given in (result, escaped):
+    for form in (result, escaped):
         with pytest.raises(engine.DecodeError) as caught:
-            tools.validate_result("t", given, require_text_fallback=True)
+            tools.validate_result("t", form, require_text_fallback=True)
         assert caught.value.reason == engine.DecodeReason.TOO_LARGE
     with pytest.raises(engine.ValidationFailed):  # no block holds [1]: refused as before, once parsed
         tools.validate_result("t", {"content": blocks[:1], "structuredContent": [1]}, require_text_fallback=True)
