@@ -108,7 +108,7 @@ def _delimited(group: Atom | Group) -> bool:
         isinstance(head, Repeat)
         and isinstance(head.node, Atom)
         and head.low >= 1
-        and head.high is not None
+        and head.high == head.low  # a count that varies splits a run of delimiters many ways: `(a{1,2}){1,200}`
         and head.high <= LONG_RUN
     ):
         delimiter = head.node.chars
