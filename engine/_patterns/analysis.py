@@ -57,12 +57,13 @@ ASCII class's copy, 0.2 us; ``[^a]`` or ``.``, 3-4 us)."""
 
 WIDE_STEPS = 8
 """What each step of a pattern holding a class of most of Unicode (``.``, ``[^...]``, ``\\S``,
-``\\W``, ``\\D``, ``\\s``) counts toward the steps of a schema's patterns in all: each copy of
-such a class is an automaton of UTF-8 ranges (``\\S{990}``: 8 ms and some 2.3 MB to compile in
-jsonschema-rs, ``[a-z]{990}`` 0.6 ms), so ten such patterns of 990 steps, within the bound in all
-as plain steps, made each 600-byte schema 23 MB and 120 ms (a list of 200 such tools passed 4 GB).
-Every step of such a pattern is counted so (an upper bound): the real tool schemas' patterns take
-at most 5,152 so counted."""
+``\\W``, ``\\D``, ``\\s``, or any class of more than 256 characters beyond U+07FF, however it
+is written) counts toward the steps of a schema's patterns in all: each copy of such a class is
+an automaton of UTF-8 ranges (``\\S{990}``: 8 ms and some 2.3 MB to compile in jsonschema-rs,
+``[a-z]{990}`` 0.6 ms), so ten such patterns of 990 steps, within the bound in all as plain
+steps, made each 600-byte schema 23 MB and 120 ms (a list of 200 such tools passed 4 GB). Every
+step of such a pattern is counted so (an upper bound): the real tool schemas' patterns take at
+most 5,152 so counted."""
 _WIDE = re.compile(r"[.]|\\[SWDs]|\[\^")
 
 # A counted repetition as jsonschema-rs reads one: it allows whitespace inside the braces, where
@@ -172,7 +173,32 @@ def written_out_in_all(pattern: str) -> int:
     """What ``pattern`` counts toward :data:`MAX_WRITTEN_OUT_IN_ALL`: its :func:`written_out` steps,
     each :data:`WIDE_STEPS` where it holds a class of most of Unicode."""
     steps = written_out(pattern)
-    return steps * WIDE_STEPS if _WIDE.search(pattern) is not None else steps
+    return steps * WIDE_STEPS if _WIDE.search(pattern) is not None or _spans_unicode(pattern) else steps
+
+
+_WIDE_CODE_POINTS = 256  # beyond U+07FF, where a class's UTF-8 takes three or four bytes a character
+
+
+def _spans_unicode(pattern: str) -> bool:
+    """Whether a class of ``pattern`` covers more than :data:`_WIDE_CODE_POINTS` code points
+    beyond U+07FF however it is written (``[\x01-\U0010ffff]`` spells no ``.`` nor ``[^``); a
+    pattern the strict parser refuses is read by its text alone."""
+    try:
+        tree = Parser(pattern).parse()
+    except PatternRefused:
+        return False
+    stack: list[Node] = [node for sequence in tree for node in sequence]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Repeat):
+            stack.append(node.node)
+        elif isinstance(node, Group):
+            stack += [child for sequence in node.alternatives for child in sequence]
+        elif isinstance(node, Atom):
+            wide = sum(high - max(low, 0x800) + 1 for low, high in node.chars if high >= 0x800)
+            if wide > _WIDE_CODE_POINTS:
+                return True
+    return False
 
 
 def written_out(pattern: str) -> int:

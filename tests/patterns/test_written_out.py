@@ -204,7 +204,9 @@ def test_a_schema_s_patterns_are_bounded_in_all() -> None:
     assert engine.Engine(cache_size=0).compile(schema(1)).is_valid({"p0": "y" * 990 + "x0"})  # 7,936 steps counted
 
 
-@pytest.mark.parametrize("wide", [".", "\\S", "\\W", "\\D", "\\s", "[^a]"])
+@pytest.mark.parametrize(
+    "wide", [".", "\\S", "\\W", "\\D", "\\s", "[^a]", "[\x01-\t\x0b-\U0010ffff]", "[\u0800-\u0900]"]
+)
 def test_a_class_of_most_of_unicode_counts_more_in_all(wide: str) -> None:
     # Each copy of such a class is an automaton of UTF-8 ranges: ten patterns `\S{990}x<i>`, 9,910
     # plain steps in a 600-byte schema, compiled in 120 ms to 23 MB (200 such tools: over 4 GB).
@@ -218,3 +220,9 @@ def test_a_class_of_most_of_unicode_counts_more_in_all(wide: str) -> None:
     assert info.value.reason == "unsafe-pattern" and "in all" in info.value.message
     assert engine.Engine(cache_size=0).compile(schema(wide, 1))  # one: 7,952 steps counted
     assert engine.Engine(cache_size=0).compile(schema("[a-z]", 10))  # an ASCII class: 9,960 steps
+
+
+@pytest.mark.parametrize("narrow", ["[a-z]", "[é-ü]", "[\u4e00-\u4eff]", "\\d"])
+def test_a_narrow_class_counts_its_steps(narrow: str) -> None:
+    # At most 256 characters beyond U+07FF: an automaton of few UTF-8 ranges.
+    assert written_out_in_all(f"^{narrow}{{990}}x1$") == written_out(f"^{narrow}{{990}}x1$")
