@@ -177,29 +177,29 @@ _SLOW_EXPONENT = 289
 # for a decimal exponent of 289 with an exponent of two digits or none).
 _NUMBER_BYTES = bytes.maketrans(b"0123456789E", b"0000000000e")
 _LONG_RUN = b"0" * 200
-# A number's integer part, and its exponent unless negative; or a long run of digits.
-_EXPONENTS = re.compile(rb"([0-9]+)(?:\.[0-9]*)?(?:[eE]\+?([0-9]+))?")
+# A written exponent of 289 or more (zeros before it allowed); a number whose integer part is longer
+# than msgspec keeps, with its exponent unless negative (each of 21 bytes or more).
+_FAR_EXPONENT = re.compile(rb"[0-9][eE]\+?0*(?:289|29[0-9]|[3-9][0-9]{2}|[1-9][0-9]{3,})")
+_LONG_NUMBERS = re.compile(rb"([0-9]{20,})(?:\.[0-9]*)?(?:[eE]\+?([0-9]+))?")
 
 
 def far_exponents_over(data: bytes | bytearray | memoryview | str, most: int = _FAR_EXPONENTS) -> bool:
     """Whether the JSON document ``data`` may hold more than ``most`` numbers msgspec parses
     slowly (see :data:`SCREENED_PAST`): a bound from its letters ``e`` and its runs of 200 digits
     (a pass mapping the bytes, two counts; most documents settle here), then from the digits
-    before an ``e`` followed by three more, then the count of the numbers themselves (their
-    integer part and exponent read; a fraction, which only lowers the exponent, not counted)."""
+    before an ``e`` followed by three more, then the count of the numbers themselves (a written
+    exponent of 289 or more; an integer part longer than 19 digits read with its exponent; a
+    fraction, which only lowers the exponent, not counted)."""
     raw = data.encode("utf-8", "surrogatepass") if type(data) is str else _raw(data)
     mapped = raw.translate(_NUMBER_BYTES, b"+")
     runs = mapped.count(_LONG_RUN)
     if mapped.count(b"e") + runs <= most or mapped.count(b"0e000") + runs <= most:
         return False
-    slow = 0
-    for match in _EXPONENTS.finditer(raw):
+    slow = len(_FAR_EXPONENT.findall(raw))  # (one pass in C; a long number below counted twice at most)
+    for match in _LONG_NUMBERS.finditer(raw):
         whole, exponent = match.group(1), match.group(2)
-        if len(whole) > _KEPT_DIGITS or exponent is not None:
-            power = len(whole) - _KEPT_DIGITS if len(whole) > _KEPT_DIGITS else 0
-            if exponent is not None:
-                power += int(exponent) if len(exponent) < 6 else _SLOW_EXPONENT
-            slow += power >= _SLOW_EXPONENT
+        power = len(whole) - _KEPT_DIGITS + (int(exponent) if exponent is not None and len(exponent) < 6 else 0)
+        slow += power >= _SLOW_EXPONENT or (exponent is not None and len(exponent) >= 6)
     return slow > most
 
 

@@ -1,0 +1,43 @@
+"""A value meeting at most 256 evaluations is not weighed, but a long document holds many values:
+one longer than its values can cost the budget in (two bytes a value at least) is weighed by its
+values, level by level (1 MB of items meeting 255 subschemas each took 2 s, 8 MB 16 s, unweighed).
+Documents of schemas that meet few subschemas a value are never looked at."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+import engine
+from tests.guard._weighed import refused_at_once
+
+WIDE_ITEMS: dict[str, Any] = {
+    "type": "object",
+    "properties": {"v": {"type": "array", "items": {"allOf": [{"enum": [0, 1, 2, 3]}] * 250}}},
+}
+
+
+@pytest.mark.parametrize("entry", ["decode", "arguments", "result"])
+def test_long_documents_of_many_cheap_values_refused_at_once(entry: str) -> None:
+    value = {"v": [0] * 600_000}  # 1.2 MB, 250 subschemas a value: 150 million evaluations
+    data = msgspec.json.encode(value)
+    if entry == "decode":
+        compiled = engine.Engine(engine.EngineConfig(cache_size=0)).compile(WIDE_ITEMS)
+        refused_at_once(compiled.decode, data)
+    else:
+        tools = engine.compile_tools([{"name": "t", "inputSchema": WIDE_ITEMS, "outputSchema": WIDE_ITEMS}])
+        if entry == "arguments":
+            refused_at_once(lambda d: tools.validate_arguments("t", d), data)
+        else:
+            refused_at_once(
+                lambda d: tools.validate_result("t", b'{"content":[],"structuredContent":' + d + b"}"), data
+            )
+
+
+def test_shorter_documents_and_lighter_schemas_answered() -> None:
+    compiled = engine.compile(WIDE_ITEMS)
+    assert compiled.decode(msgspec.json.encode({"v": [0] * 100_000})) == {"v": [0] * 100_000}  # 200 KB
+    light = engine.compile({"type": "object", "properties": {"v": {"type": "array", "items": {"enum": [0, 1]}}}})
+    assert light.decode(msgspec.json.encode({"v": [0] * 1_000_000})) == {"v": [0] * 1_000_000}  # 2 MB
