@@ -184,13 +184,13 @@ def bound_work(
 def _by_length(
     weighed: Weighed, bound: int, limits: Limits, document: Callable[[], Any], dialect: Dialect, resources: Any
 ) -> Weighed:
-    """``weighed``, with a document longer than its values can cost the budget in, each meeting
-    at most ``bound`` subschemas and at most :data:`AMPLIFYING` unweighed (each value takes two
-    bytes or more: ``0,``; and longer than 1 MiB), weighed by its values level by level: a value meeting at most
-    :data:`AMPLIFYING` evaluations is not weighed, but a long document holds many (1 MB of items
-    meeting 255 subschemas each took 2 s, 8 MB 16 s)."""
-    # (A document of at most 1 MiB, what the number screen leaves too, is answered as its value
-    # is: 134 million evaluations at most.)
+    """``weighed``, with a document from bytes longer than 1 MiB and than its values can cost the
+    budget in (two bytes a value at least: ``0,``; each meeting at most ``bound`` subschemas, and
+    at most :data:`AMPLIFYING` where nothing weighs it) weighed by its values, level by level. A
+    value meeting at most :data:`AMPLIFYING` evaluations is not weighed, but a long document holds
+    many: 1 MB of items meeting 255 subschemas each took 2 s, 8 MB 16 s. (A document of at most
+    1 MiB, which the number screen leaves too, is answered as its value is: 134 million
+    evaluations at most.)"""
     longest = max(2 * limits.max_validation_work // max(min(bound, AMPLIFYING), 1), SCREENED_PAST)
     check, screened, cheap, sized, floated = weighed
     if longest >= limits.max_instance_bytes:
