@@ -72,7 +72,9 @@ class Engine:
         """
         # Kept lean (no closures, few locals): a cache hit on the same or an equal dict is this
         # frame, the serialisation and one lookup.
-        if not self._lookups or registry:  # the registry is part of what the fingerprint keys
+        # The registry is part of what the fingerprint keys (only an exact dict's length is read
+        # here: another object's is read where the registry is, with the reason if it fails).
+        if not self._lookups or (registry is not None and (type(registry) is not dict or registry)):
             return self._compile_missing(schema, registry, False, None, None)
         text: bytes | None = None
         packed: bytes | None = None
@@ -125,7 +127,9 @@ class Engine:
             if found is not None:
                 cache.remember(found.fingerprint, found, text=text, packed=packed)  # the next such copy is found first
                 return found
-        resources: Mapping[str, Any] = _resources(registry, self.config.limits) if registry else {}
+        resources: Mapping[str, Any] = {}
+        if registry is not None and (type(registry) is not dict or registry):  # (see `compile`)
+            resources = _resources(registry, self.config.limits)
         key = fingerprint(canonical, resources)
         # Whatever reads the schema after compile time reads a private copy of it as it is now
         # (see `SchemaSource.pinned`): the caller's own object may change, and so may a document
@@ -264,7 +268,15 @@ def _resources(registry: Mapping[str, Any], limits: Limits) -> dict[str, Any]:
             location="",
         )
     resources: dict[str, Any] = {}
-    for uri, resource in registry.items():
+    try:
+        entries = list(registry.items())
+    except Exception as exc:  # noqa: BLE001 - a mapping of the caller's: whatever it raises is said
+        raise SchemaRejected(
+            RejectReason.INVALID_SCHEMA,
+            f"a registry maps URIs to resources: its entries cannot be read ({type(exc).__name__}: {exc})",
+            location="",
+        ) from None
+    for uri, resource in entries:
         if not isinstance(uri, str):
             raise SchemaRejected(
                 RejectReason.INVALID_SCHEMA, f"a registry maps URIs to resources: {uri!r} is not a string", location=""

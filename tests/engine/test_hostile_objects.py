@@ -4,6 +4,7 @@ more than the size limit, given to every entry point: each gets the typed error,
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import urljoin
 
@@ -108,3 +109,28 @@ def test_many_identifiers_under_a_long_base_are_cheap_or_refused() -> None:
         else:
             assert engine.Engine(cache_size=0).compile(schema).is_valid({})
         assert time.perf_counter() - started < 10
+
+
+class _NegativeLength(Mapping[str, Any]):
+    def __len__(self) -> int:
+        return -1
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+
+class _UnreadableItems(dict):  # type: ignore[type-arg]
+    def items(self) -> Any:
+        raise RuntimeError("unreadable")
+
+
+@pytest.mark.parametrize("registry", [_NegativeLength(), _UnreadableItems(a=1), _UnreadableItems()])
+def test_a_registry_that_cannot_be_read_is_refused_with_a_typed_error(registry: Any) -> None:
+    # Its length and its entries are the caller's code: what they raise is said, as a refusal.
+    with pytest.raises(engine.SchemaRejected) as caught:
+        engine.Engine().compile({"type": "integer"}, registry=registry)
+    assert caught.value.reason == engine.RejectReason.INVALID_SCHEMA
+    assert "its entries cannot be read" in caught.value.message
