@@ -36,6 +36,7 @@ __all__ = [
     "MOST_PER_FLOAT",
     "NUMBER_KEYWORDS",
     "RANGE",
+    "below",
     "float_comparisons_at_most",
     "float_levels",
     "float_work_at_most",
@@ -110,7 +111,6 @@ def float_levels(graph: Levels, levels: int, cap: int) -> tuple[list[int], list[
     schema's ``graph`` (:func:`engine._levels.levels_of`, ``levels`` deep) as
     :func:`engine._numbers.comparisons_met` counts (what compares the values within a value at
     every level below it); ``None`` where the counts take too many steps."""
-
     count = len(graph.nodes)
     members, within, sharp, blunt = [0] * count, [0] * count, [0] * count, [0] * count
     for at, node in enumerate(graph.nodes):
@@ -124,10 +124,10 @@ def float_levels(graph: Levels, levels: int, cap: int) -> tuple[list[int], list[
     met, keen, dull = graph.summed(members, cap), graph.summed(sharp, cap), graph.summed(blunt, cap)
     if deepest is None or met is None or keen is None or dull is None:
         return None
-    return _below(met, deepest, levels, cap), _below(keen, deepest, levels, cap), dull
+    return below(met, deepest, levels, cap), below(keen, deepest, levels, cap), dull
 
 
-def _below(counted: list[int], deeper: list[int], levels: int, cap: int) -> list[int]:
+def below(counted: list[int], deeper: list[int], levels: int, cap: int) -> list[int]:
     """``counted`` at each level, with what compares the values within a value (``deeper``) at
     every level below it too."""
     met, above = counted + [0] * (levels - len(counted)), 0

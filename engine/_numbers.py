@@ -37,6 +37,7 @@ from ._floats import (
     NUMBER_KEYWORDS,
     RANGE,
     UNIQUE_PAIRS,
+    below,
     float_comparisons_at_most,
     float_levels,
     float_work,
@@ -280,8 +281,8 @@ def comparisons_met(
     graph: Levels | None = None,
 ) -> list[int]:
     """The most comparisons with a number one value may meet at each level of an instance (the
-    root's is 0; none past the end): counted level by level over at most ``levels`` levels
-    (:func:`engine._levels.level_counts`, each subschema one more, references into the
+    root's is 0; none past the end): summed level by level over at most ``levels`` levels on the
+    schema's graph (:func:`engine._levels.levels_of`, each subschema one more, references into the
     registry's ``resources`` too and recursion unrolled, up to ``cap``: a wide object's members
     each meet their own subschemas), a comparison of the values within a value (``uniqueItems``,
     an array as a ``const``) at every level below its own; where the schema is not counted, at
@@ -301,13 +302,7 @@ def comparisons_met(
         # (rare) what compares the values within a value, at every level below its own
         deeper = graph.summed(within, cap)
         if counted is not None and deeper is not None:
-            met, above = counted + [0] * (levels - len(counted)), 0
-            for level in range(levels):  # a level meets what every level above it meets
-                above = min(above + (deeper[level] if level < len(deeper) else 0), cap)
-                met[level] = min(met[level] + above, cap)
-            while len(met) > 1 and met[-1] == 0:
-                met.pop()
-            return met
+            return below(counted, deeper, levels, cap)
     return every_level(document, resources, levels, subschemas, rereads)
 
 

@@ -192,10 +192,10 @@ def test_slow_numbers_with_short_exponents_counted(spelled: str) -> None:
     assert not far_exponents_over(document.encode(), 40)
 
 
-@pytest.mark.parametrize("spelled", ["1" * 300 + ".5", "1" * 25 + "e282", "1e-300", "1" * 309 + "e-30"])
+@pytest.mark.parametrize("spelled", ["1" * 300 + ".5", "1" * 25 + "e282", "1e-300", "1e288"])
 def test_numbers_parsed_fast_not_counted(spelled: str) -> None:
     document = far_numbers(40, spelled)
-    assert not far_exponents_over(document.encode(), 39) or spelled.endswith("e-30")  # (counted: a superset)
+    assert not far_exponents_over(document.encode(), 39)
 
 
 def test_far_exponents_counted_exactly_past_the_bounds() -> None:
