@@ -18,6 +18,13 @@ jsonschema-rs needs to compile a real tool schema from scratch):
 - an *equal document*, by its exact JSON text: the bytes it was given as, before anything else,
   then the canonical text (keys sorted) that the intake measure writes: the same text is the
   same document, and equal documents in any key order have one canonical text.
+
+Bounded in memory as well as in entries: a compiled schema holds several times its text (its
+native validator, snapshot and keys), and up to some ten megabytes for one of the largest schemas
+the guard admits, so a thousand distinct hostile schemas would have kept gigabytes. Each entry
+weighs what :func:`estimated_bytes` says of its text, and the oldest go first past
+``max_bytes``; the tables before the fingerprint keep the fingerprint alone (never a compiled
+schema the cache let go) and a bounded share of ``max_bytes`` in keys.
 """
 
 from __future__ import annotations
@@ -32,9 +39,10 @@ import msgspec
 
 from . import _metrics
 
-__all__ = ["CacheStats", "CompileCache"]
+__all__ = ["CacheStats", "CompileCache", "estimated_bytes"]
 
 T = TypeVar("T")
+_UNBOUNDED = 1 << 62  # a weight no cache reaches
 
 
 class CacheStats(msgspec.Struct, frozen=True):
@@ -44,15 +52,40 @@ class CacheStats(msgspec.Struct, frozen=True):
     maxsize: int
 
 
+def estimated_bytes(text: bytes) -> int:
+    """What a schema compiled from this JSON ``text`` may hold in memory, over-estimated: four
+    bytes per byte of text (an ``enum`` of 9,800 long strings, 1 MB of text, holds 6.5 MB) and
+    512 per value, counted as commas and opening brackets, string contents included (a subschema
+    holds 260-940 bytes of native validator: 9,750 ``{}`` in 30 KB of text held 3.1 MB, as many
+    ``{"type": "string"}`` 9.1 MB). Three counts at C speed."""
+    return 4 * len(text) + 512 * (text.count(b",") + text.count(b"{") + text.count(b"["))
+
+
 class _LRU(cachetools.LRUCache[bytes, T]):
-    def __init__(self, maxsize: int, live: dict[bytes, T]) -> None:
+    def __init__(self, maxsize: int, live: dict[bytes, T], max_bytes: int) -> None:
         super().__init__(maxsize)
         self.live = live
         """The same entries as a plain dict, for the lookups that read without the lock."""
+        self.max_bytes = max_bytes
+        self.weights: dict[bytes, int] = {}
+        self.held = 0  # the weights of the entries held, in all
+
+    def keep(self, key: bytes, value: T, weight: int) -> None:
+        """Store ``value`` (a new key), unless its weight alone is over the bound; the oldest
+        entries go first past either bound."""
+        if weight > self.max_bytes:
+            return
+        self[key] = value  # past `maxsize` entries, cachetools makes room first
+        self.live[key] = value
+        self.weights[key] = weight
+        self.held += weight
+        while self.held > self.max_bytes:
+            self.popitem()
 
     def popitem(self) -> tuple[bytes, T]:
         item = super().popitem()  # cachetools calls this to make room: an eviction
         self.live.pop(item[0], None)
+        self.held -= self.weights.pop(item[0], 0)
         if _metrics.hooks:
             _metrics.emit(_metrics.CacheEvent("eviction"))
         return item
@@ -77,12 +110,16 @@ class _Tally:
 
 
 class CompileCache(Generic[T]):
-    def __init__(self, maxsize: int) -> None:
+    def __init__(self, maxsize: int, max_bytes: int = _UNBOUNDED) -> None:
+        """At most ``maxsize`` entries weighing ``max_bytes`` in all (see :func:`estimated_bytes`);
+        nothing is kept when either is 0."""
         # What the LRU holds, as a plain dict: whether a fingerprint is still cached is one native
         # lookup (kept in step with the LRU under the lock).
         self._live: dict[bytes, T] = {}
-        self._entries: cachetools.LRUCache[bytes, T] | None = _LRU(maxsize, self._live) if maxsize > 0 else None
+        kept = maxsize > 0 and max_bytes > 0
+        self._entries: _LRU[T] | None = _LRU(maxsize, self._live, max_bytes) if kept else None
         self._maxsize = maxsize
+        self._max_bytes = max_bytes
         self._lock = threading.Lock()
         self._inflight: dict[bytes, threading.Lock] = {}
         self._hits = 0
@@ -94,8 +131,12 @@ class CompileCache(Generic[T]):
         # The lookups before the fingerprint: read without the lock (a dict read is atomic),
         # bounded, oldest entry out first. Each names the fingerprint of its value, which must
         # still be in the cache: what the cache evicted is compiled again.
-        self._by_text: _Recent[T] = _Recent(2 * maxsize, self._live, self._early_hits)
-        self._by_value: _Recent[T] = _Recent(_SERIALISATIONS * maxsize, self._live, self._early_hits)
+        self._new_tables()
+
+    def _new_tables(self) -> None:
+        maxsize, key_bytes = self._maxsize, self._max_bytes // _KEY_SHARE
+        self._by_text: _Recent[T] = _Recent(2 * maxsize, self._live, self._early_hits, key_bytes)
+        self._by_value: _Recent[T] = _Recent(_SERIALISATIONS * maxsize, self._live, self._early_hits, key_bytes)
         self._bind_lookups()
 
     def _bind_lookups(self) -> None:
@@ -123,15 +164,18 @@ class CompileCache(Generic[T]):
         if self._entries is None:
             return
         with self._lock:
+            if self._live.get(key) is not value:  # not kept (too heavy), or gone since
+                return
             if text is not None:
-                self._by_text.put(text, (key, value))
+                self._by_text.put(text, key)
             if canonical is not None and canonical != text:
-                self._by_text.put(canonical, (key, value))
+                self._by_text.put(canonical, key)
             if packed is not None:
-                self._by_value.put(packed, (key, value))
+                self._by_value.put(packed, key)
 
-    def get_or_compile(self, key: bytes, compile: Callable[[], T]) -> T:
-        """The cached value for ``key``, or ``compile()``'s result, stored. Exceptions are not stored."""
+    def get_or_compile(self, key: bytes, compile: Callable[[], T], weight: int = 0) -> T:
+        """The cached value for ``key``, or ``compile()``'s result, stored with ``weight`` (see
+        :func:`estimated_bytes`). Exceptions are not stored."""
         entries = self._entries
         if entries is None:
             self._uncached.bump()
@@ -158,8 +202,7 @@ class CompileCache(Generic[T]):
             try:
                 value = compile()
                 with self._lock:
-                    entries[key] = value
-                    self._live[key] = value
+                    entries.keep(key, value, weight)
                 return value
             finally:
                 with self._lock:
@@ -176,9 +219,7 @@ class CompileCache(Generic[T]):
             if self._entries is not None:
                 self._entries.clear()
             self._live.clear()
-            self._by_text = _Recent(2 * self._maxsize, self._live, self._early_hits)
-            self._by_value = _Recent(_SERIALISATIONS * self._maxsize, self._live, self._early_hits)
-            self._bind_lookups()
+            self._new_tables()
 
 
 # Serialisations kept per cached schema: its own, and those of equal copies that serialise
@@ -186,53 +227,68 @@ class CompileCache(Generic[T]):
 # first decode made its msgspec translation. With one per schema, 612 corpus schemas in a
 # 1,024-entry table pushed each other's out and every copy fell through to the text lookup.
 _SERIALISATIONS = 4
+# The share of `max_bytes` each table before the fingerprint may hold in keys (JSON texts and
+# serialisations of cached schemas, besides what the entries weigh).
+_KEY_SHARE = 8
 
 
 class _Recent(Generic[T]):
-    """A bounded table of cached values keyed by bytes (oldest entry out first), each value with
-    the fingerprint it is cached under, whose lookup of a key equal to one it holds hashes
-    nothing: each length names the newest keys of that length and their entries, so an equal key
-    is a few comparisons away (hashing a serialisation afresh was a tenth of a cache hit).
-    Lengths rarely collide among the schemas of one engine (the serialisations of one schema and
-    of its equal copies often do, hence a few per length); a key not among them falls back to the
-    hashed lookup. A value whose fingerprint the cache no longer holds (evicted) is not found."""
+    """A bounded table of the fingerprints of cached values keyed by bytes (oldest entry out
+    first), whose lookup of a key equal to one it holds hashes nothing: each length names the
+    newest keys of that length and their fingerprints, so an equal key is a few comparisons away
+    (hashing a serialisation afresh was a tenth of a cache hit). Lengths rarely collide among the
+    schemas of one engine (the serialisations of one schema and of its equal copies often do,
+    hence a few per length); a key not among them falls back to the hashed lookup. The value is
+    read from the cache's live entries: one the cache let go is neither found nor kept alive here
+    (a table that kept values held up to six times the cache's entries). At most ``maxsize``
+    keys of ``max_bytes`` in all."""
 
-    __slots__ = ("_by_length", "_entries", "_hits", "_live", "_maxsize")
+    __slots__ = ("_by_length", "_bytes", "_entries", "_hits", "_live", "_max_bytes", "_maxsize")
 
-    def __init__(self, maxsize: int, live: dict[bytes, T], hits: _Tally) -> None:
-        self._entries: dict[bytes, tuple[bytes, T]] = {}
-        # length -> (the newest keys of that length, their entries, in the same order)
-        self._by_length: dict[int, tuple[tuple[bytes, ...], tuple[tuple[bytes, T], ...]]] = {}
+    def __init__(self, maxsize: int, live: dict[bytes, T], hits: _Tally, max_bytes: int = _UNBOUNDED) -> None:
+        self._entries: dict[bytes, bytes] = {}
+        # length -> (the newest keys of that length, their fingerprints, in the same order)
+        self._by_length: dict[int, tuple[tuple[bytes, ...], tuple[bytes, ...]]] = {}
         self._maxsize = maxsize
+        self._max_bytes = max_bytes
+        self._bytes = 0  # the keys' lengths, in all
         self._live = live
         self._hits = hits.bump
 
     def find(self, key: bytes) -> T | None:
         """The value remembered for ``key``, counted as a hit; ``None`` if there is none (read
         without the lock: each step is one atomic read)."""
-        keys, entries = self._by_length.get(len(key), _NOTHING)
+        keys, fingerprints = self._by_length.get(len(key), _NOTHING)
         try:
-            entry: tuple[bytes, T] | None = entries[keys.index(key)]
+            fingerprint: bytes | None = fingerprints[keys.index(key)]
         except ValueError:
-            entry = self._entries.get(key)
-        if entry is None or entry[0] not in self._live:
+            fingerprint = self._entries.get(key)
+        if fingerprint is None:
+            return None
+        value = self._live.get(fingerprint)
+        if value is None:
             return None
         self._hits()
         if _metrics.hooks:
             _metrics.emit(_metrics.CacheEvent("hit"))
-        return entry[1]
+        return value
 
-    def put(self, key: bytes, value: tuple[bytes, T]) -> None:
-        """Under the cache's lock."""
+    def put(self, key: bytes, fingerprint: bytes) -> None:
+        """Under the cache's lock. A key longer than the table's bytes is not kept."""
+        if len(key) > self._max_bytes:
+            return
         entries = self._entries
-        entries.pop(key, None)  # re-inserted last: the newest
-        entries[key] = value
-        keys, values = self._without(key)
+        if entries.pop(key, None) is not None:  # re-inserted last: the newest
+            self._bytes -= len(key)
+        entries[key] = fingerprint
+        self._bytes += len(key)
+        keys, fingerprints = self._without(key)
         by_length = self._by_length
-        by_length[len(key)] = ((key, *keys[: _PER_LENGTH - 1]), (value, *values[: _PER_LENGTH - 1]))
-        while len(entries) > self._maxsize:
+        by_length[len(key)] = ((key, *keys[: _PER_LENGTH - 1]), (fingerprint, *fingerprints[: _PER_LENGTH - 1]))
+        while len(entries) > self._maxsize or self._bytes > self._max_bytes:
             oldest = next(iter(entries))
             del entries[oldest]
+            self._bytes -= len(oldest)
             rest = self._without(oldest)  # nor kept beside its length
             if rest[0]:
                 by_length[len(oldest)] = rest
@@ -240,15 +296,15 @@ class _Recent(Generic[T]):
                 by_length.pop(len(oldest), None)
         if len(by_length) > self._maxsize:  # lengths of keys gone: start again from the newest
             by_length.clear()
-            by_length[len(key)] = ((key,), (value,))
+            by_length[len(key)] = ((key,), (fingerprint,))
 
-    def _without(self, key: bytes) -> tuple[tuple[bytes, ...], tuple[tuple[bytes, T], ...]]:
-        """The keys held beside ``key``'s length and their entries, ``key``'s taken out."""
-        keys, values = self._by_length.get(len(key), _NOTHING)
+    def _without(self, key: bytes) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+        """The keys held beside ``key``'s length and their fingerprints, ``key``'s taken out."""
+        keys, fingerprints = self._by_length.get(len(key), _NOTHING)
         if key in keys:
             at = keys.index(key)
-            return keys[:at] + keys[at + 1 :], values[:at] + values[at + 1 :]
-        return keys, values
+            return keys[:at] + keys[at + 1 :], fingerprints[:at] + fingerprints[at + 1 :]
+        return keys, fingerprints
 
     def __len__(self) -> int:
         return len(self._entries)

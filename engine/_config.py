@@ -282,6 +282,7 @@ class EngineConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     default_dialect: DialectName = "2020-12"
     formats: Literal["annotate", "assert"] = "annotate"
     cache_size: int = 1024
+    cache_bytes: int = 128_000_000
     regex: Literal["linear", "backtracking"] = "linear"
     backtrack_limit: int = 10_000
     allow_empty_input_schema: bool = True
@@ -327,6 +328,7 @@ class ConfigOverrides(TypedDict, total=False):
     default_dialect: DialectName
     formats: Literal["annotate", "assert"]
     cache_size: int
+    cache_bytes: int
     regex: Literal["linear", "backtracking"]
     backtrack_limit: int
     allow_empty_input_schema: bool

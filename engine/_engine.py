@@ -12,7 +12,7 @@ import msgspec
 
 from . import _guard as guard
 from . import _metrics
-from ._cache import CacheStats, CompileCache
+from ._cache import CacheStats, CompileCache, estimated_bytes
 from ._compiled import CompiledSchema
 from ._config import ConfigOverrides, EngineConfig, Limits, engine_config
 from ._dialect import Dialect, check_meta_schema, detect_dialect, dialect_for_uri, normalise_schema_uri
@@ -46,8 +46,8 @@ class Engine:
         config = engine_config(config, overrides)
         self.config = config
         self._default_dialect = Dialect(config.default_dialect)
-        self._cache: CompileCache[CompiledSchema] = CompileCache(config.cache_size)
-        self._lookups = config.cache_size > 0
+        self._cache: CompileCache[CompiledSchema] = CompileCache(config.cache_size, config.cache_bytes)
+        self._lookups = config.cache_size > 0 and config.cache_bytes > 0
         self._backends = candidates(config.backend)
         self.unavailable: dict[str, str] = dict(self._backends.unavailable)
         """Backends ``auto`` skips because their package is missing, with the install hint."""
@@ -148,7 +148,12 @@ class Engine:
         compile = lambda: self._compile(schema, resources, key, size, canonical, pinned, counts)  # noqa: E731
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
             compile = _metrics.observed_compile(compile)
-        compiled = cache.get_or_compile(key, compile)
+        weight = 0  # what it holds in memory, where it is kept (see `engine._cache.estimated_bytes`)
+        if cache.enabled:
+            weight = estimated_bytes(canonical)
+            if resources:
+                weight += sum(map(estimated_bytes, map(canonical_text, resources.values())))
+        compiled = cache.get_or_compile(key, compile, weight)
         if lookups:
             # The serialisation taken before compiling is the one asked with next: a compile
             # keeps no object of the caller's document (whatever reads it later reads the

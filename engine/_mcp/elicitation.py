@@ -33,6 +33,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from .. import _compiled
+from .._cache import estimated_bytes
 from .._compiled import CompiledSchema
 from .._decode import as_bytes, decode_json, held_nesting, short_bytes, surely_within, too_short_to_nest, view_over
 from .._dialect import Dialect
@@ -453,8 +454,13 @@ class _Forms:
         config = engine.config
         self.engine = Engine(config.replace(formats="assert", backend="jsonschema-rs"))
         self.translated = config.replace(formats="annotate")  # formats are checked on the form's compiled schema
-        self.compiled: cachetools.LRUCache[bytes, ElicitationForm] = cachetools.LRUCache(max(config.cache_size, 1))
-        self.caching = config.cache_size > 0
+        # As many as the engine caches schemas, weighing no more in all than it may hold: each
+        # weighs what its text says (see `estimated_bytes`), and no less than an equal share.
+        least = config.cache_bytes // max(config.cache_size, 1)
+        self.compiled: cachetools.LRUCache[bytes, ElicitationForm] = cachetools.LRUCache(
+            max(config.cache_bytes, 1), getsizeof=lambda form: max(estimated_bytes(form._text), least)
+        )
+        self.caching = config.cache_size > 0 and config.cache_bytes > 0
         self.lock = threading.Lock()
 
 
@@ -522,7 +528,10 @@ def compile_elicitation(requested_schema: Any, *, engine: Engine | None = None) 
     )
     if forms.caching:
         with forms.lock:
-            form = forms.compiled.setdefault(text, form)
+            try:
+                form = forms.compiled.setdefault(text, form)
+            except ValueError:  # heavier alone than the cache may hold: not kept
+                pass
     return form
 
 

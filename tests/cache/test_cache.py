@@ -260,45 +260,61 @@ def test_a_cached_engine_answers_like_a_fresh_one(first: dict[str, Any], second:
 
 def test_the_byte_tables_find_keys_of_one_length_and_forget_the_oldest() -> None:
     """The tables before the fingerprint look a key up by its length first: keys of one length
-    (more than it remembers per length), evicted keys, values whose fingerprint the cache no
-    longer holds and a cleared table all answer exactly, and each find is one hit counted."""
+    (more than it remembers per length), evicted keys, fingerprints the cache no longer holds and
+    a cleared table all answer exactly, and each find is one hit counted."""
     from engine._cache import _PER_LENGTH, _Recent, _Tally
 
-    live = {b"fp": -1, b"other": -2}
+    live = {b"fp%d" % value: value for value in range(200)}
     hits = _Tally()
     size = _PER_LENGTH + 8
     table: _Recent[int] = _Recent(size, live, hits)
     keys = [bytes([i]) * 5 for i in range(_PER_LENGTH + 3)]  # all five bytes long
     for value, key in enumerate(keys):
-        table.put(key, (b"fp", value))
+        table.put(key, b"fp%d" % value)
     for value, key in enumerate(keys):
         assert table.find(bytes(bytearray(key))) == value  # an equal, distinct object
     assert hits.read() == len(keys)
     assert table.find(b"\xff" * 5) is None and table.find(b"") is None
-    table.put(keys[-2], (b"fp", 50))  # put again: its newest entry is found, once
+    table.put(keys[-2], b"fp50")  # put again: its newest entry is found, once
     assert table.find(keys[-2]) == 50 and table.find(keys[-1]) == len(keys) - 1
     assert hits.read() == len(keys) + 2
-    table.put(keys[-2], (b"fp", len(keys) - 2))
+    table.put(keys[-2], b"fp%d" % (len(keys) - 2))
     more = size + 12  # past the bound: the oldest go, the keys above and the first 12 of these
     for value in range(more):
-        table.put(value.to_bytes(2, "big") * (value + 1), (b"other", 100 + value))
+        table.put(value.to_bytes(2, "big") * (value + 1), b"fp%d" % (100 + value))
     assert len(table) == size
     assert all(table.find(key) is None for key in keys)
     assert table.find((more - 1).to_bytes(2, "big") * more) == 100 + more - 1
     assert table.find((11).to_bytes(2, "big") * 12) is None
     assert table.find((12).to_bytes(2, "big") * 13) == 112
-    del live[b"other"]  # evicted from the cache: its values are not found
+    del live[b"fp%d" % (100 + more - 1)]  # evicted from the cache: its key finds nothing
     assert table.find((more - 1).to_bytes(2, "big") * more) is None
     assert hits.read() == len(keys) + 4  # the count so far: two more found since
     small: _Recent[int] = _Recent(2, live, _Tally())
     for value, key in enumerate(keys[:3]):  # one length: the first goes from the table, and from
-        small.put(key, (b"fp", value))  # the keys kept beside its length
+        small.put(key, b"fp%d" % value)  # the keys kept beside its length
     assert small.find(keys[0]) is None and small.find(keys[1]) == 1 and small.find(keys[2]) == 2
     one: _Recent[int] = _Recent(1, live, _Tally())
-    one.put(b"a" * 5, (b"fp", 1))
-    one.put(b"b" * 6, (b"fp", 2))  # the first dropped: its length holds nothing more
+    one.put(b"a" * 5, b"fp1")
+    one.put(b"b" * 6, b"fp2")  # the first dropped: its length holds nothing more
     assert one.find(b"a" * 5) is None and one.find(b"b" * 6) == 2
     assert list(one._by_length) == [6]  # noqa: SLF001
+
+
+def test_the_byte_tables_hold_keys_of_a_bounded_length_in_all() -> None:
+    from engine._cache import _Recent, _Tally
+
+    live = {b"fp%d" % value: value for value in range(10)}
+    table: _Recent[int] = _Recent(100, live, _Tally(), max_bytes=25)
+    table.put(b"x" * 26, b"fp0")  # longer alone than the table holds: not kept
+    assert table.find(b"x" * 26) is None and len(table) == 0
+    for value in range(1, 6):
+        table.put(bytes([value]) * 10, b"fp%d" % value)  # 10 bytes each: two fit
+    assert len(table) == 2
+    assert [table.find(bytes([value]) * 10) for value in range(1, 6)] == [None, None, None, 4, 5]
+    table.put(bytes([4]) * 10, b"fp4")  # put again: counted once
+    table.put(b"z" * 5, b"fp6")
+    assert len(table) == 3 and table.find(b"z" * 5) == 6
 
 
 def test_hits_are_counted_exactly_under_threads() -> None:

@@ -171,7 +171,8 @@ def test_unknown_fields_and_positional_arguments_are_config_errors(build: Any, f
 
 
 TOP_LEVEL = (
-    "backend, default_dialect, formats, cache_size, regex, backtrack_limit, allow_empty_input_schema, limits, fetch"
+    "backend, default_dialect, formats, cache_size, cache_bytes, regex, backtrack_limit, allow_empty_input_schema, "
+    "limits, fetch"
 )
 
 
