@@ -21,6 +21,7 @@ from .._dialect import Dialect
 from .._errors import RejectReason, SchemaRejected
 from .._patterns import backtracking_construct, star_height
 from .._patterns.analysis import (
+    CLASS_ITEMS_PER_STEP,
     MAX_WRITTEN_OUT,
     MAX_WRITTEN_OUT_IN_ALL,
     PROPERTY_STEPS,
@@ -478,7 +479,8 @@ def _check_patterns(
             raise SchemaRejected(
                 RejectReason.UNSAFE_PATTERN,
                 f"pattern {short_repr(pattern)} at {location} takes {steps} steps written out (its counted "
-                f"repetitions and branches, {PROPERTY_STEPS} a Unicode property class), over {MAX_WRITTEN_OUT}: "
+                f"repetitions and branches, {PROPERTY_STEPS} a Unicode property class, one more a class for every "
+                f"{CLASS_ITEMS_PER_STEP} characters beyond ASCII it lists), over {MAX_WRITTEN_OUT}: "
                 "past that a regex engine's automaton takes milliseconds and megabytes to build, and its time "
                 "on a string grows with the steps times the string's length",
                 location=location,

@@ -12,6 +12,7 @@ import pytest
 
 import engine
 from engine._patterns.analysis import (
+    CLASS_ITEMS_PER_STEP,
     MAX_WRITTEN_OUT,
     MAX_WRITTEN_OUT_IN_ALL,
     PROPERTY_STEPS,
@@ -226,3 +227,42 @@ def test_a_class_of_most_of_unicode_counts_more_in_all(wide: str) -> None:
 def test_a_narrow_class_counts_its_steps(narrow: str) -> None:
     # At most 256 characters beyond U+07FF: an automaton of few UTF-8 ranges.
     assert written_out_in_all(f"^{narrow}{{990}}x1$") == written_out(f"^{narrow}{{990}}x1$")
+
+
+_SCATTERED = "".join(chr(0x10000 + i * 4000 + 7) for i in range(256))  # each its own 4-byte range
+
+
+@pytest.mark.parametrize(
+    ("pattern", "steps"),
+    [
+        (f"[{_SCATTERED}]{{1}}", 1 + 256 // CLASS_ITEMS_PER_STEP),
+        (f"[{_SCATTERED}]", 258),  # short and uncounted: one step a character, an upper bound
+        (f"[{_SCATTERED}]{{3}}x", 3 * (1 + 256 // CLASS_ITEMS_PER_STEP) + 1),
+        ("[äöü]{10}", 10),  # three items: a copy of few short encodings
+        ("[äöüß]{10}", 10 * 2),
+        ("[\\u00e4\\u00f6\\u00fc\\u00df]{10}", 10 * 2),  # escapes count as what they spell
+        ("[\\ud83d\\ude00-\\ud83d\\ude4f]{10}", 10 * 2),  # each half of a pair, both range ends
+        ("[\\u{1F600}-\\u{1F64F}\\x80\\xff]{10}", 10 * 2),
+        ("[\\u0041-\\u005a\\x41]{10}", 10),  # ASCII escapes: none
+    ],
+)
+def test_a_class_listing_characters_beyond_ascii_counts_their_encodings(pattern: str, steps: int) -> None:
+    # Each copy is an automaton of the UTF-8 encodings it lists: 256 scattered code points beyond
+    # U+FFFF made some 24 KB a copy in jsonschema-rs, and 30 patterns of 300 copies counted as one
+    # step each (9,030 in all) kept 215 MB and took 2 s to compile from a 32 KB schema (a tool list
+    # of 27 such tools, 875 KB, aborted the process out of memory).
+    assert written_out(pattern) == steps
+
+
+def test_scattered_code_points_repeated_are_refused_at_once() -> None:
+    schema = {"type": "object", "properties": {"p": {"type": "string", "pattern": f"[{_SCATTERED}]{{300}}x"}}}
+    engine.Engine(cache_size=0).compile({"type": "string", "pattern": "^a{2}$"})  # a first compile's imports
+    started = time.process_time()
+    with pytest.raises(engine.SchemaRejected) as info:
+        engine.Engine(cache_size=0).compile(schema)
+    assert time.process_time() - started < 0.05  # before any regex engine builds one
+    assert info.value.reason == "unsafe-pattern"
+    tools = [{"name": f"t{i}", "inputSchema": schema} for i in range(3)]
+    assert all(refusal.reason == "unsafe-pattern" for refusal in engine.compile_tools(tools).rejected.values())
+    few = {"type": "string", "pattern": f"^[{_SCATTERED}]{{3}}$"}
+    assert engine.Engine(cache_size=0).compile(few).is_valid(_SCATTERED[:3])
