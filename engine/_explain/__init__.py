@@ -103,7 +103,10 @@ def explain(
     if found is None:
         out.cut(Issue(instance_path="", keyword_location="", keyword="", message=too_costly("", "", whole)))
     else:
-        Pieces.of(found).explain(instance, budget, out, guard.eval_depth if guard is not None else 1)
+        try:
+            Pieces.of(found).explain(instance, budget, out, guard.eval_depth if guard is not None else 1)
+        finally:
+            found.release()  # the schema stays cached: what it compiled here is let go
     return out.failure().under(under) if under else out.failure()
 
 

@@ -29,8 +29,17 @@ _DOCUMENT = "urn:engine:explain"
 Pointer = tuple[str | int, ...]
 
 
+_KEPT = 16
+"""The validators of one kind a :class:`LocationValidators` keeps at once: past it, those kept go
+(a later need compiles one again, charged to that explanation's budget). Each location's validator
+compiles what it reaches afresh, a shared definition and its patterns included: a schema whose
+1,000 properties referenced one definition of a long pattern kept a copy of its 2 MB automaton per
+location explained, 200 MB for each result explained and never freed."""
+
+
 class LocationValidators:
-    """Validators of single locations of one schema, compiled on demand and kept."""
+    """Validators of single locations of one schema, compiled on demand, a few at a time, and
+    released after each explanation (see :data:`_KEPT` and :meth:`release`)."""
 
     def __init__(self, source: SchemaSource) -> None:
         self.root: Any = source.schema
@@ -61,8 +70,15 @@ class LocationValidators:
                 validator = self.dialect.rs_validator_class(schema, **self._options)
             except jsonschema_rs.ReferencingError as exc:  # the caller ends the explanation there
                 raise ValueError(f"the location {pointer(at)!r} cannot be validated alone: {exc}") from None
-            self._by_pointer[at] = validator
+            _keep(self._by_pointer, at, validator)
         return validator
+
+    def release(self) -> None:
+        """Let every validator kept go (each explanation compiles what it needs, within its budget:
+        kept past it, they are memory no bound weighs). Each clear is one atomic step: a
+        validator another thread is using stays alive for it."""
+        for kept in (self._by_pointer, self._every_item, self._own, self._members_of):
+            kept.clear()
 
     def is_valid(self, at: Pointer, instance: Any) -> bool:
         return bool(self._validator(at).is_valid(instance))
@@ -81,7 +97,7 @@ class LocationValidators:
                 validator = self.dialect.rs_validator_class(schema, **self._options)
             except jsonschema_rs.ReferencingError as exc:  # the caller ends the explanation there
                 raise ValueError(f"the location {pointer(at)!r} cannot be validated alone: {exc}") from None
-            self._every_item[at] = validator
+            _keep(self._every_item, at, validator)
         return bool(validator.is_valid(items))
 
     def issues(self, at: Pointer, instance: Any) -> Iterator[Issue]:
@@ -100,7 +116,8 @@ class LocationValidators:
     def _own_validator(self, at: Pointer, own: Mapping[str, Any]) -> Any:
         validator = self._own.get(at)
         if validator is None:
-            validator = self._own[at] = self.dialect.rs_validator_class(dict(own), **self._plain)
+            validator = self.dialect.rs_validator_class(dict(own), **self._plain)
+            _keep(self._own, at, validator)
         return validator
 
     def own_valid(self, at: Pointer, own: Mapping[str, Any], instance: Any) -> bool:
@@ -134,7 +151,7 @@ class LocationValidators:
                 validator = self.dialect.rs_validator_class(schema, **self._options)
             except jsonschema_rs.ReferencingError as exc:
                 raise ValueError(f"the properties at {pointer(at)!r} cannot be validated alone: {exc}") from None
-            self._members_of[at] = validator
+            _keep(self._members_of, at, validator)
         return validator
 
     def member_valid(self, at: Pointer, node: Mapping[str, Any], name: str, value: Any) -> bool:
@@ -157,6 +174,12 @@ class LocationValidators:
                     message=issue.message,
                 )
             yield issue
+
+
+def _keep(kept: dict[Pointer, Any], at: Pointer, validator: Any) -> None:
+    if len(kept) >= _KEPT:
+        kept.clear()  # one step, safe beside another thread's lookups
+    kept[at] = validator
 
 
 # The locations of each general validator, built on its first piece-by-piece explanation; False
