@@ -173,9 +173,9 @@ class CompileCache(Generic[T]):
             if packed is not None:
                 self._by_value.put(packed, key)
 
-    def get_or_compile(self, key: bytes, compile: Callable[[], T], weight: int = 0) -> T:
-        """The cached value for ``key``, or ``compile()``'s result, stored with ``weight`` (see
-        :func:`estimated_bytes`). Exceptions are not stored."""
+    def get_or_compile(self, key: bytes, compile: Callable[[], T], weigh: Callable[[T], int] | None = None) -> T:
+        """The cached value for ``key``, or ``compile()``'s result, stored with what ``weigh`` says
+        it holds in memory (see :func:`estimated_bytes`). Exceptions are not stored."""
         entries = self._entries
         if entries is None:
             self._uncached.bump()
@@ -202,7 +202,7 @@ class CompileCache(Generic[T]):
             try:
                 value = compile()
                 with self._lock:
-                    entries.keep(key, value, weight)
+                    entries.keep(key, value, 0 if weigh is None else weigh(value))
                 return value
             finally:
                 with self._lock:

@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 
 from .._compiled import CompiledSchema
+from .._engine import pattern_steps
 from .._errors import RejectReason, SchemaRejected
 
 __all__ = ["MAX_LIST_STEPS", "PatternBudget"]
@@ -40,13 +41,10 @@ class PatternBudget:
     def spent(self, *schemas: CompiledSchema | None) -> None:
         """Count the patterns of a compiled tool's schemas."""
         for schema in schemas:
-            # A schema the guard cleared by its text holds no pattern (one would have been
-            # walked): its report, deferred, is never built here.
-            report = None if schema is None or schema._deferred_guard is not None else schema.guard
-            if report is None or id(schema) in self._seen:
+            if schema is None or id(schema) in self._seen:
                 continue
             self._seen.add(id(schema))
-            self._steps += sum(steps for _, steps in report.patterns)
+            self._steps += pattern_steps(schema)
 
     def refusal(self, definition: Mapping[str, Any]) -> SchemaRejected | None:
         """Why the tool ``definition`` is refused uncompiled (its text spells a pattern, and the

@@ -13,6 +13,8 @@ import msgspec
 
 import engine
 from engine._cache import estimated_bytes
+from engine._engine import PATTERN_STEP_BYTES, pattern_steps
+from engine._patterns.analysis import WIDE_STEPS, written_out
 
 
 class _Tracked:
@@ -101,3 +103,23 @@ def test_elicitation_forms_are_kept_within_the_cache_bytes() -> None:
     assert 1 <= tracked.alive() <= 20_000_000 // weight
     first = engine.compile_elicitation(form(11), engine=eng)
     assert engine.compile_elicitation(form(11), engine=eng) is first  # the newest is kept
+
+
+def test_a_schema_s_patterns_weigh_what_their_automata_may_hold() -> None:
+    # One pattern `^\S{990}x<i>$` in 80 bytes of text holds some 3.4 MB of automaton: weighed by
+    # its text alone, 1,024 such schemas would have been kept.
+    def patterned(i: int) -> dict[str, Any]:
+        pattern = f"^\\S{{990}}x{i}$"
+        return {"type": "object", "properties": {"p": {"type": "string", "pattern": pattern}}}
+
+    compiled = engine.Engine(cache_size=0).compile(patterned(0))
+    steps = pattern_steps(compiled)
+    assert steps == WIDE_STEPS * written_out("^\\S{990}x0$")
+    fits = engine.EngineConfig().cache_bytes // (PATTERN_STEP_BYTES * steps)
+    assert fits < 20
+    eng = engine.Engine()
+    tracked = _Tracked()
+    for i in range(fits + 5):
+        tracked(lambda i=i: eng.compile(patterned(i)))
+    assert eng.cache_stats().size == tracked.alive() <= fits
+    assert pattern_steps(engine.Engine().compile({"type": "string"})) == 0  # cleared: no report built
