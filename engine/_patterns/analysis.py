@@ -316,13 +316,29 @@ def ecma_pattern(pattern: str) -> bool:
 def rust_only(pattern: str) -> str | None:
     """The first construct of ``pattern`` that Rust's regex syntax reads and ECMA-262 (with the
     ``u`` flag) refuses or reads otherwise, described, or ``None``: ``\\A``, ``\\z`` (anchors in Rust,
-    the letters in ECMA-262 without ``u``), ``\\pL`` (a class without braces), ``(?s)`` (a global
-    flag), a count right after another quantifier (``a{1,}{2}``)."""
+    the letters in ECMA-262 without ``u``), ``\\pL`` (a class without braces, in a class too:
+    ``[\\pL]`` is letters to Rust, a syntax error to ECMA-262), ``(?s)`` (a global flag), a count
+    right after another quantifier (``a{1,}{2}``)."""
     for i in _outside_classes(pattern):
         found = _RUST_ONLY.match(pattern, i)
         if found is not None:
             return f"{found.group()!r} at offset {i}"
+    for i in _escapes(pattern):
+        found = _UNBRACED_PROPERTY.match(pattern, i)
+        if found is not None:
+            return f"{found.group()!r} at offset {i}"
     return None
+
+
+_UNBRACED_PROPERTY = re.compile(r"\\[pP](?!\{)")
+
+
+def _escapes(pattern: str) -> Iterator[int]:
+    """The offsets of ``pattern``'s escapes, in classes or not (an escaped backslash is one)."""
+    at = pattern.find("\\")
+    while at >= 0:
+        yield at
+        at = pattern.find("\\", at + 2)
 
 
 @lru_cache(maxsize=1024)
@@ -487,7 +503,8 @@ def _apart(positions: list[int], chars: list[Ranges]) -> bool:
     return not any(overlap(chars[a], chars[b]) for i, a in enumerate(distinct) for b in distinct[i + 1 :])
 
 
-_PROPERTY = re.compile(r"\\[pP]\{[^}]*\}")
+# A Unicode property escape, with braces or, as Rust also reads it, one letter (`\pL`).
+_PROPERTY = re.compile(r"\\[pP](?:\{[^}]*\}|[A-Za-z])")
 
 
 def _any_for_properties(pattern: str) -> str:
