@@ -201,8 +201,9 @@ class CompileCache(Generic[T]):
                     _metrics.emit(_metrics.CacheEvent("miss"))
             try:
                 value = compile()
+                weight = 0 if weigh is None else weigh(value)  # outside the lock: it reads the value
                 with self._lock:
-                    entries.keep(key, value, 0 if weigh is None else weigh(value))
+                    entries.keep(key, value, weight)
                 return value
             finally:
                 with self._lock:
