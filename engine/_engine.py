@@ -148,7 +148,8 @@ class Engine:
         compile = lambda: self._compile(schema, resources, key, size, canonical, pinned, counts)  # noqa: E731
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
             compile = _metrics.observed_compile(compile)
-        compiled = cache.get_or_compile(key, compile, partial(_held, canonical, resources))
+        weigh = partial(_held, canonical, resources) if cache.enabled else None  # (a compile's, when kept)
+        compiled = cache.get_or_compile(key, compile, weigh)
         if lookups:
             # The serialisation taken before compiling is the one asked with next: a compile
             # keeps no object of the caller's document (whatever reads it later reads the

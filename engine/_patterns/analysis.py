@@ -298,9 +298,10 @@ def spaced_count(pattern: str) -> str | None:
     return None
 
 
-# Outside a class: `\A`, `\z`, `\p`/`\P` without a brace, a global inline flag group, or a count
-# right after another quantifier (`a{1,}{2}`, `a*{2}`).
-_RUST_ONLY = re.compile(r"\\[Az]|\\[pP](?!\{)|\(\?[a-zA-Z-]+\)|(?:[*+?]|\{\d+(?:,\d*)?\})\??\{\d+(?:,\d*)?\}")
+# Outside a class: `\A`, `\z`, a global inline flag group, or a count right after another
+# quantifier (`a{1,}{2}`, `a*{2}`); `\p`/`\P` without a brace is found by `_UNBRACED_PROPERTY`,
+# in classes too.
+_RUST_ONLY = re.compile(r"\\[Az]|\(\?[a-zA-Z-]+\)|(?:[*+?]|\{\d+(?:,\d*)?\})\??\{\d+(?:,\d*)?\}")
 
 
 def ecma_pattern(pattern: str) -> bool:

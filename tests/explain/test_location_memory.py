@@ -58,12 +58,21 @@ def test_an_explanation_keeps_few_validators_and_lets_them_go(monkeypatch: pytes
     assert all(_kept(locations) == 0 for locations in made)
 
 
-def test_what_is_found_piece_by_piece_is_unchanged() -> None:
+def test_what_is_found_piece_by_piece_is_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[LocationValidators] = []
+    built = LocationValidators.__init__
+
+    def tracked(self: LocationValidators, *args: Any) -> None:
+        built(self, *args)
+        made.append(self)
+
+    monkeypatch.setattr(LocationValidators, "__init__", tracked)
     compiled = engine.Engine(cache_size=0).compile(SCHEMA)
     value = _invalid()
     value["p3"] = 7
     with pytest.raises(engine.ValidationFailed) as failure:
         compiled.validate(value)
+    assert made, "the explanation went piece by piece"
     assert not failure.value.truncated
     assert [(issue.instance_path, issue.keyword) for issue in failure.value.issues] == [
         ("/p3", "type"),
