@@ -15,16 +15,18 @@ cannot be translated is refused. Issues name the original patterns' locations.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any, ClassVar
 
 import jsonschema
 import jsonschema.validators
 import msgspec
 import referencing.exceptions
+from jsonschema import _legacy_keywords, _utils  # the evaluated keys and indexes of a scope (see `_unevaluated`)
 
 from .. import _patterns
 from .._dialect import Dialect
-from .._errors import Issue
+from .._errors import DecodeError, DecodeReason, Issue
 from .._keywords import KEYWORDS
 from .._pointer import pointer
 from ._contract import Backend, BackendValidator, SchemaSource, late, refuse
@@ -67,15 +69,121 @@ def _integral(value: Any) -> Any:
 _sorted_json = msgspec.json.Encoder(order="sorted").encode
 
 
-_VALIDATORS: dict[Dialect, type[Any]] = {
-    dialect: jsonschema.validators.extend(validator, {"uniqueItems": _unique_items})
-    for dialect, validator in (
-        (Dialect.DRAFT4, jsonschema.Draft4Validator),
-        (Dialect.DRAFT6, jsonschema.Draft6Validator),
-        (Dialect.DRAFT7, jsonschema.Draft7Validator),
-        (Dialect.DRAFT2019_09, jsonschema.Draft201909Validator),
-        (Dialect.DRAFT2020_12, jsonschema.Draft202012Validator),
+def _unevaluated(finders: Any) -> dict[str, Callable[..., Iterator[Any]]]:
+    """``unevaluatedProperties`` and ``unevaluatedItems`` as python-jsonschema words them, each
+    key or index looked up in a set. Its own look each up in the list of those evaluated, which
+    holds one entry per key or index (and per applicator that evaluates it): an object of 20,000
+    keys took 2.7 s, and 40,000 four times that. ``finders``: the module whose
+    ``find_evaluated_*_by_schema`` collect what a scope evaluated, as the dialect reads it
+    (python-jsonschema's, private; each linear in the instance)."""
+    evaluated_keys, evaluated_indexes = (
+        finders.find_evaluated_property_keys_by_schema,
+        finders.find_evaluated_item_indexes_by_schema,
     )
+
+    def properties(validator: Any, unevaluated: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        if not validator.is_type(instance, "object"):
+            return
+        evaluated = set(evaluated_keys(validator, instance, schema))
+        failing = [
+            name
+            for name, value in instance.items()
+            if name not in evaluated
+            and next(validator.descend(value, unevaluated, path=name, schema_path=name), None) is not None
+        ]
+        if failing and unevaluated is False:
+            yield jsonschema.ValidationError(
+                f"Unevaluated properties are not allowed ({_listed(sorted(failing, key=str))} unexpected)"
+            )
+        elif failing:
+            yield jsonschema.ValidationError(
+                "Unevaluated properties are not valid under the given schema "
+                f"({_listed(failing)} unevaluated and invalid)"
+            )
+
+    def items(validator: Any, unevaluated: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        if not validator.is_type(instance, "array"):
+            return
+        evaluated = set(evaluated_indexes(validator, instance, schema))
+        failing = [item for index, item in enumerate(instance) if index not in evaluated]
+        if failing:
+            yield jsonschema.ValidationError(f"Unevaluated items are not allowed ({_listed(failing)} unexpected)")
+
+    return {"unevaluatedProperties": properties, "unevaluatedItems": items}
+
+
+def _listed(extras: list[Any]) -> str:
+    """``'a', 'b' were`` or ``'a' was``: the extras of an error, as python-jsonschema lists them."""
+    return f"{', '.join(map(repr, extras))} {'was' if len(extras) == 1 else 'were'}"
+
+
+KEYWORD_COST = 1_000
+"""What one keyword python-jsonschema applies to a value costs, in evaluations of jsonschema-rs
+(the unit of ``Limits.max_validation_work``): 7-14 us a keyword measured (an ``allOf`` of 100
+``minimum`` s, 100 ``$ref`` s, ``if`` s, failing ``anyOf`` and ``oneOf`` branches), against some
+10 ns. A check counts the keywords it applies as it runs (:func:`_counted`), and stops with
+``too-large`` past ``max_validation_work // KEYWORD_COST`` of them (100,000 by default: about a
+second): a schema applying up to 256 subschemas to a value is not weighed beforehand
+(``engine._work``), and an ``allOf`` of 100 on each item of 90 KB took python-jsonschema 33 s."""
+
+# What the check under way may still apply, in keywords (`None`: not counted).
+_LEFT: ContextVar[list[int] | None] = ContextVar("engine_jsonschema_keywords_left", default=None)
+# Keywords that apply a subschema to each item or property (a value each, a descent some 1.5 us)
+# or look each key up in the schema's patterns (a search each, some 0.5 us).
+_PER_CHILD = frozenset(
+    {
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "contains",
+        "unevaluatedItems",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "propertyNames",
+    }
+)
+
+
+class _Exhausted(Exception):
+    """A check applied more keywords than it may (see :data:`KEYWORD_COST`)."""
+
+
+def _counted(name: str, keyword: Callable[..., Any]) -> Callable[..., Any]:
+    """``keyword``, counting what it costs the check under way first: one, an eighth more for each
+    member of a list or object it reads (an ``enum`` compares each in Python, 0.85 us), and, where it
+    applies a subschema to each child of the value or searches each key, an eighth for each
+    child, times one and the schema's ``patternProperties``."""
+    per_child = name in _PER_CHILD
+
+    def counted(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+        left = _LEFT.get()
+        if left is not None:
+            cost = 8 + (len(value) if type(value) is list or type(value) is dict else 0)
+            kind = type(instance)
+            if per_child and (kind is list or kind is dict):
+                patterns = schema.get("patternProperties") if kind is dict else None
+                cost += len(instance) * (1 + (len(patterns) if type(patterns) is dict else 0))
+            left[0] -= cost
+            if left[0] < 0:
+                raise _Exhausted
+        return keyword(validator, value, instance, schema)
+
+    return counted
+
+
+def _validator_class(base: Any, extra: Mapping[str, Callable[..., Any]]) -> type[Any]:
+    keywords = {**base.VALIDATORS, "uniqueItems": _unique_items, **extra}
+    return jsonschema.validators.extend(base, {name: _counted(name, fn) for name, fn in keywords.items()})  # type: ignore[no-any-return]
+
+
+_VALIDATORS: dict[Dialect, type[Any]] = {
+    Dialect.DRAFT4: _validator_class(jsonschema.Draft4Validator, {}),
+    Dialect.DRAFT6: _validator_class(jsonschema.Draft6Validator, {}),
+    Dialect.DRAFT7: _validator_class(jsonschema.Draft7Validator, {}),
+    Dialect.DRAFT2019_09: _validator_class(jsonschema.Draft201909Validator, _unevaluated(_legacy_keywords)),
+    Dialect.DRAFT2020_12: _validator_class(jsonschema.Draft202012Validator, _unevaluated(_utils)),
 }
 # Keywords whose values are data, never schemas: nothing under them is rewritten (``pattern`` is
 # data too, but it is rewritten first).
@@ -165,18 +273,35 @@ def _translate(pattern: str, where: str) -> str:
 
 class JsonschemaValidator(BackendValidator):
     def __init__(
-        self, validator: Any, renamed: Mapping[str, str], rescue: Callable[[], BackendValidator], spec: Any
+        self,
+        validator: Any,
+        renamed: Mapping[str, str],
+        rescue: Callable[[], BackendValidator],
+        spec: Any,
+        budget: int,
     ) -> None:
         self._validator = validator
         self._spec = spec
         self._renamed = renamed
         self._rescue = rescue
+        self._budget = budget
+        self._keywords = 8 * (budget // KEYWORD_COST)  # eighths of a keyword (see `_counted`)
 
     def is_valid(self, instance: Any) -> bool:
+        counting = _LEFT.set([self._keywords])
         try:
             return bool(self._validator.is_valid(instance))
         except _FAILURES:
             return self._rescue().is_valid(instance)
+        except _Exhausted:
+            raise DecodeError(
+                DecodeReason.TOO_LARGE,
+                f"instance is too large for this schema: python-jsonschema applied {self._keywords // 8} "
+                f"keywords to its values and was not done, each costing what {KEYWORD_COST} evaluations "
+                f"cost jsonschema-rs, in which max_validation_work ({self._budget}) is counted",
+            ) from None
+        finally:
+            _LEFT.reset(counting)
 
     def general(self) -> BackendValidator:
         """The jsonschema-rs validator of the same schema (explanation too costly to run whole
@@ -283,7 +408,8 @@ class JsonschemaBackend(Backend):
         validator = cls(schema, registry=registry, format_checker=format_checker)
         # The pipeline has already resolved every $ref with jsonschema-rs; should python-jsonschema
         # still fail to (or recurse too deep), that answer comes from jsonschema-rs instead.
-        return JsonschemaValidator(validator, renamed, lazy_validator(source), SPECIFICATIONS[source.dialect])
+        budget = source.config.limits.max_validation_work
+        return JsonschemaValidator(validator, renamed, lazy_validator(source), SPECIFICATIONS[source.dialect], budget)
 
 
 # Formats python-jsonschema asserts differently from the specification (the suite's optional
