@@ -29,6 +29,7 @@ from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explainer_of
 from ._guard import DeferredReport, GuardReport
 from ._instance import bind_checked, bind_is_valid, max_values, referents
+from ._rates import bound_work_at
 from ._readers import (
     WARMING_PARSE,
     HotPath,
@@ -40,7 +41,6 @@ from ._readers import (
     typed_then_held,
     warming_then_settled,
 )
-from ._work import bound_work
 from .backends import BackendRefused, BackendValidator, TypedDecode
 
 _parse = msgspec.json.decode
@@ -172,6 +172,7 @@ class CompiledSchema:
         weighs: int = 0,
         resources: Mapping[str, Any] | None = None,
         comparisons: tuple[int, int | None] = (0, None),
+        rate: int = 1,
     ) -> None:
         self.dialect, self.fingerprint = dialect, fingerprint
         # `backend` decided on first use (see `Plan.undecided`): `backend` and `notes` are set by
@@ -224,8 +225,8 @@ class CompiledSchema:
 
         document = pinned or (lambda: schema)
         # `_screened`, `_cheap`, `_sized`, `_floated`: see `HotPath` (`engine._numbers`).
-        self._check, self._screened, self._cheap, self._sized, self._floated = bound_work(
-            check, guard, limits, document, dialect, weighs, resources, *comparisons
+        self._check, self._screened, self._cheap, self._sized, self._floated = bound_work_at(
+            check, guard, limits, document, dialect, weighs, resources, *comparisons, rate=rate
         )
 
     def __repr__(self) -> str:
@@ -291,12 +292,10 @@ class CompiledSchema:
             if name == "decode_typed":
                 typed = self.decode_typed = self._build_typed_reader()
                 return typed
-            if name == "is_valid":
-                is_valid = self.is_valid = self._bind_is_valid()
-                return is_valid
-            if name == "checked":
-                checked = self.checked = self._bind_checked()
-                return checked
+            if name == "is_valid" or name == "checked":
+                bound = self._bind_is_valid() if name == "is_valid" else self._bind_checked()
+                setattr(self, name, bound)
+                return bound
             if name == "guard" and self._deferred_guard is not None:
                 guard = self.guard = self._deferred_guard()
                 return guard

@@ -248,6 +248,7 @@ class Engine:
             weighs=weighs,
             resources=resources,
             comparisons=comparisons,
+            rate=chosen.rate,
         )
 
 

@@ -56,6 +56,9 @@ class Plan(msgspec.Struct, frozen=True):
     """With ``defer``: the general backend's name when ``backend`` decides on first use whether it
     takes the schema (the decoder's validator's ``refused()``; if it refuses, the general backend
     is the one used); ``None`` when decided."""
+    rate: int = 1
+    """What one evaluation of ``checker`` costs, in the budget's (see
+    :meth:`~engine.backends.Backend.evaluation_rate`)."""
 
 
 class Candidates(msgspec.Struct, frozen=True):
@@ -163,4 +166,5 @@ def plan(source: SchemaSource, backends: Candidates, *, defer: bool = False) -> 
         typed=typed,
         refused=refused,
         undecided=undecided,
+        rate=1 if checker is general_validator else chosen.evaluation_rate(source),
     )

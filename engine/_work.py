@@ -334,14 +334,23 @@ def _bound_check(
     return weighed
 
 
-def depth_counts(schema: Any, dialect: Dialect, *, comparisons: bool = True, levels: int = _LEVELS) -> list[int] | None:
+def depth_counts(
+    schema: Any,
+    dialect: Dialect,
+    *,
+    comparisons: bool = True,
+    levels: int = _LEVELS,
+    cap: int = 1 << 62,
+    resources: Mapping[str, Any] | None = None,
+) -> list[int] | None:
     """The most evaluations one value of an instance meets at each level (the root's is level 0),
     for at most ``levels`` levels, recursion unrolled (:func:`engine._levels.level_counts`): each
     subschema one, its comparisons (unless ``comparisons`` is false), and its object the lists of
     names and dependencies it holds (:func:`_entries`) and what ``uniqueItems`` spends hashing
     (unless ``comparisons`` is false: then the subschemas alone); ``None`` where a reference leads
-    outside the document (the caller then counts every subschema at every level)."""
-    counted = _counts(schema, dialect, _weigh if comparisons else None, levels)
+    outside the document and its registry ``resources`` (the caller then counts every subschema at
+    every level). Counts past ``cap`` are as good as ``cap``."""
+    counted = _counts(schema, dialect, _weigh if comparisons else None, levels, cap, resources)
     return None if counted is None else counted[0]
 
 

@@ -18,6 +18,7 @@ class Payload:
     data: bytes | None  # the instance as bytes, when the case is about decoding
     expect: str  # "valid", "invalid", or a DecodeError reason ("too-deep", ...)
     truncated: bool | None = None  # for "invalid": whether the explanation must say it was cut
+    at_rate: str | None = None  # what a backend that weighs instances at its rate ends in, if not `expect`
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def _payload(raw: dict[str, Any]) -> Payload:
     elif "json_of" in raw:
         data = json.dumps(generate(raw["json_of"])).encode()
     value = generate(raw["instance"]) if "instance" in raw else None
-    return Payload(raw["name"], value, data, raw["expect"], raw.get("truncated"))
+    return Payload(raw["name"], value, data, raw["expect"], raw.get("truncated"), raw.get("at_rate"))
 
 
 def load(path: Path) -> Case:

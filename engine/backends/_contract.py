@@ -17,7 +17,17 @@ from .._config import EngineConfig
 from .._dialect import Dialect
 from .._errors import Issue, RejectReason, SchemaRejected
 
-__all__ = ["Backend", "BackendRefused", "BackendValidator", "Refusal", "SchemaSource", "TypedDecode", "late", "refuse"]
+__all__ = [
+    "Backend",
+    "BackendRefused",
+    "BackendValidator",
+    "Refusal",
+    "SchemaSource",
+    "TypedDecode",
+    "late",
+    "refuse",
+    "spells",
+]
 
 
 class SchemaSource(msgspec.Struct, frozen=True):
@@ -51,6 +61,14 @@ def late(source: SchemaSource) -> SchemaSource:
     own object (see ``SchemaSource.pinned``)."""
     pinned = source.pinned
     return source if pinned is None else msgspec.structs.replace(source, schema=pinned(), pinned=None)
+
+
+def spells(source: SchemaSource, keys: tuple[bytes, ...]) -> bool:
+    """Whether ``source`` may hold one of ``keys`` (JSON-encoded, quotes included) as a keyword:
+    its text spells it (as a keyword or any string: a guess on the safe side), or it has
+    resources."""
+    text = source.text if source.text is not None else msgspec.json.encode(source.schema)
+    return bool(source.resources) or any(text.find(key) >= 0 for key in keys)
 
 
 class BackendRefused(SchemaRejected):
@@ -137,6 +155,13 @@ class Backend(ABC):
     refuses (and on no schema it accepts), as :func:`~engine._dialect.check_meta_schema` would.
     Where the general backend declares the schema's dialect, the engine leaves that check to the
     general backend's build, which it runs on every compile anyway."""
+
+    def evaluation_rate(self, source: SchemaSource) -> int:
+        """What one evaluation of ``source``'s check costs this backend, in evaluations of
+        jsonschema-rs (the unit of ``Limits.max_validation_work``): the budget of a check is that
+        many times smaller, and so is what a schema may apply to one value unweighed. Measured on
+        the shapes that cost the backend most, not on the schema: must be cheap."""
+        return 1
 
     @abstractmethod
     def compile(self, source: SchemaSource) -> BackendValidator:

@@ -19,7 +19,7 @@ from .. import _patterns
 from .._dialect import Dialect
 from .._errors import Issue
 from .._instance import json_values
-from ._contract import Backend, BackendValidator, SchemaSource, refuse
+from ._contract import Backend, BackendValidator, SchemaSource, refuse, spells
 from ._fastjsonschema_audit import UnsafeGeneratedCode, check_generated_code
 from ._fastjsonschema_lowering import NAME, Lowering
 from ._jsonschema_rs import lazy_validator
@@ -35,6 +35,12 @@ def _deny_handler(uri: str) -> Any:
 DENY_ALL_HANDLERS: Mapping[str, Any] = {
     scheme: _deny_handler for scheme in ("", "http", "https", "file", "ftp", "data", "urn", "tag", "mailto")
 }
+
+
+# What one evaluation costs, in jsonschema-rs's (see `FastjsonschemaBackend.evaluation_rate`).
+_RATE = 10
+_BRANCHING_RATE = 400
+_BRANCHING = (b'"anyOf"', b'"oneOf"', b'"not"', b'"if"', b'"contains"', b'"enum"')
 
 
 class FastjsonschemaValidator(BackendValidator):
@@ -141,6 +147,13 @@ class FastjsonschemaBackend(Backend):
     dialects: ClassVar[frozenset[Dialect]] = frozenset(Dialect)
     explains: ClassVar[bool] = False
     backtracking: ClassVar[bool] = True  # branch by branch, in Python
+
+    def evaluation_rate(self, source: SchemaSource) -> int:
+        """Each subschema a value meets costs its generated Python code 1-10 times what it costs
+        jsonschema-rs, and 70-330 times where a branch may fail: every failure is an exception,
+        raised with its message (5-6 us) and caught (an ``anyOf`` of 99 ``const`` s, 184x; ``if``
+        on 100 subschemas, 327x; an ``enum`` of 101 integers, 81x; ``contains``, 72x)."""
+        return _BRANCHING_RATE if spells(source, _BRANCHING) else _RATE
 
     def compile(self, source: SchemaSource) -> FastjsonschemaValidator:
         self.check_dialect(source)

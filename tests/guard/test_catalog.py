@@ -84,6 +84,8 @@ def test_case(case: Case) -> None:
 
 
 BACKENDS = ("msgspec", "fastjsonschema", "jsonschema")
+# Backends whose checks weigh each instance at their own rate (`Backend.evaluation_rate`).
+WEIGHED_AT_RATE = frozenset({"fastjsonschema"})
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -102,4 +104,5 @@ def run_on_backend(case: Case, backend: str) -> None:
     else:
         assert case.expect == "compiles"
         for payload in case.payloads:
-            assert _outcome(compiled, payload.value, payload.data)[0] == payload.expect, payload.name
+            at_rate = payload.at_rate if backend in WEIGHED_AT_RATE else None
+            assert _outcome(compiled, payload.value, payload.data)[0] == (at_rate or payload.expect), payload.name

@@ -1,0 +1,103 @@
+"""The checks of a backend slower than jsonschema-rs, weighed at its rate.
+
+``max_validation_work`` counts evaluations of jsonschema-rs, and a schema applying at most
+:data:`~engine._guard.AMPLIFYING` subschemas to one value is not weighed (:mod:`engine._work`).
+An opt-in Python backend spends 10-1,500 times as long on each subschema
+(:meth:`~engine.backends.Backend.evaluation_rate`): with ``items`` an ``allOf`` of 100
+subschemas, fastjsonschema took 7 s on 900 KB and python-jsonschema 33 s on 90 KB, where
+jsonschema-rs answers 900 KB in a second. Its check also weighs every instance by the subschemas
+each value meets, level by level, times that rate (:func:`at_rate`).
+
+Only the subschemas are multiplied: what jsonschema-rs alone spends more on (comparing a float
+with each member of an ``enum``, what an ``unevaluated*`` scope may evaluate again beyond its
+subschemas) stays weighed, unmultiplied, by :mod:`engine._work`, which wraps this check."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import msgspec
+
+from ._config import Limits
+from ._dialect import Dialect
+from ._errors import DecodeError, DecodeReason
+from ._guard import DeferredReport, GuardReport
+from ._numbers import Weighed
+from ._work import bound_work, depth_counts, level_weights
+
+__all__ = ["at_rate", "bound_work_at"]
+
+_pack = msgspec.msgpack.encode
+
+
+def bound_work_at(
+    check: Callable[[Any], bool],
+    guard: GuardReport | DeferredReport | None,
+    limits: Limits,
+    document: Callable[[], Any],
+    dialect: Dialect,
+    weighs: int,
+    resources: Mapping[str, Any] | None = None,
+    comparisons: int = 0,
+    float_comparisons: int | None = None,
+    *,
+    rate: int = 1,
+) -> Weighed:
+    """:func:`engine._work.bound_work` of ``check``, a backend's whose evaluation costs ``rate`` of
+    jsonschema-rs's: past 1, ``check`` weighs each instance at that rate first (:func:`at_rate`)."""
+    if rate > 1 and guard is not None:
+        bound = guard.expansion if isinstance(guard, DeferredReport) else guard.measured.get("max_ref_expansion", 1)
+        depth = limits.max_instance_depth + 1
+        check = at_rate(check, rate, limits.max_validation_work, document, dialect, bound, resources, depth)
+    return bound_work(check, guard, limits, document, dialect, weighs, resources, comparisons, float_comparisons)
+
+
+def at_rate(
+    check: Callable[[Any], bool],
+    rate: int,
+    budget: int,
+    document: Callable[[], Any],
+    dialect: Dialect,
+    bound: int,
+    resources: Mapping[str, Any] | None,
+    levels: int,
+) -> Callable[[Any], bool]:
+    """``check`` (a backend's, ``rate`` times slower than jsonschema-rs), first refusing an
+    instance whose values meet more than ``budget`` evaluations of jsonschema-rs at that rate:
+    the subschemas each value meets at its level (``depth_counts``, of ``document()`` and its
+    registry ``resources``, over ``levels`` levels; where a reference leaves them, ``bound``, every
+    subschema at every level) times what the level weighs (:func:`~engine._work.level_weights`).
+    An instance whose msgpack, which takes a byte or more for each value, key and character, is
+    short enough for its values to meet the most subschemas of any level within the budget is
+    not walked."""
+    per_level: list[list[int]] = []  # counted on the first instance
+    allowed = budget // rate
+
+    def weighed(instance: Any) -> bool:
+        if not per_level:
+            found = depth_counts(
+                document(), dialect, comparisons=False, levels=levels, cap=allowed + 1, resources=resources
+            )
+            per_level.append(found or [bound] * levels)
+        counts = per_level[0]
+        try:
+            length = len(_pack(instance))
+        except (OverflowError, TypeError, ValueError):  # an integer past 64 bits: walked
+            length = allowed + 1
+        if max(counts) * length > allowed:
+            work = 0
+            for depth, (weight, _) in enumerate(level_weights(instance)):
+                if depth >= len(counts):
+                    break  # no subschema reaches this level
+                work += weight * counts[depth]
+                if work > allowed:
+                    raise DecodeError(
+                        DecodeReason.TOO_LARGE,
+                        f"instance is too large for this schema and backend: its values meet more than "
+                        f"{allowed} subschemas in all, each costing this backend what {rate} evaluations "
+                        f"cost jsonschema-rs, in which max_validation_work ({budget}) is counted",
+                    )
+        return check(instance)
+
+    return weighed
