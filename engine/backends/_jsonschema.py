@@ -309,9 +309,15 @@ class JsonschemaValidator(BackendValidator):
         return self._rescue()
 
     def iter_issues(self, instance: Any) -> Iterator[Issue]:
+        # Counted as a check is: past the budget, jsonschema-rs explains (in its own words).
+        counting = _LEFT.set([self._keywords])
         try:
             errors = list(self._validator.iter_errors(instance))
-        except _FAILURES:
+        except (*_FAILURES, _Exhausted):
+            errors = None
+        finally:
+            _LEFT.reset(counting)
+        if errors is None:
             yield from self._rescue().iter_issues(instance)
             return
         renamed = self._renamed

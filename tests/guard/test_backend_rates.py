@@ -91,3 +91,15 @@ def test_rates(backend: str, plain: int, branching: int) -> None:
     assert _rate(backend, {"type": "object", "properties": {"a": {"minLength": 1}}}) == plain
     for keyword in ("anyOf", "oneOf", "not", "if", "contains", "enum"):
         assert _rate(backend, {"items": {keyword: [{}]}}) == branching
+
+
+def test_python_jsonschema_past_the_budget_is_explained_by_jsonschema_rs() -> None:
+    failing = {"type": "array", "items": {"anyOf": [*({"const": 10**6 + i} for i in range(99)), {"type": "string"}]}}
+
+    def issues(budget: int) -> list[str]:
+        config = engine.EngineConfig(limits=engine.Limits(max_validation_work=budget))
+        source = SchemaSource(schema=failing, dialect=engine.Dialect.DRAFT2020_12, resources={}, config=config)
+        return [issue.message for issue in load_backend("jsonschema")().compile(source).iter_issues([7] * 10)]
+
+    assert issues(100_000_000) == ["7 is not valid under any of the given schemas"] * 10  # python-jsonschema's words
+    assert issues(50_000) == ["7 is not valid under any of the schemas listed in the 'anyOf' keyword"] * 10
