@@ -104,6 +104,7 @@ class CompiledSchema:
         "_explainer",
         "_failure",
         "_fallback",
+        "_held",
         "_general_reader",
         "_limits",
         "_max_bytes",
@@ -173,6 +174,7 @@ class CompiledSchema:
         resources: Mapping[str, Any] | None = None,
         comparisons: tuple[int, int | None] = (0, None),
         rate: int = 1,
+        held: int = 0,
     ) -> None:
         self.dialect, self.fingerprint = dialect, fingerprint
         # `backend` decided on first use (see `Plan.undecided`): `backend` and `notes` are set by
@@ -211,6 +213,7 @@ class CompiledSchema:
             self.guard = guard
             self._depth_bound = depth_bound(guard, limits)
         self._limits = limits  # the explanation's (see `_explanation`)
+        self._held = held  # the memory its document may hold compiled, by estimate (`engine._engine.held_bytes`)
         self._failure: Callable[..., ValidationFailed] | None = None
         self._decode_built = False  # `decode` not asked for, nor built by the warming reader
         self._max_bytes = limits.max_instance_bytes
@@ -340,8 +343,7 @@ class CompiledSchema:
         return self._settled_reader()
 
     def _warming_path(self) -> ShortPath:
-        """The short path of a schema whose reader is not built yet (see
-        :func:`~engine._readers.warming_then_settled`)."""
+        """The short path of a schema whose reader is not built yet (``warming_then_settled``)."""
         owner = weakref.ref(self)  # not the schema itself: it holds the path
 
         def settle(path: ShortPath) -> Callable[[bytes | bytearray | memoryview | str], Any] | None:
@@ -377,15 +379,13 @@ class CompiledSchema:
             # A deferred report is a cleared schema's, which holds no pattern: not made here.
             guard = self.guard if self._deferred_guard is None else None
             if guard is not None and guard.measured.get("max_pattern_length", 0):
-                # msgspec checks a `pattern` with Python `re`; the general backend's native regex
-                # check of the parsed value costs less (the 19 corpus tools with one: 2.5x the
-                # decode floor against 3.6x through the TypedDicts). No type is built.
+                # msgspec checks a `pattern` with Python `re`, the general backend natively, for less (the
+                # 19 corpus tools with one: 2.5x the decode floor, 3.6x through TypedDicts). No type built.
                 return self._general()
             if typed.translation.untyped_at is not None:
-                # A position that admits any value: the TypedDicts' reader would count its
-                # members in Python to show nothing was skipped, a step a value, where the
-                # general backend's check skips what no keyword constrains (a free-form property
-                # holding records: 2.9-4.3x the raw library through the TypedDicts, 1.1-1.7x here).
+                # A position that admits any value: the TypedDicts' reader would count its members
+                # in Python to show nothing was skipped, where the general backend skips what no keyword
+                # constrains (a free-form property of records: 2.9-4.3x raw through TypedDicts, 1.1-1.7x here).
                 return self._general()
             counted = self._counted_reader(typed, into=into)
             if counted is not None:

@@ -148,8 +148,7 @@ class Engine:
         compile = lambda: self._compile(schema, resources, key, size, canonical, pinned, counts)  # noqa: E731
         if _metrics.hooks:  # observability: compile time and outcome, only when a hook listens
             compile = _metrics.observed_compile(compile)
-        weigh = partial(_held, canonical, resources) if cache.enabled else None  # (a compile's, when kept)
-        compiled = cache.get_or_compile(key, compile, weigh)
+        compiled = cache.get_or_compile(key, compile, held_bytes if cache.enabled else None)
         if lookups:
             # The serialisation taken before compiling is the one asked with next: a compile
             # keeps no object of the caller's document (whatever reads it later reads the
@@ -249,6 +248,8 @@ class Engine:
             resources=resources,
             comparisons=comparisons,
             rate=chosen.rate,
+            # Estimated from the text (three counts): a cache or a tool list weighs it when it keeps it.
+            held=estimated_bytes(text) + sum(map(estimated_bytes, map(canonical_text, resources.values()))),
         )
 
 
@@ -319,13 +320,11 @@ of ``\\S`` (8 steps) held some 2.3 KB in jsonschema-rs, of a class of 256 scatte
 beyond U+FFFF (65) some 24 KB, of ``\\p{L}`` (64) some 50 KB."""
 
 
-def _held(canonical: bytes, resources: Mapping[str, Any], compiled: CompiledSchema) -> int:
-    """What a compiled schema is weighed at in the cache: its text's estimate, its resources' and
-    its patterns' (ten patterns ``\\p{L}{15}``, 200 bytes of text, held some megabytes)."""
-    weight = estimated_bytes(canonical) + PATTERN_STEP_BYTES * pattern_steps(compiled)
-    if resources:
-        weight += sum(map(estimated_bytes, map(canonical_text, resources.values())))
-    return weight
+def held_bytes(compiled: CompiledSchema) -> int:
+    """What ``compiled`` may hold in memory, by estimate: its text's, its resources' and its
+    patterns' (ten patterns ``\\p{L}{15}``, 200 bytes of text, held some megabytes). What the
+    cache weighs an entry at, and a tool list its tools."""
+    return compiled._held + PATTERN_STEP_BYTES * pattern_steps(compiled)  # noqa: SLF001 - set at compile time
 
 
 def _pin(schema: dict[str, Any]) -> Callable[[], Any]:

@@ -32,8 +32,8 @@ from .envelope import (
     envelope_failure,
     envelope_from_dict,
 )
+from .list_budget import ListBudget
 from .mapping import arguments_not_an_object, is_jsonrpc, listed_no_tools, with_text_fallback
-from .pattern_budget import PatternBudget
 from .result_readers import bind_results, nests_within
 
 __all__ = ["CompiledTool", "ToolSet", "compile_tools"]
@@ -479,7 +479,7 @@ def _compile_each(
     first: dict[str, int] = {}  # each name's first index
     repeated: dict[str, list[int]] = {}  # every index of a name listed more than once
     unnamed: list[int] = []
-    patterns = PatternBudget()
+    budget = ListBudget()
     for index, definition in enumerate(tool_list):
         # Not `isinstance`: an object can claim any class through `__class__`.
         name = definition.get("name") if issubclass(type(definition), Mapping) else None
@@ -493,12 +493,12 @@ def _compile_each(
             rejected.pop(name, None)
             continue
         first[name] = index
-        refused = patterns.refusal(definition)
+        refused = budget.refusal(definition)
         try:
             if refused is not None:
                 raise refused
             tool = compiled[name] = _compile_tool(engine, name, definition)
-            patterns.spent(tool.input, tool.output)
+            budget.spent(tool.input, tool.output)
         except SchemaRejected as refusal:
             rejected[name] = refusal
     for name, indexes in repeated.items():

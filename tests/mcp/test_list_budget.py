@@ -1,16 +1,21 @@
-"""A tool list's patterns in all: once the distinct patterns of the tools compiled take more than
+"""A tool list in all. Once the distinct patterns of the tools compiled take more than
 ``MAX_LIST_STEPS`` steps written out, a later tool whose definition spells a pattern is refused
 uncompiled (each pattern is an automaton the regex engine builds: 550 tools of one `\\S{990}<i>`
-each took 9 s and 1.3 GB). A pattern repeated across tools counts once; tools without one
-compile whatever the list holds; the real tool lists are far within the bound."""
+each took 9 s and 1.3 GB). Once the tools compiled are estimated to hold more than
+``MAX_LIST_BYTES``, every later tool is (a tool set keeps every tool it compiled: 495 tools of
+2,000 properties ``{"not": {}}``, a 22 MB list, held 971 MB). A schema repeated across tools counts once; the real
+tool lists are far within both bounds."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 import engine
 from benchmarks.corpus import load_corpus
-from engine._mcp.pattern_budget import MAX_LIST_STEPS
+from engine._mcp import list_budget
+from engine._mcp.list_budget import MAX_LIST_STEPS
 
 
 def _tool(name: str, pattern: str | None) -> dict[str, Any]:
@@ -62,5 +67,35 @@ def test_real_tool_lists_compile_whole() -> None:
     assert lists
     for source, listed in lists.items():
         tools = engine.compile_tools(listed)
-        refused = [r for r in tools.rejected.values() if "tool list's patterns" in r.message]
+        refused = [r for r in tools.rejected.values() if "the tool list's" in r.message]
         assert not refused, source
+
+
+def _heavy(name: str, width: int) -> dict[str, Any]:
+    properties = {f"{name}_{j}": {"not": {}} for j in range(width)}
+    return {"name": name, "inputSchema": {"type": "object", "properties": properties}}
+
+
+def test_tools_past_the_memory_bound_refused_uncompiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    bound = 20_000_000  # the mechanism, on a smaller list than the 1 GiB the default takes
+    monkeypatch.setattr(list_budget, "MAX_LIST_BYTES", bound)
+    listed = [_heavy(f"t{i}", 300) for i in range(60)]  # some 0.5 MB estimated each
+    listed.append({"name": "plain", "inputSchema": {"type": "object"}})
+    tools = engine.compile_tools({"tools": listed})
+    compiled = [f"t{i}" for i in range(60) if f"t{i}" not in tools.rejected]
+    assert 0 < len(compiled) < 60
+    assert compiled == [f"t{i}" for i in range(len(compiled))]  # the first ones, in order
+    for name in [*(f"t{i}" for i in range(len(compiled), 60)), "plain"]:  # every later tool
+        refusal = tools.rejected[name]
+        assert refusal.reason == engine.RejectReason.LIMIT_EXCEEDED
+        assert refusal.details["limit"] == "tool list bytes"
+        assert refusal.details["measured"] > bound == refusal.details["bound"]
+    with pytest.raises(engine.ValidationFailed):
+        tools.validate_arguments("t0", {"t0_1": 1})  # `not: {}` refuses every value
+
+
+def test_a_heavy_schema_repeated_across_tools_counts_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(list_budget, "MAX_LIST_BYTES", 20_000_000)
+    heavy = _heavy("shared", 300)["inputSchema"]
+    tools = engine.compile_tools([{"name": f"t{i}", "inputSchema": heavy} for i in range(100)])
+    assert not tools.rejected
