@@ -45,3 +45,15 @@ def test_as_many_ascii_characters_are_read() -> None:
     assert compiled.is_valid("\U00020000" + "x" * 300 + "c")
     with pytest.raises(engine.ValidationFailed):
         compiled.decode(msgspec.json.encode("x" * 20_000))
+
+
+def test_a_state_of_a_thrashing_automaton_weighs_more_than_it_did() -> None:
+    # Each byte costs some 350 ns and 9-13 ns a state of the pattern written out: 400 KB of these
+    # characters took 1.5 s and was answered under the default budget, weighed at two thirds of
+    # an evaluation a state.
+    text = _four_byte_text(100_000)  # 400 KB
+    compiled = engine.Engine(cache_size=0).compile({"type": "string", "pattern": PATTERN})
+    with pytest.raises(engine.DecodeError) as refused:
+        compiled.decode(msgspec.json.encode(text))
+    assert refused.value.reason == engine.DecodeReason.TOO_LARGE
+    assert compiled.is_valid(_four_byte_text(10_000)) is False  # 40 KB: answered
