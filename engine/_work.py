@@ -342,6 +342,7 @@ def depth_counts(
     levels: int = _LEVELS,
     cap: int = 1 << 62,
     resources: Mapping[str, Any] | None = None,
+    names: bool = False,
 ) -> list[int] | None:
     """The most evaluations one value of an instance meets at each level (the root's is level 0),
     for at most ``levels`` levels, recursion unrolled (:func:`engine._levels.level_counts`): each
@@ -349,8 +350,11 @@ def depth_counts(
     names and dependencies it holds (:func:`_entries`) and what ``uniqueItems`` spends hashing
     (unless ``comparisons`` is false: then the subschemas alone); ``None`` where a reference leads
     outside the document and its registry ``resources`` (the caller then counts every subschema at
-    every level). Counts past ``cap`` are as good as ``cap``."""
-    counted = _counts(schema, dialect, _weigh if comparisons else None, levels, cap, resources)
+    every level). Counts past ``cap`` are as good as ``cap``. ``names`` (with ``comparisons``
+    false): each object also pays one per name of its ``properties`` and ``patternProperties``, as
+    an evaluator written in Python does that tests each name on every object."""
+    weigh = _weigh if comparisons else _entries_and_names if names else None
+    counted = _counts(schema, dialect, weigh, levels, cap, resources)
     return None if counted is None else counted[0]
 
 
@@ -420,6 +424,12 @@ def _heaviest_read(document: Any) -> int:
 
 def _entries_only(node: dict[str, Any]) -> tuple[int, int]:
     return 0, _entries(node)
+
+
+def _entries_and_names(node: dict[str, Any]) -> tuple[int, int]:
+    named, patterned = node.get("properties"), node.get("patternProperties")
+    names = (len(named) if type(named) is dict else 0) + (len(patterned) if type(patterned) is dict else 0)
+    return 0, _entries(node) + names
 
 
 def _entries(node: dict[str, Any]) -> int:

@@ -14,12 +14,13 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 import fastjsonschema
+import msgspec
 
 from .. import _patterns
 from .._dialect import Dialect
 from .._errors import Issue
 from .._instance import json_values
-from ._contract import Backend, BackendValidator, SchemaSource, refuse, spells
+from ._contract import Backend, BackendValidator, Refusal, SchemaSource, refuse, spells
 from ._fastjsonschema_audit import UnsafeGeneratedCode, check_generated_code
 from ._fastjsonschema_lowering import NAME, Lowering
 from ._jsonschema_rs import lazy_validator
@@ -36,6 +37,10 @@ DENY_ALL_HANDLERS: Mapping[str, Any] = {
     scheme: _deny_handler for scheme in ("", "http", "https", "file", "ftp", "data", "urn", "tag", "mailto")
 }
 
+
+MAX_OBJECTS = 512
+"""The most objects a schema fastjsonschema builds may hold (the real tool schemas at most 143: a
+quarter of a second)."""
 
 # What one evaluation costs, in jsonschema-rs's (see `FastjsonschemaBackend.evaluation_rate`).
 _RATE = 10
@@ -147,6 +152,21 @@ class FastjsonschemaBackend(Backend):
     dialects: ClassVar[frozenset[Dialect]] = frozenset(Dialect)
     explains: ClassVar[bool] = False
     backtracking: ClassVar[bool] = True  # branch by branch, in Python
+
+    def refusal(self, source: SchemaSource) -> Refusal | None:
+        """Also refused: a schema of more than :data:`MAX_OBJECTS` objects, whose generated code
+        grows with them (1.6 ms an object to build: 1,000 properties took 0.7-1.4 s)."""
+        early = super().refusal(source)
+        if early is not None:
+            return early
+        text = source.text if source.text is not None else msgspec.json.encode(source.schema)
+        objects = text.count(b"{") + sum(msgspec.json.encode(doc).count(b"{") for doc in source.resources.values())
+        if objects > MAX_OBJECTS:
+            return Refusal(
+                f"it holds {objects} objects, over {MAX_OBJECTS}: fastjsonschema generates code for each, "
+                "some 1.6 ms an object to build"
+            )
+        return None
 
     def evaluation_rate(self, source: SchemaSource) -> int:
         """Each subschema a value meets costs its generated Python code 1-10 times what it costs

@@ -14,6 +14,7 @@ cannot be translated is refused. Issues name the original patterns' locations.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any, ClassVar
@@ -124,10 +125,22 @@ KEYWORD_COST = 1_000
 10 ns. A check counts the keywords it applies as it runs (:func:`_counted`), and stops with
 ``too-large`` past ``max_validation_work // KEYWORD_COST`` of them (100,000 by default: about a
 second): a schema applying up to 256 subschemas to a value is not weighed beforehand
-(``engine._work``), and an ``allOf`` of 100 on each item of 90 KB took python-jsonschema 33 s."""
+(``engine._work``), and an ``allOf`` of 100 on each item of 90 KB took python-jsonschema 33 s.
 
-# What the check under way may still apply, in keywords (`None`: not counted).
-_LEFT: ContextVar[list[int] | None] = ContextVar("engine_jsonschema_keywords_left", default=None)
+Some keywords cost far more than their count: a ``const`` compared with a nested value in
+Python, a reference percent-encoded at length resolved again on every call, a failing branch
+whose message writes out a long string. The check also stops once it has spent the budget's
+time on its thread's clock (:data:`SECONDS_PER_EVALUATION` each: a second by default), read
+every :data:`_CLOCK_EVERY` keywords (the clock costs a microsecond a read)."""
+
+SECONDS_PER_EVALUATION = 1e-8
+"""The time an evaluation of ``max_validation_work`` stands for (jsonschema-rs's rate)."""
+_CLOCK_EVERY = 16
+
+# The check under way (`None`: not counted): what it may still apply, in eighths of a keyword;
+# the keywords until the clock is read; the thread's clock time past which it stops.
+_LEFT: ContextVar[list[Any] | None] = ContextVar("engine_jsonschema_keywords_left", default=None)
+_clock = time.thread_time
 # Keywords that apply a subschema to each item or property (a value each, a descent some 1.5 us)
 # or look each key up in the schema's patterns (a search each, some 0.5 us).
 _PER_CHILD = frozenset(
@@ -147,7 +160,7 @@ _PER_CHILD = frozenset(
 
 
 class _Exhausted(Exception):
-    """A check applied more keywords than it may (see :data:`KEYWORD_COST`)."""
+    """A check applied more keywords, or took longer, than it may (see :data:`KEYWORD_COST`)."""
 
 
 def _counted(name: str, keyword: Callable[..., Any]) -> Callable[..., Any]:
@@ -166,8 +179,13 @@ def _counted(name: str, keyword: Callable[..., Any]) -> Callable[..., Any]:
                 patterns = schema.get("patternProperties") if kind is dict else None
                 cost += len(instance) * (1 + (len(patterns) if type(patterns) is dict else 0))
             left[0] -= cost
+            left[1] -= 1
             if left[0] < 0:
                 raise _Exhausted
+            if not left[1]:
+                left[1] = _CLOCK_EVERY
+                if _clock() > left[2]:
+                    raise _Exhausted
         return keyword(validator, value, instance, schema)
 
     return counted
@@ -286,9 +304,14 @@ class JsonschemaValidator(BackendValidator):
         self._rescue = rescue
         self._budget = budget
         self._keywords = 8 * (budget // KEYWORD_COST)  # eighths of a keyword (see `_counted`)
+        self._seconds = budget * SECONDS_PER_EVALUATION
+
+    def _counting(self) -> Any:
+        """Start counting a check on this thread (the token to stop with)."""
+        return _LEFT.set([self._keywords, _CLOCK_EVERY, _clock() + self._seconds])
 
     def is_valid(self, instance: Any) -> bool:
-        counting = _LEFT.set([self._keywords])
+        counting = self._counting()
         try:
             return bool(self._validator.is_valid(instance))
         except _FAILURES:
@@ -296,9 +319,9 @@ class JsonschemaValidator(BackendValidator):
         except _Exhausted:
             raise DecodeError(
                 DecodeReason.TOO_LARGE,
-                f"instance is too large for this schema: python-jsonschema applied {self._keywords // 8} "
-                f"keywords to its values and was not done, each costing what {KEYWORD_COST} evaluations "
-                f"cost jsonschema-rs, in which max_validation_work ({self._budget}) is counted",
+                f"instance is too large for this schema: python-jsonschema was not done after "
+                f"{self._keywords // 8} keywords or {self._seconds:g} s of CPU time: max_validation_work "
+                f"({self._budget}) counts evaluations of jsonschema-rs, {KEYWORD_COST} a keyword, 10 ns each",
             ) from None
         finally:
             _LEFT.reset(counting)
@@ -310,7 +333,7 @@ class JsonschemaValidator(BackendValidator):
 
     def iter_issues(self, instance: Any) -> Iterator[Issue]:
         # Counted as a check is: past the budget, jsonschema-rs explains (in its own words).
-        counting = _LEFT.set([self._keywords])
+        counting = self._counting()
         try:
             errors = list(self._validator.iter_errors(instance))
         except (*_FAILURES, _Exhausted):
