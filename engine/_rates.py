@@ -2,11 +2,12 @@
 
 ``max_validation_work`` counts evaluations of jsonschema-rs, and a schema applying at most
 :data:`~engine._guard.AMPLIFYING` subschemas to one value is not weighed (:mod:`engine._work`).
-An opt-in Python backend spends 10-1,500 times as long on each subschema
-(:meth:`~engine.backends.Backend.evaluation_rate`): with ``items`` an ``allOf`` of 100
-subschemas, fastjsonschema took 7 s on 900 KB and python-jsonschema 33 s on 90 KB, where
-jsonschema-rs answers 900 KB in a second. Its check also weighs every instance by the subschemas
-each value meets, level by level, times that rate (:func:`at_rate`).
+fastjsonschema spends up to 10 times as long on a subschema, and up to 330 times where a branch
+may fail (:meth:`~engine.backends.Backend.evaluation_rate`): with ``items`` an ``allOf`` of 100
+subschemas it took 7 s on 900 KB, where jsonschema-rs answers in a second. A backend whose rate
+is over 1 also weighs every instance by the subschemas each value meets, level by level, times
+that rate (:func:`at_rate`). (python-jsonschema, slower still and in ways no count of subschemas
+shows, counts what it applies as it runs: ``engine.backends._jsonschema``.)
 
 Only the subschemas are multiplied: what jsonschema-rs alone spends more on (comparing a float
 with each member of an ``enum``, what an ``unevaluated*`` scope may evaluate again beyond its
@@ -73,7 +74,7 @@ def at_rate(
     An instance whose msgpack, which takes a byte or more for each value, key and character, is
     short enough for its values to meet the most subschemas of any level within the budget is
     not walked. Each value and key below the root also pays for a search of the widest list of
-    ``properties`` names in the schema (:data:`_NAMES_PER_EVALUATION` names an evaluation):
+    ``properties`` names in the schema (:data:`_NAMES_PER_EVALUATION` names a count):
     fastjsonschema's code looks a key that is not a property up in the list of names, one by one
     (2,000 names beside ``additionalProperties``: an object of 110,000 keys, 990 KB, 2.9 s)."""
     per_level: list[list[int]] = []  # counted on the first instance

@@ -158,9 +158,10 @@ class Backend(ABC):
 
     def evaluation_rate(self, source: SchemaSource) -> int:
         """What one evaluation of ``source``'s check costs this backend, in evaluations of
-        jsonschema-rs (the unit of ``Limits.max_validation_work``): the budget of a check is that
-        many times smaller, and so is what a schema may apply to one value unweighed. Measured on
-        the shapes that cost the backend most, not on the schema: must be cheap."""
+        jsonschema-rs (the unit of ``Limits.max_validation_work``). Past 1, each instance is
+        weighed at that rate before the check runs, whatever the schema (``engine._rates``).
+        Measured on the shapes that cost the backend most, read off the schema's text: must be
+        cheap."""
         return 1
 
     @abstractmethod
