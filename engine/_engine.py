@@ -249,7 +249,8 @@ class Engine:
             comparisons=comparisons,
             rate=chosen.rate,
             # Estimated from the text (three counts): a cache or a tool list weighs it when it keeps it.
-            held=estimated_bytes(text) + sum(map(estimated_bytes, map(canonical_text, resources.values()))),
+            held=estimated_bytes(text, counts[0], counts[2])
+            + (sum(map(estimated_bytes, map(canonical_text, resources.values()))) if resources else 0),
         )
 
 
