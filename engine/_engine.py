@@ -19,6 +19,7 @@ from ._dialect import Dialect, check_meta_schema, detect_dialect, dialect_for_ur
 from ._errors import RejectReason, SchemaRejected
 from ._intake import DocumentSize, Intake, canonical_text, fingerprint, load_schema
 from ._numbers import comparison_bounds
+from ._patterns.analysis import reads_linearly
 from ._plan import candidates, plan
 from ._work import MEMBERS, NUMBERS, weighs_more, weighs_resources
 from .backends import SchemaSource
@@ -323,9 +324,21 @@ beyond U+FFFF (65) some 24 KB, of ``\\p{L}`` (64) some 50 KB."""
 
 def held_bytes(compiled: CompiledSchema) -> int:
     """What ``compiled`` may hold in memory, by estimate: its text's, its resources' and its
-    patterns' (ten patterns ``\\p{L}{15}``, 200 bytes of text, held some megabytes). What the
-    cache weighs an entry at, and a tool list its tools."""
-    return compiled._held + PATTERN_STEP_BYTES * pattern_steps(compiled)  # noqa: SLF001 - set at compile time
+    patterns' (ten patterns ``\\p{L}{15}``, 200 bytes of text, held some megabytes), and the
+    cache of the automaton of each that may not be read one state at a time, once used
+    (:data:`AUTOMATON_CACHE_BYTES`). What the cache weighs an entry at, and a tool list its tools."""
+    held = compiled._held  # noqa: SLF001 - set at compile time
+    report = None if compiled._deferred_guard is not None else compiled.guard  # noqa: SLF001 - read, not built
+    if report is not None:
+        for pattern, steps in report.patterns:
+            held += PATTERN_STEP_BYTES * steps + (0 if reads_linearly(pattern) else AUTOMATON_CACHE_BYTES)
+    return held
+
+
+AUTOMATON_CACHE_BYTES = 1_500_000
+"""What a pattern that may not be read one state at a time may keep once used: its lazy DFA's
+cache (``engine.backends``' ``DFA_CACHE_BYTES``) and the regex engine's other caches, measured at
+1.2 MB after a check of 800 KB."""
 
 
 def _pin(schema: dict[str, Any]) -> Callable[[], Any]:

@@ -26,6 +26,7 @@ from .._patterns.analysis import (
     MAX_WRITTEN_OUT_IN_ALL,
     PROPERTY_STEPS,
     WIDE_STEPS,
+    reads_linearly,
     written_out,
     written_out_in_all,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "AMPLIFYING",
     "CLEARED_DEPTH",
     "LIMIT_MEANINGS",
+    "MAX_CACHING_PATTERNS",
     "DeferredReport",
     "Fetcher",
     "GuardReport",
@@ -449,6 +451,13 @@ def _over(measured: dict[str, int], limits: Any) -> bool:
     return over
 
 
+MAX_CACHING_PATTERNS = 64
+"""The most distinct patterns a schema may hold that a regex engine may not read one state at a
+time (``reads_linearly``): each keeps its automaton's cache once a long string is checked, some
+1.2 MB (40 distinct ``a[ab]{20}c<i>`` checked once on 800 KB each: 50 MB; 400 in a 22 KB schema
+had held 1 GB). The real tool schemas hold at most a few."""
+
+
 def _check_patterns(
     patterns: Iterable[tuple[str, str, str]], config: EngineConfig
 ) -> tuple[int, tuple[tuple[str, int], ...]]:
@@ -457,8 +466,21 @@ def _check_patterns(
     refused."""
     heights = total = 0
     distinct: dict[str, int] = {}
+    caching = 0
     for where, keyword, pattern in patterns:  # a repeated pattern is answered by the analysis' cache
         heights = max(heights, star_height(pattern))
+        if pattern not in distinct and not reads_linearly(pattern):
+            caching += 1
+            if caching > MAX_CACHING_PATTERNS:
+                location = f"{where}/{keyword}"
+                raise SchemaRejected(
+                    RejectReason.UNSAFE_PATTERN,
+                    f"the schema holds more than {MAX_CACHING_PATTERNS} distinct patterns a regex engine may not "
+                    f"read one state at a time (the last at {location}): each keeps its automaton's cache, some "
+                    "1.2 MB, once a long string is checked (400 such patterns in a 22 KB schema held 1 GB)",
+                    location=location,
+                    details={"pattern": pattern, "patterns": caching, "bound": MAX_CACHING_PATTERNS},
+                )
         steps = written_out(pattern)
         weight = steps if steps > MAX_WRITTEN_OUT else written_out_in_all(pattern)
         total += weight

@@ -31,7 +31,7 @@ __all__ = ["MAX_LIST_BYTES", "MAX_LIST_STEPS", "ListBudget"]
 MAX_LIST_BYTES = 1 << 30
 """The most the compiled tools of one list may be estimated to hold: 1 GiB. The estimate sits above
 what every shape measured holds (about twice it for small tool schemas), and the real tool lists
-take far less: 10,000 corpus tools compiled with no cache, 375 MB by estimate (228 MB held)."""
+take far less: 10,000 corpus tools compiled with no cache, 564 MB by estimate (228 MB held)."""
 
 MAX_LIST_STEPS = 250_000
 """The most steps the distinct patterns of a tool list may take written out: some 0.5 s and 70 MB

@@ -59,9 +59,17 @@ def check(parser: Parser, alternatives: list[list[Node]]) -> None:
         _check_sequence(parser, sequence)
 
 
+MAX_SPLITS = 1024
+"""The most ways adjacent short repetitions of varying length over the same characters may split a
+stretch between them (the product of their lengths' choices): ``a?`` 27 times, then ``a{27}``,
+took Python ``re`` 7 s on 27 characters, doubling with each ``a?``."""
+
+
 def _check_sequence(parser: Parser, sequence: list[Node]) -> None:
     pending: list[Ranges] = []  # runs not yet separated from what follows
     merged: _Union | None = None  # runs past _MAX_PENDING, as one set
+    varying: _Union | None = None  # short repetitions of varying length not yet separated
+    splits = 1  # the ways they may split what they match between them
     for node in sequence:
         inner = node.node if isinstance(node, Repeat) else node
         if isinstance(inner, Group):
@@ -93,6 +101,42 @@ def _check_sequence(parser: Parser, sequence: list[Node]) -> None:
                 pending = [p for p in pending if overlap(p, first)]
                 if merged is not None and not merged.overlaps(first):
                     merged = None
+                if varying is not None and not varying.overlaps(first):
+                    varying, splits = None, 1
+        choices = _choices(node)
+        if choices > 1:
+            # Short, but of varying length (or a choice of alternatives): many such over the same
+            # characters split a stretch in exponentially many ways, each of which a backtracking
+            # matcher may try.
+            if varying is None:
+                varying = _Union()
+            elif varying.overlaps(node.all):
+                splits *= choices
+                if splits > MAX_SPLITS:
+                    raise parser.refuse(
+                        f"optional or varying repetitions over the same characters split a stretch in more "
+                        f"than {MAX_SPLITS} ways"
+                    )
+            varying.add(node.all)
+
+
+def _choices(node: Node) -> int:
+    """The ways ``node`` (not a run: those are checked above) may match: a repetition of varying
+    length its lengths' choices (times its own node's, once), a group those of its alternatives,
+    each the product of its nodes'; 1 for anything else."""
+    if isinstance(node, Repeat):
+        if node.run or node.high is None:
+            return 1
+        return (node.high - node.low + 1) * _choices(node.node) if node.low < node.high else _choices(node.node)
+    if isinstance(node, Group):
+        total = 0
+        for alternative in node.alternatives:
+            ways = 1
+            for child in alternative:
+                ways = min(ways * _choices(child), MAX_SPLITS + 1)
+            total += ways
+        return min(total, MAX_SPLITS + 1) if len(node.alternatives) > 1 or total > 1 else 1
+    return 1
 
 
 def _delimited(group: Atom | Group) -> bool:

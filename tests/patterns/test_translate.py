@@ -358,3 +358,31 @@ def test_classes_read_by_a_table_or_few_ranges_translate(pattern: str, matched: 
     compiled = compile_pattern(pattern)
     assert compiled.search(matched) is not None
     assert compiled.search(unmatched) is None
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "^" + "a?" * 27 + "a" * 27 + "$",  # Python re: 7 s on 27 characters, doubling with each `a?`
+        "^" + "(?:a?)" * 27 + "a" * 27 + "$",
+        "^" + "(?:a|)" * 27 + "a" * 27 + "$",
+        "^" + "[ab]{0,2}" * 8 + "$",
+    ],
+)
+def test_varying_repetitions_that_split_a_stretch_many_ways_are_refused(pattern: str) -> None:
+    with pytest.raises(PatternRefused, match="split a stretch in more than 1024 ways"):
+        translate(pattern)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "^" + "a?" * 9 + "a" * 9 + "$",
+        r"^-?\d{1,3}(?:,\d{3})*(?:\.\d+)?$",
+        r"^[a-z]{1,16}[a-z0-9]{0,16}$",
+        r"^https?://(?:www\.)?[a-z]+$",
+        r"^\d{1,2}:\d{2}(?::\d{2})?$",
+    ],
+)
+def test_a_few_varying_repetitions_are_translated(pattern: str) -> None:
+    translate(pattern)
