@@ -138,7 +138,8 @@ SECONDS_PER_EVALUATION = 1e-8
 _CLOCK_EVERY = 16
 
 # The check under way (`None`: not counted): what it may still apply, in eighths of a keyword;
-# the keywords until the clock is read; the thread's clock time past which it stops.
+# the keywords until the clock is read; the thread's clock time past which it stops (`None`
+# before the first reading); the time it may take.
 _LEFT: ContextVar[list[Any] | None] = ContextVar("engine_jsonschema_keywords_left", default=None)
 _clock = time.thread_time
 # Keywords that apply a subschema to each item or property (a value each, a descent some 1.5 us)
@@ -184,7 +185,10 @@ def _counted(name: str, keyword: Callable[..., Any]) -> Callable[..., Any]:
                 raise _Exhausted
             if not left[1]:
                 left[1] = _CLOCK_EVERY
-                if _clock() > left[2]:
+                now = _clock()
+                if left[2] is None:  # the first reading: the deadline counts from here
+                    left[2] = now + left[3]
+                elif now > left[2]:
                     raise _Exhausted
         return keyword(validator, value, instance, schema)
 
@@ -308,7 +312,9 @@ class JsonschemaValidator(BackendValidator):
 
     def _counting(self) -> Any:
         """Start counting a check on this thread (the token to stop with)."""
-        return _LEFT.set([self._keywords, _CLOCK_EVERY, _clock() + self._seconds])
+        # The deadline is set at the first reading of the clock (it costs a microsecond, more than
+        # a short check's keywords take).
+        return _LEFT.set([self._keywords, _CLOCK_EVERY, None, self._seconds])
 
     def is_valid(self, instance: Any) -> bool:
         counting = self._counting()
