@@ -78,6 +78,7 @@ def at_rate(
     fastjsonschema's code looks a key that is not a property up in the list of names, one by one
     (2,000 names beside ``additionalProperties``: an object of 110,000 keys, 990 KB, 2.9 s)."""
     per_level: list[list[int]] = []  # counted on the first instance
+    unwalked: list[int] = []  # the longest msgpack that needs no walk (its most per value, once)
     allowed = budget // rate
 
     def weighed(instance: Any) -> bool:
@@ -90,12 +91,13 @@ def at_rate(
             # A key is looked up in the list of its object's names (the widest, for any key).
             looked_up = max(map(_widest_names, [schema, *(resources or {}).values()])) // _NAMES_PER_EVALUATION
             per_level.append([counts[0], *(count + looked_up for count in counts[1:])])
+            unwalked.append(allowed // max(max(per_level[0]), 1))
         counts = per_level[0]
         try:
             length = len(_pack(instance))
         except (OverflowError, TypeError, ValueError):  # an integer past 64 bits: walked
             length = allowed + 1
-        if max(counts) * length > allowed:
+        if length > unwalked[0]:
             work = 0
             for depth, (weight, _) in enumerate(level_weights(instance)):
                 if depth >= len(counts):
