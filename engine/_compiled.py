@@ -29,7 +29,7 @@ from ._errors import DecodeError, DecodeReason, Issue, ValidationFailed
 from ._explain import EXPLAIN_FRAMES, explainer_of
 from ._guard import DeferredReport, GuardReport
 from ._instance import bind_checked, bind_is_valid, max_values, referents
-from ._rates import bound_work_at
+from ._rates import at_rate_of
 from ._readers import (
     WARMING_PARSE,
     HotPath,
@@ -41,6 +41,7 @@ from ._readers import (
     typed_then_held,
     warming_then_settled,
 )
+from ._work import bound_work
 from .backends import BackendRefused, BackendValidator, TypedDecode
 
 _parse = msgspec.json.decode
@@ -227,9 +228,10 @@ class CompiledSchema:
                 return first(instance) or again(instance)
 
         document = pinned or (lambda: schema)
+        rated = at_rate_of(check, rate, guard, limits, document, dialect, resources)  # (`engine._rates`)
         # `_screened`, `_cheap`, `_sized`, `_floated`: see `HotPath` (`engine._numbers`).
-        self._check, self._screened, self._cheap, self._sized, self._floated = bound_work_at(
-            check, guard, limits, document, dialect, weighs, resources, *comparisons, rate=rate
+        self._check, self._screened, self._cheap, self._sized, self._floated = bound_work(
+            rated, guard, limits, document, dialect, weighs, resources, *comparisons
         )
 
     def __repr__(self) -> str:
@@ -249,9 +251,8 @@ class CompiledSchema:
     def _explanation(self) -> Callable[..., ValidationFailed]:
         """The explanation of an invalid instance, made when first needed: a function of its own,
         not a method (a bound method kept by the readers and checks this object holds would be a
-        reference cycle: see ``__getattr__``). Not an attribute made on first use either: that
-        costs an ``AttributeError`` raised and caught, a microsecond on the first document of
-        every schema."""
+        reference cycle: see ``__getattr__``). Not an attribute made on first use either: that costs
+        an ``AttributeError`` raised and caught, a microsecond on each schema's first document."""
         failure = self._failure
         if failure is None:
             deferred = self._deferred_guard

@@ -249,7 +249,8 @@ class Engine:
             resources=resources,
             comparisons=comparisons,
             rate=chosen.rate,
-            # Estimated from the text (three counts): a cache or a tool list weighs it when it keeps it.
+            # Estimated from the values the intake counted (see `held_bytes`): a cache or a tool
+            # list weighs it when it keeps it.
             held=estimated_bytes(text, counts[0], counts[2])
             + (sum(map(estimated_bytes, map(canonical_text, resources.values()))) if resources else 0),
         )
@@ -309,11 +310,17 @@ def _resources(registry: Mapping[str, Any], limits: Limits) -> dict[str, Any]:
     return resources
 
 
-def pattern_steps(compiled: CompiledSchema) -> int:
-    """The steps ``compiled``'s distinct patterns take written out in all (``GuardReport.patterns``):
-    a schema the guard cleared by its text holds none, and its report, deferred, is not built."""
+def _patterns(compiled: CompiledSchema) -> tuple[tuple[str, int], ...]:
+    """``compiled``'s distinct patterns, each with the steps it takes written out in all
+    (``GuardReport.patterns``): a schema the guard cleared by its text holds none, and its report,
+    deferred, is not built."""
     report = None if compiled._deferred_guard is not None else compiled.guard  # noqa: SLF001 - read, not built
-    return 0 if report is None else sum(steps for _, steps in report.patterns)
+    return () if report is None else report.patterns
+
+
+def pattern_steps(compiled: CompiledSchema) -> int:
+    """The steps ``compiled``'s distinct patterns take written out in all."""
+    return sum(steps for _, steps in _patterns(compiled))
 
 
 PATTERN_STEP_BYTES = 1024
@@ -328,10 +335,8 @@ def held_bytes(compiled: CompiledSchema) -> int:
     cache of the automaton of each that may not be read one state at a time, once used
     (:data:`AUTOMATON_CACHE_BYTES`). What the cache weighs an entry at, and a tool list its tools."""
     held = compiled._held  # noqa: SLF001 - set at compile time
-    report = None if compiled._deferred_guard is not None else compiled.guard  # noqa: SLF001 - read, not built
-    if report is not None:
-        for pattern, steps in report.patterns:
-            held += PATTERN_STEP_BYTES * steps + (0 if reads_linearly(pattern) else AUTOMATON_CACHE_BYTES)
+    for pattern, steps in _patterns(compiled):
+        held += PATTERN_STEP_BYTES * steps + (0 if reads_linearly(pattern) else AUTOMATON_CACHE_BYTES)
     return held
 
 

@@ -24,35 +24,30 @@ from ._config import Limits
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason
 from ._guard import DeferredReport, GuardReport
-from ._numbers import Weighed
-from ._work import bound_work, depth_counts, level_weights
+from ._work import depth_counts, level_weights
 
-__all__ = ["at_rate", "bound_work_at"]
+__all__ = ["at_rate", "at_rate_of"]
 
 _pack = msgspec.msgpack.encode
 _NAMES_PER_EVALUATION = 4  # names a search compares (15-25 ns each) in what one count costs at rate 10 (100 ns)
 
 
-def bound_work_at(
+def at_rate_of(
     check: Callable[[Any], bool],
+    rate: int,
     guard: GuardReport | DeferredReport | None,
     limits: Limits,
     document: Callable[[], Any],
     dialect: Dialect,
-    weighs: int,
-    resources: Mapping[str, Any] | None = None,
-    comparisons: int = 0,
-    float_comparisons: int | None = None,
-    *,
-    rate: int = 1,
-) -> Weighed:
-    """:func:`engine._work.bound_work` of ``check``, a backend's whose evaluation costs ``rate`` of
-    jsonschema-rs's: past 1, ``check`` weighs each instance at that rate first (:func:`at_rate`)."""
-    if rate > 1 and guard is not None:
-        bound = guard.expansion if isinstance(guard, DeferredReport) else guard.measured.get("max_ref_expansion", 1)
-        depth = limits.max_instance_depth + 1
-        check = at_rate(check, rate, limits.max_validation_work, document, dialect, bound, resources, depth)
-    return bound_work(check, guard, limits, document, dialect, weighs, resources, comparisons, float_comparisons)
+    resources: Mapping[str, Any] | None,
+) -> Callable[[Any], bool]:
+    """``check``, a backend's whose evaluation costs ``rate`` of jsonschema-rs's: past 1, weighing
+    each instance at that rate first (:func:`at_rate`); :func:`engine._work.bound_work` wraps it."""
+    if rate <= 1 or guard is None:  # jsonschema-rs's own rate, or a boolean schema
+        return check
+    bound = guard.expansion if isinstance(guard, DeferredReport) else guard.measured.get("max_ref_expansion", 1)
+    depth = limits.max_instance_depth + 1
+    return at_rate(check, rate, limits.max_validation_work, document, dialect, bound, resources, depth)
 
 
 def at_rate(
