@@ -23,8 +23,9 @@ in a table of their own and does not visit them); a dict with any other key has 
 too, so a level whose children outnumber its lengths has its keys read one by one. Whether this
 interpreter behaves so is checked once, on import; where it does not, every level is read one by
 one. A level of up to 32 values is read in one loop (2 to 24 values: 0.5-0.9x the time of the
-sets); a larger one, or one with anything wrong in it, by the set of its children's types. The
-next level is the dicts and lists among them. A level of more than a few objects is searched for
+sets); a larger one, or one with anything wrong in it, by the list of its children's types: their
+set says what is wrong, and the strings, floats and containers are picked out by it in C
+(``compress``), not by a loop in Python. The next level is the dicts and lists among them. A level of more than a few objects is searched for
 shared ones, and from there every distinct object is walked once, weighed by how often it occurs
 (`x = [x, x]` forty times is refused in some forty steps). Lone surrogates are found by one
 ``msgspec.msgpack.encode`` pass over the whole value once its size is known to be bounded. A flat
@@ -80,6 +81,7 @@ only_plain_scalars = PLAIN_SCALARS.issuperset
 """Whether :data:`PLAIN_SCALARS` holds every type an iterable gives: the bound method, a lookup less
 on the hot path than ``PLAIN_SCALARS.issuperset`` (a flat dict's screen: 0.92x the time)."""
 _CONTAINERS = frozenset({dict, list})
+_is_container = _CONTAINERS.__contains__
 _JSON = _SCALARS | _CONTAINERS
 _SHARED_AFTER = 8  # objects in a level before it is searched for shared ones
 _SMALL_LEVEL = 32  # values in a level up to which it is read in one loop (see `walk`)
@@ -294,42 +296,46 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
     while True:
         if len(children) != size:  # a key that is not exactly a str was read with the values
             children = _one_by_one(level)
-        if count > written:
-            text += _key_characters(level) + sum([len(child) for child in children if type(child) is str])
-            if text > max_values << 1:
-                raise _too_long(text, max_values)
         # Up to some 30 children, one loop (inline: a call a level less) costs less than building
-        # the type sets (on 2 to 24 values, 0.5-0.9x the time): the dicts and lists among them,
-        # or `None` for the sets to say what is wrong.
+        # the type sets (on 2 to 24 values, 0.5-0.9x the time): the dicts and lists among them and
+        # the characters of the strings, or `None` for the sets to say what is wrong. A larger
+        # level is read by its list of types, in C: its set, then the strings, floats and
+        # containers picked out by it (`compress`), not by a loop in Python.
         small: list[Any] | None = None
+        strings = 0
         if size <= _SMALL_LEVEL:
             small = []
             for child in children:
                 kind = type(child)
-                if kind is str or kind is int or kind is bool or child is None:
-                    continue
-                if kind is dict or kind is list:
+                if kind is str:
+                    strings += len(child)
+                elif kind is dict or kind is list:
                     small.append(child)
-                elif kind is float and isfinite(child):
+                elif kind is float:
+                    if not isfinite(child):
+                        raise _non_finite()
                     floats += 1
-                else:
+                elif kind is not int and kind is not bool and child is not None:
                     small = None
                     break
         if small is None:
-            kinds = {*map(type, children)}
-            if kinds <= _SCALARS:  # the last level
-                if float in kinds:
-                    floats += _finite(children)
-                break
+            types = [*map(type, children)]
+            kinds = {*types}
             if not kinds <= _JSON:
                 raise _not_json(next(iter(kinds - _JSON)))
             if float in kinds:
-                floats += _finite(children)
-            level = [child for child in children if type(child) in _CONTAINERS]
-        elif small:
-            level = small
-        else:  # the last level
+                floats += _finite([*compress(children, map(is_, types, repeat(float)))])
+            if str in kinds:
+                strings = sum(map(len, compress(children, map(is_, types, repeat(str)))))
+            if not kinds <= _SCALARS:
+                small = [*compress(children, map(_is_container, types))]
+        if count > written:
+            text += _key_characters(level) + strings
+            if text > max_values << 1:
+                raise _too_long(text, max_values)
+        if not small:  # the last level
             break
+        level = small
         depth += 1
         if depth > max_depth:
             raise _too_deep(max_depth)
@@ -472,11 +478,12 @@ def _one_by_one(level: list[Any]) -> list[Any]:
 def _read(level: list[Any]) -> None:
     """Check the keys and scalars one level down from ``level``."""
     children = level_children(level)
-    kinds = {*map(type, children)}
+    types = [*map(type, children)]
+    kinds = {*types}
     if not kinds <= _JSON:
         raise _not_json(next(iter(kinds - _JSON)))
     if float in kinds:
-        _finite(children)
+        _finite([*compress(children, map(is_, types, repeat(float)))])
 
 
 def _walk_shared(level: list[Any], depth: int, count: int, max_depth: int, max_values: int) -> tuple[int, int, int]:
@@ -532,9 +539,8 @@ def _weigh(weights: dict[int, list[Any]], node: Any, weight: int) -> None:
         entry[1] += weight
 
 
-def _finite(children: list[Any]) -> int:
-    """How many floats ``children`` holds, every one finite (or refused)."""
-    floats = [child for child in children if type(child) is float]
+def _finite(floats: list[float]) -> int:
+    """How many ``floats`` there are, every one finite (or refused)."""
     if not all(map(isfinite, floats)):
         raise _non_finite()
     return len(floats)

@@ -504,3 +504,44 @@ def test_tool_arguments_as_dicts_are_held_to_json(value: Any, reason: str) -> No
         "name": "a",
         "extra": {"k": [1, 2.5, None]},
     }
+
+
+def _held(value: Any) -> tuple[int, bool]:
+    """The floats a JSON value holds, each time it occurs, and whether it holds an integer
+    msgpack cannot (outside -2^63 .. 2^64 - 1)."""
+    kind = type(value)
+    if kind is float:
+        return 1, False
+    if kind is int:
+        return 0, not -(1 << 63) <= value <= (1 << 64) - 1
+    if kind is dict or kind is list:
+        held = [_held(child) for child in (value.values() if kind is dict else value)]
+        return sum(floats for floats, _ in held), any(large for _, large in held)
+    return 0, False
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(
+    value=st.recursive(
+        st.one_of(_SCALARS, st.integers(-(1 << 70), 1 << 70)),
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=40),
+            st.dictionaries(st.text(max_size=3), inner, max_size=40),
+            inner.flatmap(lambda shared: st.lists(st.just(shared), min_size=2, max_size=4)),
+        ),
+        max_leaves=120,
+    ),
+    small_level=st.sampled_from([-1, 2, 32]),
+)
+def test_the_walk_counts_floats_and_large_integers(value: Any, small_level: int) -> None:
+    # What the walk holds for the weighing: every float each time it occurs, and whether an
+    # integer past 64 bits is there; levels read in one loop or by their types agree.
+    saved = _instance._SMALL_LEVEL
+    _instance._SMALL_LEVEL = small_level
+    try:
+        held = _instance.admit(value, 64, 1 << 20)
+    finally:
+        _instance._SMALL_LEVEL = saved
+    floats, large = _held(value)
+    assert held >> 1 == floats
+    assert bool(held & _instance.LARGE) == large
