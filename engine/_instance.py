@@ -25,12 +25,12 @@ interpreter behaves so is checked once, on import; where it does not, every leve
 one. A level of up to 32 values is read in one loop (2 to 24 values: 0.5-0.9x the time of the
 sets); a larger one, or one with anything wrong in it, by the list of its children's types: their
 set says what is wrong, and the strings, floats and containers are picked out by it in C
-(``compress``), not by a loop in Python. The next level is the dicts and lists among them. A level of more than a few objects is searched for
-shared ones, and from there every distinct object is walked once, weighed by how often it occurs
-(`x = [x, x]` forty times is refused in some forty steps). Lone surrogates are found by one
-``msgspec.msgpack.encode`` pass over the whole value once its size is known to be bounded. A flat
-object of strings, integers, booleans and nulls (428 of
-the 485 argument objects in ``bench_data/``) is checked inline by :func:`bind_is_valid` and
+(``compress``), not by a loop in Python. The next level is the dicts and lists among them. A level
+of more than a few objects is searched for shared ones, and from there every distinct object is
+walked once, weighed by how often it occurs (`x = [x, x]` forty times is refused in some forty
+steps). Lone surrogates are found by one ``msgspec.msgpack.encode`` pass over the whole value once
+its size is known to be bounded. A flat object of strings, integers, booleans and nulls (428 of the
+485 argument objects in ``bench_data/``) is checked inline by :func:`bind_is_valid` and
 :func:`bind_checked`: its referents (one C call), whether :data:`PLAIN_SCALARS` holds their types
 (no set is built), and the surrogate pass. Anything else, floats included, is walked.
 """

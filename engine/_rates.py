@@ -85,8 +85,10 @@ def at_rate(
             counts = found or [bound] * levels
             # A key is looked up in the list of its object's names (the widest, for any key).
             looked_up = max(map(_widest_names, [schema, *(resources or {}).values()])) // _NAMES_PER_EVALUATION
-            per_level.append([counts[0], *(count + looked_up for count in counts[1:])])
-            unwalked.append(allowed // max(max(per_level[0]), 1))
+            weights = [counts[0], *(count + looked_up for count in counts[1:])]
+            # The bound first: a thread that finds `per_level` filled finds it too.
+            unwalked.append(allowed // max(max(weights), 1))
+            per_level.append(weights)
         counts = per_level[0]
         try:
             length = len(_pack(instance))

@@ -250,7 +250,9 @@ def _bound_check(
                 assert isinstance(guard, DeferredReport)  # noqa: S101 - `cleared` says so (for the type checker)
                 per_value = guard.expansion * (1 + _heaviest(document(), weigh))
                 hashing = HASH * per_value if unique else 0
-                at_most.extend((per_value + hashing * limits.max_instance_depth, per_value > AMPLIFYING or hashing > 0))
+                # One assignment, not an append: threads making a first check at once each write
+                # the same two facts (two extends once left four, and every later unpacking failed).
+                at_most[:] = (per_value + hashing * limits.max_instance_depth, per_value > AMPLIFYING or hashing > 0)
             deepest, heavy = at_most
             if heavy or unique:
                 packed, taken = _packed(instance), True
