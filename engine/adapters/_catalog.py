@@ -32,6 +32,7 @@ from .._config_values import short_repr
 from .._engine import Engine, engine_or_default
 from .._errors import EngineError, RejectReason, SchemaRejected, UnknownTool
 from .._mcp import ToolSet, compile_tools
+from .._mcp.list_budget import ListBudget
 from .._metrics import Direction, Side
 
 __all__ = [
@@ -138,6 +139,8 @@ class Pending:
     listing: dict[str, Mapping[str, Any] | None]
     changed: list[Mapping[str, Any]]
     complete: bool
+    declared_output: frozenset[str] = frozenset()
+    """The names listed more than once where one of the definitions declares an ``outputSchema``."""
 
 
 def _same_schemas(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -178,11 +181,22 @@ class ToolCatalog:
             ticket = self._read
             current = self._entries
         listing: dict[str, Mapping[str, Any] | None] = {}  # None: listed twice
+        declared_output: set[str] = set()
         for tool in tools:
             name = tool.get("name")
             if type(name) is not str:  # no call can name it: nothing to check it against
                 continue
-            listing[name] = None if name in listing else tool
+            if name in listing:
+                # Neither definition is used; a result is refused where either declares an
+                # output schema, since no one schema can check it.
+                first = listing[name]
+                if tool.get("outputSchema") is not None or (
+                    first is not None and first.get("outputSchema") is not None
+                ):
+                    declared_output.add(name)
+                listing[name] = None
+            else:
+                listing[name] = tool
         changed: list[Mapping[str, Any]] = []
         for listed in listing.values():
             if listed is None:
@@ -190,16 +204,41 @@ class ToolCatalog:
             entry = current.get(str(listed["name"]))
             if entry is None or not _same_schemas(entry.definition, listed):
                 changed.append(listed)
-        return Pending(ticket, listing, changed, complete)
+        return Pending(ticket, listing, changed, complete, frozenset(declared_output))
 
-    def _compile(self, changed: list[Mapping[str, Any]], *, yielding: bool = False) -> dict[str, _Entry]:
+    def _compile(self, pending: Pending, *, yielding: bool = False) -> dict[str, _Entry]:
+        return self._compiled(pending.changed, self._held_after(pending), yielding=yielding)
+
+    def _held_after(self, pending: Pending) -> ListBudget:
+        """What the catalog's compiled tools that stay once ``pending`` applies weigh: a tool list's
+        bounds (``engine._mcp.list_budget``) hold for the catalog in all, pages and re-listings
+        included, as for one ``compile_tools`` call."""
+        budget = ListBudget()
+        replaced = {str(tool["name"]) for tool in pending.changed}
+        for name, entry in self._entries.items():
+            if entry.refusal is not None or name in replaced or (pending.complete and name not in pending.listing):
+                continue
+            tool = entry.toolset.tool(name)
+            budget.spent(tool.input, tool.output)
+        return budget
+
+    def _compiled(
+        self, changed: list[Mapping[str, Any]], budget: ListBudget, *, yielding: bool = False
+    ) -> dict[str, _Entry]:
         compiled: dict[str, _Entry] = {}
         for tool in changed:
             if yielding:
                 time.sleep(0)  # hand the GIL to the event loop between tools, not only every 5 ms
             name = str(tool["name"])
-            toolset = compile_tools([dict(tool)], engine=self.engine)
-            refusal = toolset.rejected.get(name)
+            refusal = budget.refusal(tool)
+            if refusal is None:
+                toolset = compile_tools([dict(tool)], engine=self.engine)
+                refusal = toolset.rejected.get(name)
+                if refusal is None:
+                    kept = toolset.tool(name)
+                    budget.spent(kept.input, kept.output)
+            else:  # past the list's bounds: refused uncompiled
+                toolset = compile_tools([], engine=self.engine)
             compiled[name] = _Entry(tool, toolset, refusal, tool.get("outputSchema") is not None)
             if refusal is not None:
                 self._report_refusal(name, refusal)
@@ -220,14 +259,15 @@ class ToolCatalog:
                         f"tool name {name!r} is listed more than once",
                         details={"tool": name},
                     )
-                    entries[name] = _Entry({"name": name}, compile_tools([], engine=self.engine), refusal, False)
+                    declared = name in pending.declared_output
+                    entries[name] = _Entry({"name": name}, compile_tools([], engine=self.engine), refusal, declared)
                     continue
                 entry = compiled.get(name)
                 if entry is None:
                     entry = self._entries.get(name)
                     if entry is None or not _same_schemas(entry.definition, tool):
                         # planned against an older catalog: compile it now (a cache hit, usually)
-                        entry = self._compile([tool])[name]
+                        entry = self._compiled([tool], self._held_after(pending))[name]
                         self.compiled += 1
                 entries[name] = entry
             self._entries = entries
@@ -235,15 +275,13 @@ class ToolCatalog:
     def absorb(self, tools: Iterable[Mapping[str, Any]], *, complete: bool = True) -> None:
         """Take a listing in, compiling new and changed tools on this thread."""
         pending = self.plan(tools, complete=complete)
-        self._apply(pending, self._compile(pending.changed))
+        self._apply(pending, self._compile(pending))
 
     async def finish(self, pending: Pending) -> None:
         """Compile what :meth:`plan` found in a worker thread (the event loop keeps serving), then
         let the listing take effect."""
         compiled = (
-            await anyio.to_thread.run_sync(partial(self._compile, yielding=True), pending.changed)
-            if pending.changed
-            else {}
+            await anyio.to_thread.run_sync(partial(self._compile, yielding=True), pending) if pending.changed else {}
         )
         self._apply(pending, compiled)
 

@@ -1,0 +1,84 @@
+"""A server's tool listings as a hostile server sends them: a name listed twice, and listings that
+never end (every page marked incomplete, each with new tools)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install 'engine[mcp]')")
+
+import mcp_types as types  # noqa: E402
+from mcp.server import Server  # noqa: E402
+
+import engine  # noqa: E402
+from engine._mcp import list_budget  # noqa: E402
+from engine.adapters._catalog import ToolCatalog  # noqa: E402
+from engine.adapters.mcp_sdk import EngineClient, InvalidToolResult  # noqa: E402
+
+OUTPUT = {"type": "object", "properties": {"celsius": {"type": "number"}}, "required": ["celsius"]}
+
+
+def _tool(name: str, output: dict[str, Any] | None = None) -> dict[str, Any]:
+    tool: dict[str, Any] = {"name": name, "inputSchema": {"type": "object", "properties": {name: {"type": "string"}}}}
+    if output is not None:
+        tool["outputSchema"] = output
+    return tool
+
+
+@pytest.mark.parametrize("declared", ["first", "second", "both", "neither"])
+def test_a_tool_listed_twice_has_its_results_refused_where_one_declares_an_output_schema(declared: str) -> None:
+    catalog = ToolCatalog(engine.Engine(), side="client")
+    first = _tool("weather", OUTPUT if declared in ("first", "both") else None)
+    second = _tool("weather", OUTPUT if declared in ("second", "both") else None)
+    catalog.absorb([first, second])
+    refusal = catalog.rejected("weather")
+    assert refusal is not None and refusal.reason == "invalid-schema"
+    assert catalog.has_output_schema("weather") is (declared != "neither")
+
+
+def test_the_client_refuses_a_result_of_a_tool_listed_twice() -> None:
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        tool = types.Tool(name="weather", input_schema={"type": "object"}, output_schema=OUTPUT)
+        return types.ListToolsResult(tools=[tool, tool])
+
+    async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+        return types.CallToolResult(content=[], structured_content={"celsius": "mild"})
+
+    server = Server("listed-twice", on_list_tools=list_tools, on_call_tool=call_tool)
+
+    async def call() -> BaseException | None:
+        async with EngineClient(server, engine=engine.Engine()) as client:
+            try:
+                await client.call_tool("weather", {})
+            except InvalidToolResult as refused:
+                return refused
+        return None
+
+    refused = asyncio.run(call())
+    assert isinstance(refused, InvalidToolResult)
+    assert "listed more than once" in str(refused)
+
+
+def test_pages_that_never_end_are_held_to_a_tool_list_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every page incomplete, each with new tools: the catalog keeps them (pages add), but what its
+    # compiled tools hold is bounded as one list's is; a complete listing starts it again.
+    catalog = ToolCatalog(engine.Engine(cache_size=0), side="client")
+    page = [_tool(f"t{i}", {"type": "object"}) for i in range(20)]
+    catalog.absorb(page, complete=False)
+    tools = [catalog._entries[name].toolset.tool(name) for name in catalog.names()]
+    weight = sum(engine._engine.held_bytes(schema) for tool in tools for schema in (tool.input, tool.output) if schema)
+    monkeypatch.setattr(list_budget, "MAX_LIST_BYTES", weight * 2)  # three pages are over it
+    for first in range(20, 100, 20):
+        catalog.absorb([_tool(f"t{i}", {"type": "object"}) for i in range(first, first + 20)], complete=False)
+    refused = catalog.refusals()
+    assert len(catalog) == 100
+    assert 30 <= len(refused) <= 60
+    assert {r.reason for r in refused.values()} == {"limit-exceeded"}
+    assert all(r.details["limit"] == "tool list bytes" for r in refused.values())
+    assert catalog.has_output_schema(next(iter(refused)))  # its results are refused, not let through
+    # A complete listing replaces the catalog: its tools are weighed on their own.
+    catalog.absorb([_tool(f"n{i}", {"type": "object"}) for i in range(20)])
+    assert len(catalog) == 20 and not catalog.refusals()
