@@ -48,6 +48,15 @@ from typing import Any
 import msgspec
 
 from ._errors import DecodeError, DecodeReason
+from ._instance_refusals import TOO_MANY_DIGITS, changed_while_read, within_size
+from ._instance_refusals import bad_key as _bad_key
+from ._instance_refusals import non_finite as _non_finite
+from ._instance_refusals import not_json as _not_json
+from ._instance_refusals import surrogate as _surrogate
+from ._instance_refusals import too_deep as _too_deep
+from ._instance_refusals import too_long as _too_long
+from ._instance_refusals import too_many as _too_many
+from ._instance_refusals import unspelled as _unspelled
 
 __all__ = [
     "LARGE",
@@ -56,6 +65,7 @@ __all__ = [
     "TOO_MANY_DIGITS",
     "admit",
     "bind_checked",
+    "changed_while_read",
     "bind_is_valid",
     "flat_limit",
     "floats_by_level",
@@ -210,6 +220,8 @@ def bind_is_valid(
                     raise _surrogate(exc) from None
                 except OverflowError:
                     packed, large = _no_surrogates(instance), LARGE
+                except (TypeError, ValueError, RuntimeError) as exc:  # screened plain: changed since
+                    raise changed_while_read(exc) from None
                 if packed > max_values << 1:
                     within_size(packed, len(instance) + 1, max_values)
             else:
@@ -220,7 +232,7 @@ def bind_is_valid(
             if not large or (floated is None and not large & LARGE):
                 return plain(instance)
             return check(instance) if large & LARGE else floated(instance, large >> 1)  # type: ignore[misc]
-        except (ValueError, TypeError, RecursionError) as exc:
+        except (ValueError, TypeError, RuntimeError) as exc:
             raise refusal(exc) from None
 
     return is_valid
@@ -253,6 +265,8 @@ def bind_checked(
                     raise _surrogate(exc) from None
                 except OverflowError:
                     packed, large = _no_surrogates(instance), LARGE
+                except (TypeError, ValueError, RuntimeError) as exc:  # screened plain: changed since
+                    raise changed_while_read(exc) from None
                 if packed > max_values << 1:
                     within_size(packed, len(instance) + 1, max_values)
             else:
@@ -264,7 +278,7 @@ def bind_checked(
                 valid = plain(instance)
             else:
                 valid = check(instance) if large & LARGE else floated(instance, large >> 1)  # type: ignore[misc]
-        except (ValueError, TypeError, RecursionError) as exc:
+        except (ValueError, TypeError, RuntimeError) as exc:
             raise refusal(exc) from None
         if valid:
             return instance
@@ -278,99 +292,102 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
     what it holds that jsonschema-rs may compare slowly (see ``engine._numbers``), as flags:
     :data:`LARGE` where it holds an integer past 64 bits (the msgpack pass refuses one), and the
     floats it holds (each time it occurs) shifted left by one."""
-    if max_depth < 1:  # the root is a level
-        raise _too_deep(max_depth)
-    level: list[Any] = [root]
-    depth = 1
-    size = len(root)  # how many values the level holds
-    count = 1 + size
-    if count > max_values:
-        raise _too_many(max_values)
-    # The characters of every string and key, each time it occurs, once the value holds more than
-    # a few values: the msgpack pass below writes each occurrence, so one long string held many
-    # times (a list of 3,500 references to one of 1 MB) would take gigabytes to write; past the
-    # size bound it is refused before. A value of fewer is written as it is (at most that many
-    # times what its longest string holds): counting costs a fifth of a small walk.
-    text, written = 0, WRITTEN_AS_IT_IS
-    floats = 0
-    while True:
-        if len(children) != size:  # a key that is not exactly a str was read with the values
-            children = _one_by_one(level)
-        # Up to some 30 children, one loop (inline: a call a level less) costs less than building
-        # the type sets (on 2 to 24 values, 0.5-0.9x the time): the dicts and lists among them and
-        # the characters of the strings, or `None` for the sets to say what is wrong. A larger
-        # level is read by its list of types, in C: its set, then the strings, floats and
-        # containers picked out by it (`compress`), not by a loop in Python.
-        small: list[Any] | None = None
-        strings = 0
-        if size <= _SMALL_LEVEL:
-            small = []
-            for child in children:
-                kind = type(child)
-                if kind is str:
-                    strings += len(child)
-                elif kind is dict or kind is list:
-                    small.append(child)
-                elif kind is float:
-                    if not isfinite(child):
-                        raise _non_finite()
-                    floats += 1
-                elif kind is not int and kind is not bool and child is not None:
-                    small = None
-                    break
-        if small is None:
-            types = [*map(type, children)]
-            kinds = {*types}
-            if not kinds <= _JSON:
-                raise _not_json(next(iter(kinds - _JSON)))
-            if float in kinds:
-                floats += _finite([*compress(children, map(is_, types, repeat(float)))])
-            if str in kinds:
-                strings = sum(map(len, compress(children, map(is_, types, repeat(str)))))
-            if not kinds <= _SCALARS:
-                small = [*compress(children, map(_is_container, types))]
-        if count > written:
-            text += _key_characters(level) + strings
-            if text > max_values << 1:
-                raise _too_long(text, max_values)
-        if not small:  # the last level
-            break
-        level = small
-        depth += 1
-        if depth > max_depth:
-            raise _too_deep(max_depth)
-        if len(level) == 1:  # the commonest level below the root: one object or array
-            only = level[0]
-            size = len(only)
-            count += size
-            if count > max_values:
-                raise _too_many(max_values)
-            children = _referents(only)
-            continue
-        size = sum(map(len, level))
-        count += size
-        if count > max_values:  # before the level is read: shared objects read more than they hold
-            raise _too_many(max_values)
-        if len(level) > _SHARED_AFTER and len({*map(id, level)}) != len(level):
-            # The same object more than once: walk each object once, with how often it occurs.
-            # (A level of a few objects is walked as it is: however they are shared, reading it
-            # takes work in proportion to the values it adds to the bounded count.)
-            count, shared, shared_floats = _walk_shared(level, depth, count, max_depth, max_values)
-            if text + shared > max_values << 1:
-                raise _too_long(text + shared, max_values)
-            floats += shared_floats
-            break
-        children = _referents(*level)
-    large = 0
     try:
-        packed = len(_encode(root))  # one pass in C over every string and key, now that the count is bounded
-    except UnicodeEncodeError as exc:
-        raise _surrogate(exc) from None
-    except OverflowError:
-        packed, large = _no_surrogates(root), LARGE
-    if packed > max_values << 1:
-        within_size(packed, count, max_values)
-    return floats << 1 | large
+        if max_depth < 1:  # the root is a level
+            raise _too_deep(max_depth)
+        level: list[Any] = [root]
+        depth = 1
+        size = len(root)  # how many values the level holds
+        count = 1 + size
+        if count > max_values:
+            raise _too_many(max_values)
+        # The characters of every string and key, each time it occurs, once the value holds more than
+        # a few values: the msgpack pass below writes each occurrence, so one long string held many
+        # times (a list of 3,500 references to one of 1 MB) would take gigabytes to write; past the
+        # size bound it is refused before. A value of fewer is written as it is (at most that many
+        # times what its longest string holds): counting costs a fifth of a small walk.
+        text, written = 0, WRITTEN_AS_IT_IS
+        floats = 0
+        while True:
+            if len(children) != size:  # a key that is not exactly a str was read with the values
+                children = _one_by_one(level)
+            # Up to some 30 children, one loop (inline: a call a level less) costs less than building
+            # the type sets (on 2 to 24 values, 0.5-0.9x the time): the dicts and lists among them and
+            # the characters of the strings, or `None` for the sets to say what is wrong. A larger
+            # level is read by its list of types, in C: its set, then the strings, floats and
+            # containers picked out by it (`compress`), not by a loop in Python.
+            small: list[Any] | None = None
+            strings = 0
+            if size <= _SMALL_LEVEL:
+                small = []
+                for child in children:
+                    kind = type(child)
+                    if kind is str:
+                        strings += len(child)
+                    elif kind is dict or kind is list:
+                        small.append(child)
+                    elif kind is float:
+                        if not isfinite(child):
+                            raise _non_finite()
+                        floats += 1
+                    elif kind is not int and kind is not bool and child is not None:
+                        small = None
+                        break
+            if small is None:
+                types = [*map(type, children)]
+                kinds = {*types}
+                if not kinds <= _JSON:
+                    raise _not_json(next(iter(kinds - _JSON)))
+                if float in kinds:
+                    floats += _finite([*compress(children, map(is_, types, repeat(float)))])
+                if str in kinds:
+                    strings = sum(map(len, compress(children, map(is_, types, repeat(str)))))
+                if not kinds <= _SCALARS:
+                    small = [*compress(children, map(_is_container, types))]
+            if count > written:
+                text += _key_characters(level) + strings
+                if text > max_values << 1:
+                    raise _too_long(text, max_values)
+            if not small:  # the last level
+                break
+            level = small
+            depth += 1
+            if depth > max_depth:
+                raise _too_deep(max_depth)
+            if len(level) == 1:  # the commonest level below the root: one object or array
+                only = level[0]
+                size = len(only)
+                count += size
+                if count > max_values:
+                    raise _too_many(max_values)
+                children = _referents(only)
+                continue
+            size = sum(map(len, level))
+            count += size
+            if count > max_values:  # before the level is read: shared objects read more than they hold
+                raise _too_many(max_values)
+            if len(level) > _SHARED_AFTER and len({*map(id, level)}) != len(level):
+                # The same object more than once: walk each object once, with how often it occurs.
+                # (A level of a few objects is walked as it is: however they are shared, reading it
+                # takes work in proportion to the values it adds to the bounded count.)
+                count, shared, shared_floats = _walk_shared(level, depth, count, max_depth, max_values)
+                if text + shared > max_values << 1:
+                    raise _too_long(text + shared, max_values)
+                floats += shared_floats
+                break
+            children = _referents(*level)
+        large = 0
+        try:
+            packed = len(_encode(root))  # one pass in C over every string and key, now that the count is bounded
+        except UnicodeEncodeError as exc:
+            raise _surrogate(exc) from None
+        except OverflowError:
+            packed, large = _no_surrogates(root), LARGE
+        if packed > max_values << 1:
+            within_size(packed, count, max_values)
+        return floats << 1 | large
+    except (TypeError, ValueError, RuntimeError) as exc:  # not the screen's refusals: a value changed
+        raise changed_while_read(exc) from None
 
 
 def _no_surrogates(value: Any) -> int:
@@ -384,6 +401,8 @@ def _no_surrogates(value: Any) -> int:
         raise _surrogate(exc) from None
     except ValueError:
         raise _unspelled() from None
+    except (TypeError, RuntimeError) as exc:  # screened: changed since
+        raise changed_while_read(exc) from None
     if size > _LONGEST_INTEGER:  # long enough to hold an integer no document is read with
         _long_integers(value)
     return size
@@ -392,7 +411,6 @@ def _no_surrogates(value: Any) -> int:
 _LONGEST_INTEGER = 4_300
 """The longest integer a document is read with, in characters, its sign included (msgspec's bound:
 ``-(10**4299)``, 4,301 characters, is refused from bytes, so it is refused as a value too)."""
-TOO_MANY_DIGITS = "a number has too many digits: integers are read up to 4300 characters long, sign included"
 
 
 def _long_integers(value: Any) -> None:
@@ -455,10 +473,6 @@ _SPELLED_BITS = 14_000
 _WORD_LEAST, _WORD_MOST = -(1 << 63), (1 << 64) - 1  # the integers msgpack holds
 """Every int of at most this many bits is written as text (4,300 digits, Python's default bound
 of ``int`` to ``str``, take some 14,284 bits): a longer one is tried (see :func:`_no_surrogates`)."""
-
-
-def _unspelled() -> DecodeError:
-    return DecodeError(DecodeReason.NUMBER_OUT_OF_RANGE, TOO_MANY_DIGITS)
 
 
 def _one_by_one(level: list[Any]) -> list[Any]:
@@ -544,59 +558,3 @@ def _finite(floats: list[float]) -> int:
     if not all(map(isfinite, floats)):
         raise _non_finite()
     return len(floats)
-
-
-def _bad_key(keys: list[Any]) -> DecodeError:
-    bad = next(key for key in keys if type(key) is not str)
-    kind = type(bad).__name__
-    what = f"a subclass of str ({kind!r})" if isinstance(bad, str) else f"of type {kind!r}, not a string"
-    return DecodeError(DecodeReason.NOT_JSON, f"an object key is {what}")
-
-
-def within_size(packed: int, values: int, max_values: int) -> None:
-    """Refuse, as too large, a JSON value of ``values`` values whose msgpack encoding takes
-    ``packed`` bytes, where its compact JSON surely takes more bytes than a document within the
-    size bound (``max_values``'s: at most twice as many). Msgpack spells a value in as many bytes as
-    JSON or fewer, but for a float (9 bytes; 3 at least in JSON) and the header of a string of 256
-    bytes or more (one byte more than its quotes, three past 64 KiB): at most 6 bytes a value and
-    one per 128 bytes more. So a string or a key far longer than the bound is refused, as its
-    document is; a value within it never is."""
-    least = packed - 6 * values - (packed >> 7)
-    if least > max_values << 1:
-        raise _too_long(least, max_values)
-
-
-def _too_long(size: int, max_values: int) -> DecodeError:
-    return DecodeError(
-        DecodeReason.TOO_LARGE,
-        f"instance takes at least {size} bytes as JSON, over what a document within max_instance_bytes "
-        f"holds ({max_values << 1} bytes at most)",
-    )
-
-
-def _too_many(max_values: int) -> DecodeError:
-    return DecodeError(
-        DecodeReason.TOO_LARGE,
-        f"instance holds more than {max_values} values (shared objects count each time they occur), over "
-        "what a document within max_instance_bytes holds",
-    )
-
-
-def _too_deep(max_depth: int) -> DecodeError:
-    return DecodeError(DecodeReason.TOO_DEEP, f"instance nests more than {max_depth} levels deep")
-
-
-def _surrogate(exc: UnicodeEncodeError) -> DecodeError:
-    return DecodeError(
-        DecodeReason.INVALID_UTF8, f"a string holds a lone surrogate, which no UTF-8 document spells: {exc}"
-    )
-
-
-def _non_finite() -> DecodeError:
-    return DecodeError(DecodeReason.NON_FINITE_NUMBER, "NaN and Infinity are not JSON numbers")
-
-
-def _not_json(kind: type) -> DecodeError:
-    return DecodeError(
-        DecodeReason.NOT_JSON, f"instance is not a JSON value: it holds an object of type {kind.__name__!r}"
-    )

@@ -240,7 +240,7 @@ def _bound_check(
     # subschemas 8 levels deep). The levels are counted only for an instance that estimate does
     # not clear; they never come to more (`tests/guard/test_validation_work.py` checks it).
     cleared = isinstance(guard, DeferredReport) and not resources
-    at_most: list[int] = []  # what one value may meet at the deepest level, and whether it is heavy
+    at_most: list[int] = []  # what one value meets at the deepest level, and whether it is heavy (set whole)
 
     def weighed(instance: Any) -> bool:
         packed: bytes | None = None
@@ -250,8 +250,6 @@ def _bound_check(
                 assert isinstance(guard, DeferredReport)  # noqa: S101 - `cleared` says so (for the type checker)
                 per_value = guard.expansion * (1 + _heaviest(document(), weigh))
                 hashing = HASH * per_value if unique else 0
-                # One assignment, not an append: threads making a first check at once each write
-                # the same two facts (two extends once left four, and every later unpacking failed).
                 at_most[:] = (per_value + hashing * limits.max_instance_depth, per_value > AMPLIFYING or hashing > 0)
             deepest, heavy = at_most
             if heavy or unique:
