@@ -47,11 +47,17 @@ _NUMBER_TEXT = re.compile(r"\s*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?
 
 def number_from_text(text: str, *, integral: bool) -> int | float | str:
     """The number an environment variable spells in ASCII digits (a sign, blanks around; for a
-    float a fraction and an exponent), or ``text`` itself if it spells none: ``int`` and ``float``
+    float a fraction and an exponent), or ``text`` itself if it spells none (or an integer of more
+    digits than this interpreter reads as one, 4300 by default): ``int`` and ``float``
     also read ``1_000``, digits of other scripts and ``nan``."""
     if (_INTEGER_TEXT if integral else _NUMBER_TEXT).fullmatch(text) is None:
         return text
-    return int(text) if integral else float(text)
+    if not integral:
+        return float(text)
+    try:
+        return int(text)
+    except ValueError:  # more digits than this interpreter reads (4300 by default): refused as text
+        return text
 
 
 class _ShortRepr(reprlib.Repr):

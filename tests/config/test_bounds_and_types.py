@@ -71,6 +71,15 @@ def test_an_integer_from_the_environment_is_ascii_digits(text: str) -> None:
     assert EngineConfig.load(False, env={"ENGINE_LIMITS_MAX_ISSUES": " 7 "}).limits.max_issues == 7
 
 
+@pytest.mark.parametrize("setting", ["ENGINE_CACHE_SIZE", "ENGINE_LIMITS_MAX_ISSUES", "ENGINE_BACKTRACK_LIMIT"])
+def test_an_integer_from_the_environment_past_the_digits_python_reads(setting: str) -> None:
+    # `int()` refuses more than 4300 digits with a ValueError: a setting refuses them with a reason.
+    with pytest.raises(ConfigError) as refused:
+        EngineConfig.load(False, env={setting: "9" * 4301})
+    assert refused.value.reason == "invalid-config"
+    assert refused.value.message.startswith(setting)
+
+
 @pytest.mark.parametrize("text", ["1_0", "nan", "inf", "٠.5", "0x1p-2"])
 def test_a_number_from_the_environment_is_ascii_digits(text: str) -> None:
     with pytest.raises(ConfigError) as refused:
