@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
@@ -71,12 +72,25 @@ def label_of(path: str) -> str:
     return "standard input" if path == "-" else path
 
 
+_NO_WAIT = getattr(os, "O_NONBLOCK", 0)
+
+
 def read_bytes(path: str, what: str, limit: int) -> bytes:
     """Up to ``limit + 1`` bytes of ``path`` (``-`` is standard input), or a :class:`UsageError`."""
     try:
         if path == "-":
             return sys.stdin.buffer.read(limit + 1)
-        with open(path, "rb") as fh:
+        # Opened without waiting: a named pipe no one writes to would hold `open` for ever (it
+        # then reads as empty); reads wait for a writer's data as usual.
+        fd = os.open(path, os.O_RDONLY | _NO_WAIT)
+        try:
+            if _NO_WAIT:
+                os.set_blocking(fd, True)
+            fh = open(fd, "rb")  # noqa: SIM115 - closed by the `with` below, or here if it fails
+        except BaseException:
+            os.close(fd)
+            raise
+        with fh:
             return fh.read(limit + 1)
     except OSError as exc:
         raise UsageError(f"cannot read the {what} {path!r}: {exc.strerror or exc}", "unreadable-file") from None

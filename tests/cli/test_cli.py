@@ -113,6 +113,24 @@ def test_check_unusable_input_exits_two(tmp_path: Path, content: bytes | None, p
     assert phrase in err and err.startswith("engine check: ")
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+@pytest.mark.parametrize("command", ["check", "validate"])
+def test_a_named_pipe_no_one_writes_to_is_read_as_empty(tmp_path: Path, command: str) -> None:
+    # Opening a FIFO for reading waits for a writer; the command opens without waiting.
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)
+    schema = tmp_path / "schema.json"
+    schema.write_text('{"type": "object"}')
+    args = ["check", str(pipe)]
+    if command == "validate":
+        args = ["validate", "--schema", str(schema), "--instance", str(pipe)]
+    proc = subprocess.run(
+        [sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=ROOT, check=False, timeout=60
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"engine {command}: {pipe} is not valid JSON: the document ends")
+
+
 def test_validate_prints_every_issue(tmp_path: Path) -> None:
     schema = tmp_path / "s.json"
     schema.write_text(
