@@ -164,6 +164,31 @@ def test_a_whole_float_past_float_precision_is_no_multiple_by_rounding(instance:
     assert compiled.is_valid(3 * 2**70) and compiled.is_valid(float(3 * 2**60)) and compiled.is_valid([3, 6.0])
 
 
+@pytest.mark.parametrize(
+    ("schema", "instance"),
+    [
+        ({"multipleOf": 0.1}, 1e308),
+        ({"anyOf": [{"multipleOf": 0.1}]}, 1e308),
+        ({"oneOf": [{"multipleOf": 0.1}, {"const": 1}]}, 1e308),
+        ({"anyOf": [{"multipleOf": 0.01}, {"type": "string"}]}, 1.7976931348623157e308),
+        ({"anyOf": [{"multipleOf": 1e-300}]}, 1e10),
+        ({"if": {"multipleOf": 0.1}, "then": True, "else": False}, 1e308),
+        ({"contains": {"multipleOf": 0.1}}, [1e308]),
+        ({"items": {"anyOf": [{"multipleOf": 0.1}]}}, [1e308]),
+        ({"not": {"multipleOf": 0.1}}, 1e308),
+        ({"anyOf": [{"multipleOf": 0.1}]}, 1e308 + 2**970),
+    ],
+)
+def test_a_multiple_whose_float_quotient_overflows_inside_a_branch(schema: dict[str, object], instance: object) -> None:
+    # fastjsonschema failed a float whose quotient overflows, multiple or not ("inifinity
+    # reached"); inside a branch that failure is a "no" like any other. Its exact quotient answers.
+    compiled = ENGINE.compile({"$schema": "http://json-schema.org/draft-07/schema#", **schema})
+    assert compiled.backend == "fastjsonschema"
+    expected = engine.Engine(backend="jsonschema-rs").compile(schema).is_valid(instance)
+    assert compiled.is_valid(instance) is expected
+    assert expected is not ("not" in schema)
+
+
 # -- code injection -------------------------------------------------------------------------------
 
 CANARY = 'engine.backends.__dict__.__setitem__("PWNED", 1)'
