@@ -305,7 +305,7 @@ def shape(instance: Any, limit: int) -> tuple[int, int]:
     more per 2^23 squares of its digits (every error copying it reads them again), an object's
     keys count with its values. Counting stops once a level passes ``limit``."""
     widest, depth = 0, -1
-    for width in _level_widths(instance):
+    for width in _level_widths(instance, limit):
         depth += 1
         widest = max(widest, width)
         if widest > limit:
@@ -317,18 +317,23 @@ def size(instance: Any, limit: int) -> int:
     """How many values ``instance`` holds, counted as :func:`shape` counts them; counting stops
     once the levels read pass ``limit``."""
     total = 0
-    for width in _level_widths(instance):
+    for width in _level_widths(instance, limit):
         total += width
         if total > limit:
             break
     return total
 
 
-def _level_widths(instance: Any) -> Iterator[int]:
-    """The values :func:`shape` counts on each level of ``instance``, from the top."""
+def _level_widths(instance: Any, limit: int) -> Iterator[int]:
+    """The values :func:`shape` counts on each level of ``instance``, from the top; a level of more
+    than ``limit`` values is the last, counted by its length alone (its callers stop there: ten
+    million integers took a second to read, twice, before an explanation's clock began)."""
     level = [instance]
     while level:
         width = len(level)
+        if width > limit:
+            yield width
+            return
         below: list[Any] = []  # (`list[Any]()` builds a generic alias first: ten times the cost)
         kinds = {*map(type, level)} if width > _WIDE_LEVEL else None
         if kinds is not None and kinds <= _LEAVES:
