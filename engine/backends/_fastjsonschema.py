@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import fastjsonschema
+import jsonschema_rs
 import msgspec
 
 from .. import _patterns
@@ -52,12 +54,13 @@ class FastjsonschemaValidator(BackendValidator):
     """Runs the generated function. An exception other than a validation failure (deep recursion,
     an overflow in its arithmetic) never becomes an answer: the general backend decides.
 
-    ``confirm``: the schema holds a ``multipleOf``, which fastjsonschema checks by float division
-    for a float instance (``1e308 / 3`` is a whole float, as is every float past 2**53, so 1e308
-    passed as a multiple of 3). A "yes" is then confirmed by the general backend, which is exact;
-    a "no" stands (a whole quotient never rounds to a fraction). The generated code's test of an
-    overflowing float division is taken out (see ``_OVERFLOW_TEST``); where a fastjsonschema
-    writes it otherwise, its failure at the root is still asked of the general backend."""
+    ``confirm``: the generated code holds a ``multipleOf`` quotient the engine could not make
+    exact (see ``_exact_quotients``: a fastjsonschema that writes it otherwise); every answer is
+    then the general backend's. fastjsonschema's own quotients round (``1e308 / 3`` is a whole
+    float, so 1e308 passed as a multiple of 3, and a failed ``not`` of it as no multiple).
+    Its test of an overflowing float division is taken out too (see ``_OVERFLOW_TEST``); where a
+    fastjsonschema writes it otherwise, its failure at the root is still asked of the general
+    backend."""
 
     def __init__(self, func: Any, rescue: Callable[[], BackendValidator], *, confirm: bool = False) -> None:
         self._func = func
@@ -65,6 +68,8 @@ class FastjsonschemaValidator(BackendValidator):
         self._confirm = confirm
 
     def is_valid(self, instance: Any) -> bool:
+        if self._confirm:
+            return bool(self._rescue().is_valid(instance))
         try:
             self._func(instance)
         except fastjsonschema.JsonSchemaValueException as failure:
@@ -74,7 +79,7 @@ class FastjsonschemaValidator(BackendValidator):
             return False
         except Exception:  # noqa: BLE001 - e.g. RecursionError, OverflowError: ask the reference
             return bool(self._rescue().is_valid(instance))
-        return not self._confirm or bool(self._rescue().is_valid(instance))
+        return True
 
     def iter_issues(self, instance: Any) -> Iterator[Issue]:
         # fastjsonschema reports one message without keyword locations; issues come from the
@@ -122,6 +127,44 @@ _UNIQUE_ITEMS = "rule='uniqueItems'"  # what the generated code's uniqueItems ch
 # the float division overflows ("inifinity reached"), which holds for a multiple too (1e308 and
 # 0.1). Inside `anyOf`, `oneOf`, `not`, `if` or `contains` that failure is a branch's "no", no
 # longer told apart: the overflow test is taken out, and the exact quotient answers.
+# The generated `multipleOf` check of a value that is not an int beside an int divisor: a quotient
+# in floats where the divisor is an int (every float past 2**53 divides whole; 5e-324 / 2 is 0.0), in
+# `Decimal` at 28 digits otherwise (every quotient past 10**28 rounds whole). Each whole quotient
+# would be a multiple: under `not`, `oneOf` or `if`, a "yes" that is a final "no". The quotient is
+# made by `engine_multiple_of`, which asks jsonschema-rs, the general backend (exact, and the answer
+# `auto` gives): 0 for a multiple, 0.5 for none (the generated test, `int(quotient) != quotient`,
+# reads it).
+_QUOTIENT = re.compile(
+    r"^(?P<indent>[ \t]*)quotient = (?:Decimal\(repr\((?P<a>\w+)\)\) / Decimal\(repr\((?P<b>[-+0-9.eE]+)\)\)"
+    r"|(?P<c>\w+) / (?P<d>[-+0-9.eE]+))$",
+    re.M,
+)
+
+
+@lru_cache(maxsize=1024, typed=True)  # 3 and 3.0 compile apart
+def _multiple_check(divisor: int | float) -> Callable[[Any], bool]:
+    return jsonschema_rs.validator_for({"multipleOf": divisor}).is_valid
+
+
+def _multiple_of(value: int | float, divisor: int | float) -> bool:
+    """Whether ``value`` is a multiple of ``divisor``, as jsonschema-rs answers it."""
+    if type(value) is int and type(divisor) is int:
+        return value % divisor == 0
+    return _multiple_check(divisor)(value)
+
+
+def _exact_quotients(code: str) -> tuple[str, bool]:
+    """``code`` with every generated quotient made by :func:`_multiple_of`, and whether none was
+    left as fastjsonschema wrote it."""
+
+    def exact(found: re.Match[str]) -> str:
+        value, divisor = found["a"] or found["c"], found["b"] or found["d"]
+        return f"{found['indent']}quotient = 0 if engine_multiple_of({value}, {divisor}) else 0.5"
+
+    code, made = _QUOTIENT.subn(exact, code)
+    return code, made == code.count("quotient = ")
+
+
 _OVERFLOW_TEST = re.compile(
     r'^[ \t]*if [^\n]* == float\("inf"\):\n[ \t]*raise JsonSchemaValueException\("inifinity reached"[^\n]*\n', re.M
 )
@@ -213,7 +256,10 @@ class FastjsonschemaBackend(Backend):
                 )
             code = _OVERFLOW_TEST.sub("", code)
             check_generated_code(code)
-            namespace: dict[str, Any] = {"__builtins__": __builtins__}
+            # After the check: the quotients are made by the engine's function, called with what
+            # the checked code names (a variable, a number written out).
+            code, exact = _exact_quotients(code)
+            namespace: dict[str, Any] = {"__builtins__": __builtins__, "engine_multiple_of": _multiple_of}
             exec(compile(code, "<fastjsonschema>", "exec"), namespace)  # noqa: S102 - checked above
         except UnsafeGeneratedCode as exc:
             raise refuse(NAME, f"the generated code failed the safety check ({exc})") from None
@@ -240,5 +286,4 @@ class FastjsonschemaBackend(Backend):
                 raise refuse(NAME, f"unexpected regular expression {pattern!r} in the generated code")
         func = namespace["validate"]
         rescue = lazy_validator(source)
-        inexact = source.text is None or b'"multipleOf"' in source.text or bool(source.resources)
-        return FastjsonschemaValidator(func, rescue, confirm=inexact)
+        return FastjsonschemaValidator(func, rescue, confirm=not exact)

@@ -189,6 +189,44 @@ def test_a_multiple_whose_float_quotient_overflows_inside_a_branch(schema: dict[
     assert expected is not ("not" in schema)
 
 
+@pytest.mark.parametrize(
+    ("schema", "instance"),
+    [
+        ({"not": {"multipleOf": 3}}, 1e30),
+        ({"not": {"multipleOf": 3}}, 1e308),
+        ({"not": {"multipleOf": 3}}, 5e-324),
+        ({"not": {"multipleOf": 2}}, 5e-324),
+        ({"not": {"multipleOf": 0.3}}, 10**30),
+        ({"not": {"multipleOf": 0.3}}, 10**30 + 1),
+        ({"oneOf": [{"multipleOf": 7}, {"type": "number"}]}, 1e30),
+        ({"if": {"multipleOf": 3}, "then": False}, 1e308),
+        ({"not": {"multipleOf": 1e-300}}, 3),
+        ({"not": {"multipleOf": 0.1}}, 0.3),
+        ({"not": {"multipleOf": 0.01}}, 19.99),
+        ({"properties": {"n": {"not": {"multipleOf": 3}}}}, {"n": 1e30}),
+    ],
+)
+def test_a_quotient_past_float_or_decimal_precision_is_exact_under_negation(
+    schema: dict[str, object], instance: object
+) -> None:
+    # fastjsonschema's quotients round (floats past 2**53, `Decimal` past 28 digits): a "yes" that
+    # `not`, `oneOf` or `if` turns into a wrong "no". The engine makes each quotient exact.
+    compiled = ENGINE.compile({"$schema": "http://json-schema.org/draft-07/schema#", **schema})
+    assert compiled.backend == "fastjsonschema"
+    expected = engine.Engine(backend="jsonschema-rs").compile(schema).is_valid(instance)
+    assert compiled.is_valid(instance) is expected
+
+
+def test_every_generated_quotient_is_made_exact() -> None:
+    import fastjsonschema
+
+    from engine.backends._fastjsonschema import _exact_quotients
+
+    schema = {"properties": {"a": {"multipleOf": 3}, "b": {"multipleOf": 0.25}, "c": {"not": {"multipleOf": 1e-5}}}}
+    code, exact = _exact_quotients(fastjsonschema.compile_to_code(schema))
+    assert exact and code.count("engine_multiple_of(") == 3
+
+
 # -- code injection -------------------------------------------------------------------------------
 
 CANARY = 'engine.backends.__dict__.__setitem__("PWNED", 1)'
