@@ -154,11 +154,14 @@ class ToolValidation:
 
     async def refresh(self, ctx: ServerRequestContext[Any, Any] | None = None) -> None:
         """Re-read the tools; new and changed schemas compile (off the event loop)."""
-        self._refreshed_at = time.monotonic()
+        previous, self._refreshed_at = self._refreshed_at, time.monotonic()
         self._refreshing = done = anyio.Event()
         try:
             tools = await self._read_source(ctx)
             await self.catalog.update(tool_definition(t) for t in tools)
+        except BaseException:
+            self._refreshed_at = previous  # a failed read is none: the next call reads again
+            raise
         finally:
             done.set()
             if self._refreshing is done:
@@ -205,7 +208,14 @@ class ToolValidation:
             or now - refreshed >= self.refresh_interval
             or (name not in catalog and now - refreshed >= min(self.refresh_interval, REFRESH_INTERVAL))
         ):
-            await self.refresh(ctx)
+            try:
+                await self.refresh(ctx)
+            except Exception as exc:  # the call cannot be checked: refused, and the next call reads again
+                raise MCPError(
+                    code=types.INTERNAL_ERROR,
+                    message=f"the server's tool list could not be read to check the call ({type(exc).__name__})",
+                    data={"reason": "tool-list-unreadable", "tool": name},
+                ) from exc
         elif name not in catalog and self._refreshing is not None:
             await self._refreshing.wait()  # the first read is still compiling: wait for it, do not refuse
         enforced = not self._report_only(name)

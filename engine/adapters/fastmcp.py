@@ -133,11 +133,14 @@ class EngineValidation(Middleware):
         return kept
 
     async def _read(self, server: Any) -> None:
-        self._listed_at = time.monotonic()
+        previous, self._listed_at = self._listed_at, time.monotonic()
         self._reading = done = anyio.Event()
         try:
             tools = await server.list_tools(run_middleware=False)
             await self.catalog.update(tool_definition(t) for t in _highest(tools))
+        except BaseException:
+            self._listed_at = previous  # a failed read is none: the next call reads again
+            raise
         finally:
             done.set()
             if self._reading is done:

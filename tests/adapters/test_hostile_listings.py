@@ -82,3 +82,39 @@ def test_pages_that_never_end_are_held_to_a_tool_list_bound(monkeypatch: pytest.
     # A complete listing replaces the catalog: its tools are weighed on their own.
     catalog.absorb([_tool(f"n{i}", {"type": "object"}) for i in range(20)])
     assert len(catalog) == 20 and not catalog.refusals()
+
+
+def test_a_tool_list_read_that_fails_is_read_again_on_the_next_call() -> None:
+    from mcp.client.client import Client
+    from mcp.shared.exceptions import MCPError
+
+    from engine.adapters.mcp_sdk import ToolValidation
+
+    reads = [0]
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        reads[0] += 1
+        if reads[0] == 1:
+            raise RuntimeError("the database is briefly away")
+        return types.ListToolsResult(tools=[types.Tool(name="w", input_schema={"type": "object"})])
+
+    async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+        return types.CallToolResult(content=[types.TextContent(type="text", text="21")])
+
+    server = Server("flaky", on_list_tools=list_tools, on_call_tool=call_tool)
+    ToolValidation(engine=engine.Engine()).install(server)
+
+    async def calls() -> list[str]:
+        answers = []
+        async with Client(server) as client:
+            for _ in range(3):
+                try:
+                    result = await client.call_tool("w", {})
+                    answers.append("error result" if result.is_error else "served")
+                except MCPError as refused:
+                    answers.append(refused.error.message)
+        return answers
+
+    first, *later = asyncio.run(calls())
+    assert first == "the server's tool list could not be read to check the call (RuntimeError)"
+    assert later == ["served", "served"]  # not "unknown tool" until the next scheduled read
