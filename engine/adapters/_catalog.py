@@ -345,6 +345,16 @@ class ToolCatalog:
         entry = self._entries.get(name)
         return entry is not None and entry.has_output
 
+    def held(self, name: str) -> ToolCatalog | None:
+        """A catalog of this tool alone, as it is now (``None`` if it is not listed): what checks
+        a result for it when a later listing drops it (the SDK keeps the schema it listed)."""
+        entry = self._entries.get(name)
+        if entry is None:
+            return None
+        held = ToolCatalog(self.engine, side=self.side)
+        held._entries = {name: entry}
+        return held
+
     # --- validation ------------------------------------------------------------------------------
 
     def validate_arguments(self, name: str, arguments: Any) -> Any:

@@ -137,8 +137,11 @@ class EngineClientSession(ClientSession):
         await self._engine_flush()
         catalog = self._engine_catalog
         if self._engine_stale or name not in catalog:
+            listed = catalog.held(name)  # checks the result if the listing now drops the tool
             self._engine_stale = False  # one listing per notification, even a paginated one
             await self.list_tools()  # as the SDK does: a tool never listed may be new
+            if name not in catalog and listed is not None:
+                catalog = listed
         if name not in catalog:
             logger.warning("Tool %s not listed by server, cannot validate any structured content", name)
             return

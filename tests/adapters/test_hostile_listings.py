@@ -118,3 +118,34 @@ def test_a_tool_list_read_that_fails_is_read_again_on_the_next_call() -> None:
     first, *later = asyncio.run(calls())
     assert first == "the server's tool list could not be read to check the call (RuntimeError)"
     assert later == ["served", "served"]  # not "unknown tool" until the next scheduled read
+
+
+def test_a_result_for_a_tool_dropped_while_it_ran_is_checked_as_it_was_listed() -> None:
+    # The server says its tools changed, lists without the tool, then answers the call: the
+    # result is checked against the schema listed when it was called, as the SDK's client does.
+    listed = [True]
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        tool = types.Tool(name="w", input_schema={"type": "object"}, output_schema=OUTPUT)
+        return types.ListToolsResult(tools=[tool] if listed[0] else [])
+
+    async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+        listed[0] = False
+        await ctx.session.send_tool_list_changed()
+        await asyncio.sleep(0.05)
+        return types.CallToolResult(content=[], structured_content={"celsius": "mild"})
+
+    server = Server("delisting", on_list_tools=list_tools, on_call_tool=call_tool)
+
+    async def call() -> BaseException | None:
+        async with EngineClient(server, engine=engine.Engine(), mode="legacy") as client:
+            await client.list_tools()
+            try:
+                await client.call_tool("w", {})
+            except InvalidToolResult as refused:
+                return refused
+        return None
+
+    refused = asyncio.run(call())
+    assert isinstance(refused, InvalidToolResult)
+    assert isinstance(refused.error, engine.ValidationFailed)
