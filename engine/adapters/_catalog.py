@@ -232,7 +232,10 @@ class ToolCatalog:
             name = str(tool["name"])
             refusal = budget.refusal(tool)
             if refusal is None:
-                toolset = compile_tools([dict(tool)], engine=self.engine)
+                # A client checks results only: an inputSchema it would refuse (the server's to
+                # read) must not refuse them, so it compiles the outputSchema alone.
+                compiled_as = dict(tool) if self.side == "server" else {**tool, "inputSchema": {"type": "object"}}
+                toolset = compile_tools([compiled_as], engine=self.engine)
                 refusal = toolset.rejected.get(name)
                 if refusal is None:
                     kept = toolset.tool(name)

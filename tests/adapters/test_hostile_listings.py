@@ -149,3 +149,19 @@ def test_a_result_for_a_tool_dropped_while_it_ran_is_checked_as_it_was_listed() 
     refused = asyncio.run(call())
     assert isinstance(refused, InvalidToolResult)
     assert isinstance(refused.error, engine.ValidationFailed)
+
+
+def test_the_client_checks_results_whatever_it_would_make_of_the_input_schema() -> None:
+    # The client never checks arguments: an inputSchema it would refuse (a remote `$ref`) is the
+    # server's to read, and the tool's results are checked against its outputSchema as usual.
+    catalog = ToolCatalog(engine.Engine(), side="client")
+    remote = {"type": "object", "properties": {"a": {"$ref": "https://example.com/s.json"}}}
+    catalog.absorb([{"name": "w", "inputSchema": remote, "outputSchema": OUTPUT}])
+    assert catalog.rejected("w") is None and catalog.has_output_schema("w")
+    catalog.validate_structured("w", {"celsius": 21})
+    with pytest.raises(engine.ValidationFailed):
+        catalog.validate_structured("w", {"celsius": "mild"})
+    server = ToolCatalog(engine.Engine(), side="server")
+    server.absorb([{"name": "w", "inputSchema": remote, "outputSchema": OUTPUT}])
+    refused = server.rejected("w")
+    assert refused is not None and refused.reason == "remote-ref"
