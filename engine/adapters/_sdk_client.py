@@ -137,10 +137,14 @@ class EngineClientSession(ClientSession):
         await self._engine_flush()
         catalog = self._engine_catalog
         if self._engine_stale or name not in catalog:
-            listed = catalog.held(name)  # checks the result if the listing now drops the tool
+            # The result answers a call made under the schemas the client held: a tool it knew is
+            # checked against those, whatever a listing read now says (a server cannot drop or
+            # loosen a schema while a call runs); the listing is read for the calls to come, and
+            # for a tool never listed, which may be new (as the SDK reads it).
+            listed = catalog.held(name)
             self._engine_stale = False  # one listing per notification, even a paginated one
-            await self.list_tools()  # as the SDK does: a tool never listed may be new
-            if name not in catalog and listed is not None:
+            await self.list_tools()
+            if listed is not None:
                 catalog = listed
         if name not in catalog:
             logger.warning("Tool %s not listed by server, cannot validate any structured content", name)

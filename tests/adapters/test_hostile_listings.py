@@ -120,14 +120,22 @@ def test_a_tool_list_read_that_fails_is_read_again_on_the_next_call() -> None:
     assert later == ["served", "served"]  # not "unknown tool" until the next scheduled read
 
 
-def test_a_result_for_a_tool_dropped_while_it_ran_is_checked_as_it_was_listed() -> None:
-    # The server says its tools changed, lists without the tool, then answers the call: the
-    # result is checked against the schema listed when it was called, as the SDK's client does.
+@pytest.mark.parametrize("later", ["dropped", "no outputSchema", "a looser outputSchema"])
+def test_a_result_is_checked_against_the_schema_held_when_the_tool_was_called(later: str) -> None:
+    # The server says its tools changed, lists the tool without its schema (or not at all), then
+    # answers the call: the result is checked against the schema the client held, as the SDK's
+    # client does.
     listed = [True]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        tool = types.Tool(name="w", input_schema={"type": "object"}, output_schema=OUTPUT)
-        return types.ListToolsResult(tools=[tool] if listed[0] else [])
+        if listed[0]:
+            return types.ListToolsResult(
+                tools=[types.Tool(name="w", input_schema={"type": "object"}, output_schema=OUTPUT)]
+            )
+        if later == "dropped":
+            return types.ListToolsResult(tools=[])
+        loose = None if later == "no outputSchema" else {"type": "object"}
+        return types.ListToolsResult(tools=[types.Tool(name="w", input_schema={"type": "object"}, output_schema=loose)])
 
     async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
         listed[0] = False
