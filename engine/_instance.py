@@ -312,25 +312,25 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
             if len(children) != size:  # a key that is not exactly a str was read with the values
                 children = _one_by_one(level)
             # Up to some 30 children, one loop (inline: a call a level less) costs less than building
-            # the type sets (on 2 to 24 values, 0.5-0.9x the time): the dicts and lists among them and
-            # the characters of the strings, or `None` for the sets to say what is wrong. A larger
-            # level is read by its list of types, in C: its set, then the strings, floats and
-            # containers picked out by it (`compress`), not by a loop in Python.
+            # the type sets (on 2 to 24 values, 0.5-0.9x the time): the dicts and lists among them, or
+            # `None` for the sets to say what is wrong. A larger level is read by its list of types,
+            # in C: its set, then the strings, floats and containers picked out by it (`compress`),
+            # not by a loop in Python.
             small: list[Any] | None = None
-            strings = 0
+            strings = -1  # the characters of the strings, where read with the types
             if size <= _SMALL_LEVEL:
                 small = []
                 for child in children:
                     kind = type(child)
-                    if kind is str:
-                        strings += len(child)
-                    elif kind is dict or kind is list:
+                    if kind is str or kind is int or kind is bool or child is None:
+                        continue
+                    if kind is dict or kind is list:
                         small.append(child)
                     elif kind is float:
                         if not isfinite(child):
                             raise _non_finite()
                         floats += 1
-                    elif kind is not int and kind is not bool and child is not None:
+                    else:
                         small = None
                         break
             if small is None:
@@ -340,11 +340,12 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
                     raise _not_json(next(iter(kinds - _JSON)))
                 if float in kinds:
                     floats += _finite([*compress(children, map(is_, types, repeat(float)))])
-                if str in kinds:
-                    strings = sum(map(len, compress(children, map(is_, types, repeat(str)))))
+                strings = sum(map(len, compress(children, map(is_, types, repeat(str))))) if str in kinds else 0
                 if not kinds <= _SCALARS:
                     small = [*compress(children, map(_is_container, types))]
             if count > written:
+                if strings < 0:
+                    strings = sum([len(child) for child in children if type(child) is str])
                 text += _key_characters(level) + strings
                 if text > max_values << 1:
                     raise _too_long(text, max_values)
