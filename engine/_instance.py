@@ -338,9 +338,15 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
                 kinds = {*types}
                 if not kinds <= _JSON:
                     raise _not_json(next(iter(kinds - _JSON)))
-                if float in kinds:
-                    floats += _finite([*compress(children, map(is_, types, repeat(float)))])
-                strings = sum(map(len, compress(children, map(is_, types, repeat(str))))) if str in kinds else 0
+                if float in kinds:  # (a level of floats alone is read as it is)
+                    found = children if len(kinds) == 1 else [*compress(children, map(is_, types, repeat(float)))]
+                    floats += _finite(found)
+                if str not in kinds:
+                    strings = 0
+                elif len(kinds) == 1:  # strings alone
+                    strings = sum(map(len, children))
+                else:
+                    strings = sum(map(len, compress(children, map(is_, types, repeat(str)))))
                 if not kinds <= _SCALARS:
                     small = [*compress(children, map(_is_container, types))]
             if count > written:
