@@ -58,6 +58,10 @@ class ListBudget:
             self._steps += pattern_steps(schema)
             self._bytes += held_bytes(schema)
 
+    def carried(self, size: int) -> None:
+        """Count ``size`` bytes more: what a holder of the compiled tools keeps beside each."""
+        self._bytes += size
+
     def refusal(self, definition: Mapping[str, Any]) -> SchemaRejected | None:
         """Why the tool ``definition`` is refused uncompiled, or ``None``: the list's tools are
         over the memory bound, or its patterns over theirs and its text spells a pattern."""

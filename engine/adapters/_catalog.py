@@ -123,6 +123,13 @@ def _shown(value: object) -> str:
     return f"{type(value).__name__} {short_repr(value)}"
 
 
+ENTRY_BYTES = 4096
+"""What the catalog holds for each compiled tool beside its compiled schemas (its definition, a
+tool set of its own, the entry), weighed in the tool list's memory bound: 80,000 tools of two
+one-property schemas held 559 MB in an ``EngineClient``, 7 KB a tool, where their compiled schemas
+are estimated at 7.6 KB and hold about half that."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Entry:
     definition: Mapping[str, Any]
@@ -220,6 +227,7 @@ class ToolCatalog:
                 continue
             tool = entry.toolset.tool(name)
             budget.spent(tool.input, tool.output)
+            budget.carried(ENTRY_BYTES)
         return budget
 
     def _compiled(
@@ -240,6 +248,7 @@ class ToolCatalog:
                 if refusal is None:
                     kept = toolset.tool(name)
                     budget.spent(kept.input, kept.output)
+                    budget.carried(ENTRY_BYTES)
             else:  # past the list's bounds: refused uncompiled
                 toolset = compile_tools([], engine=self.engine)
             compiled[name] = _Entry(tool, toolset, refusal, tool.get("outputSchema") is not None)

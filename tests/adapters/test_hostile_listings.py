@@ -15,7 +15,7 @@ from mcp.server import Server  # noqa: E402
 
 import engine  # noqa: E402
 from engine._mcp import list_budget  # noqa: E402
-from engine.adapters._catalog import ToolCatalog  # noqa: E402
+from engine.adapters._catalog import ENTRY_BYTES, ToolCatalog  # noqa: E402
 from engine.adapters.mcp_sdk import EngineClient, InvalidToolResult  # noqa: E402
 
 OUTPUT = {"type": "object", "properties": {"celsius": {"type": "number"}}, "required": ["celsius"]}
@@ -70,6 +70,7 @@ def test_pages_that_never_end_are_held_to_a_tool_list_bound(monkeypatch: pytest.
     catalog.absorb(page, complete=False)
     tools = [catalog._entries[name].toolset.tool(name) for name in catalog.names()]
     weight = sum(engine._engine.held_bytes(schema) for tool in tools for schema in (tool.input, tool.output) if schema)
+    weight += ENTRY_BYTES * len(tools)  # what the catalog holds beside each
     monkeypatch.setattr(list_budget, "MAX_LIST_BYTES", weight * 2)  # three pages are over it
     for first in range(20, 100, 20):
         catalog.absorb([_tool(f"t{i}", {"type": "object"}) for i in range(first, first + 20)], complete=False)
