@@ -171,6 +171,7 @@ class ToolCatalog:
         self.side: Side = side
         self._lock = threading.Lock()
         self._entries: dict[str, _Entry] = {}
+        self._none = compile_tools([], engine=self.engine)  # the tool set of a tool refused uncompiled
         self._read = 0  # listings read, in order
         self._applied = 0  # the newest listing applied
         self.listings = 0
@@ -250,7 +251,7 @@ class ToolCatalog:
                     budget.spent(kept.input, kept.output)
                     budget.carried(ENTRY_BYTES)
             else:  # past the list's bounds: refused uncompiled
-                toolset = compile_tools([], engine=self.engine)
+                toolset = self._none  # (one for every refused tool: a server may list many)
             compiled[name] = _Entry(tool, toolset, refusal, tool.get("outputSchema") is not None)
             if refusal is not None:
                 self._report_refusal(name, refusal)
@@ -272,7 +273,7 @@ class ToolCatalog:
                         details={"tool": name},
                     )
                     declared = name in pending.declared_output
-                    entries[name] = _Entry({"name": name}, compile_tools([], engine=self.engine), refusal, declared)
+                    entries[name] = _Entry({"name": name}, self._none, refusal, declared)
                     continue
                 entry = compiled.get(name)
                 if entry is None:
