@@ -11,6 +11,7 @@ from typing import Any
 
 from .._config import Limits
 from .._config_values import short_repr
+from .._dialect import Dialect, dialect_for_uri
 from .._errors import RejectReason, SchemaRejected
 from .._guard.budget import exceeded
 from .._pointer import escape, pointer
@@ -72,13 +73,16 @@ def check_shape(schema: Any, limits: Limits) -> dict[str, Any]:
     required = schema.get("required", [])
     if type(required) is not list or not all(type(r) is str and r in properties for r in required):
         raise _reject("`required` must list property names of the form", "/required")
+    # Under draft 4 a float is no integer, however whole (`1.0`): a default so written is no value.
+    marked = schema.get("$schema")
+    whole_floats = not (type(marked) is str and dialect_for_uri(marked) is Dialect.DRAFT4)
     normalised: dict[str, Any] = {}
     for name, prop in properties.items():
-        normalised[name] = _check_property(name, prop, limits)
+        normalised[name] = _check_property(name, prop, limits, whole_floats)
     return {"type": "object", "properties": normalised, "required": list(required)}
 
 
-def _check_property(name: str, prop: Any, limits: Limits) -> dict[str, Any]:
+def _check_property(name: str, prop: Any, limits: Limits, whole_floats: bool = True) -> dict[str, Any]:
     if type(prop) is not dict:
         raise _field(name, " must be a schema object")
     kind = prop.get("type")
@@ -152,18 +156,19 @@ def _check_property(name: str, prop: Any, limits: Limits) -> dict[str, Any]:
         options = set(values)  # strings: a default of many entries is read in one pass
         fits = type(default) is list and all(type(x) is str and x in options for x in default)
     if has_default and fits:  # of the field's type: also within its bounds, as an answer must be
-        fits = _within(plain, default)
+        fits = _within(plain, default, whole_floats)
     if has_default and not fits:
         # The value shortened: it can be any size, or share containers and print exponentially.
         raise _field(name, f": default {short_repr(default)} is not a value of the field", "default")
     return plain
 
 
-def _within(plain: dict[str, Any], value: Any) -> bool:
+def _within(plain: dict[str, Any], value: Any, whole_floats: bool = True) -> bool:
     """Whether ``value``, of the field's type, meets the field's bounds (``plain``, its schema): a
     default the form would refuse if sent back unchanged is no default (``1.5`` for an integer, a
-    number under ``minimum``, a string over ``maxLength``)."""
-    if plain["type"] == "integer" and type(value) is float and not value.is_integer():
+    number under ``minimum``, a string over ``maxLength``). ``whole_floats``: whether ``1.0`` is
+    an integer (in every dialect but draft 4)."""
+    if plain["type"] == "integer" and type(value) is float and not (whole_floats and value.is_integer()):
         return False
     if ("minimum" in plain and value < plain["minimum"]) or ("maximum" in plain and value > plain["maximum"]):
         return False

@@ -793,3 +793,18 @@ def test_a_default_the_field_accepts_is_kept(eng: engine.Engine) -> None:
     content = {name: prop["default"] for name, prop in fields.items()}
     answer = form.decode_result(json.dumps({"action": "accept", "content": content}).encode())
     assert answer.content == content
+
+
+@pytest.mark.parametrize(("dialect", "kept"), [("http://json-schema.org/draft-04/schema#", False), (None, True)])
+def test_a_whole_float_default_for_an_integer_follows_the_forms_dialect(dialect: str | None, kept: bool) -> None:
+    # Under draft 4 `1.0` is no integer: sent back unchanged it would be refused, so it is no default.
+    schema: dict[str, object] = {"type": "object", "properties": {"a": {"type": "integer", "default": 1.0}}}
+    if dialect is not None:
+        schema["$schema"] = dialect
+    if kept:
+        form = engine.compile_elicitation(schema)
+        assert form.decode_result(b'{"action": "accept", "content": {"a": 1.0}}').content == {"a": 1.0}
+        return
+    with pytest.raises(engine.SchemaRejected) as refused:
+        engine.compile_elicitation(schema)
+    assert refused.value.location == "/properties/a/default"
