@@ -135,7 +135,9 @@ def has_text_fallback(content: Sequence[Any], structured: Any) -> bool:
             value = msgspec.json.decode(text)
         except (msgspec.DecodeError, RecursionError):  # not JSON, or nesting past msgspec's own bound
             continue
-        if _same_json(value, structured):
+        # Python's `==` (in C) says "not the same" wherever JSON's does: it only also takes true
+        # for 1. A value it finds equal is compared as JSON.
+        if value == structured and _same_json(value, structured):
             return True
     return False
 
