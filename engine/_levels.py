@@ -34,7 +34,9 @@ schema uncounted (``None``).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import compress, repeat
+from operator import is_
 from typing import Any
 
 from ._dialect import Dialect
@@ -42,7 +44,16 @@ from ._documents import Documents
 from ._keywords import KEYWORDS, Applies, subschemas
 from ._patterns.analysis import reads_linearly, written_out
 
-__all__ = ["HASH", "Levels", "level_counts", "levels_of", "reading_rate", "unique_levels"]
+__all__ = [
+    "CHARACTERS_PER_EVALUATION",
+    "HASH",
+    "Levels",
+    "level_counts",
+    "level_weights",
+    "levels_of",
+    "reading_rate",
+    "unique_levels",
+]
 
 _SATURATED = 1 << 62
 _STEPS = 400_000  # node visits (each with its edges) the unrolling may take: some 0.2 s at most
@@ -484,3 +495,49 @@ def _postorder(edges: list[list[int]], starts: Iterable[int]) -> list[int] | Non
                 state[at] = 2
                 order.append(at)
     return order
+
+
+CHARACTERS_PER_EVALUATION = 3  # a shift: a string weighs one more per 8 characters
+_WIDE_LEVEL = 64  # values of an instance's level past which its types are read first
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def level_weights(instance: Any) -> Iterator[tuple[int, int]]:
+    """What each level of the JSON value ``instance`` weighs, from the top (see ``engine._work``), and
+    the characters of its strings and keys (what patterns read), each counted as its UTF-8 bytes:
+    a regex engine reads bytes, so a character beyond U+FFFF is four steps of its automaton
+    (``\\U00020000.{300}c`` on 1 MB of such characters: 15 us a character, weighed at 2.4 where
+    each was counted once); an object's keys weigh on the level of its values."""
+    level = [instance]
+    keys = key_characters = 0
+    shift = CHARACTERS_PER_EVALUATION
+    while level:
+        weight, characters, keys, key_characters = len(level) + keys, key_characters, 0, 0
+        below: list[Any] = []
+        kinds = {*map(type, level)} if len(level) > _WIDE_LEVEL else None
+        if kinds is not None and kinds <= _SCALARS:  # a wide level of scalars alone (the last), read in C
+            strings = level if len(kinds) == 1 else [*compress(level, map(is_, map(type, level), repeat(str)))]
+            if str in kinds:
+                ascii_only = all(map(str.isascii, strings))
+                characters += sum(map(len, strings)) if ascii_only else sum(map(_utf8_length, strings))
+            yield weight + (characters >> shift), characters
+            return
+        for value in level:
+            kind = type(value)
+            if kind is str:
+                characters += len(value) if value.isascii() else _utf8_length(value)
+            elif kind is dict:
+                keys += len(value)
+                if all(map(str.isascii, value)):
+                    key_characters += sum(map(len, value))
+                else:
+                    key_characters += sum(map(_utf8_length, value))
+                below += value.values()
+            elif kind is list:
+                below += value
+        yield weight + (characters >> shift), characters
+        level = below
+
+
+def _utf8_length(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))

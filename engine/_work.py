@@ -46,7 +46,7 @@ other is looked at closer on its first instance.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import msgspec
@@ -57,7 +57,7 @@ from ._decode import SCREENED_PAST
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason
 from ._guard import AMPLIFYING, DeferredReport, GuardReport
-from ._levels import HASH, level_counts, reading_rate, unique_levels
+from ._levels import CHARACTERS_PER_EVALUATION, HASH, level_counts, level_weights, reading_rate, unique_levels
 from ._numbers import EVERY_LENGTH, Weighed, never_longer, read_numbers, weigh_large_integers
 from ._patterns.analysis import reads_linearly
 from ._unique import colliding_integers, colliding_structures
@@ -94,7 +94,6 @@ an ``enum`` holding one): an instance holding integers past 64 bits or floats ha
 MEMBERS = 32
 """:func:`weighs_more`, with :data:`NUMBERS`: a ``const`` or an ``enum`` may hold a number (:mod:`engine._floats`)."""
 
-_CHARACTERS_PER_EVALUATION = 3  # a shift: a string weighs one more per 8 characters
 _pack = msgspec.msgpack.encode
 _encode = msgspec.json.encode
 _LEVELS = 257  # instance levels counted by default (the default `max_instance_depth`, and one)
@@ -297,7 +296,7 @@ def _bound_check(
             facts.append((per_value, counts, reads, heavy, hashing, root, deepest))
         per_value, counts, reads, heavy, hashing, root, deepest = facts[0]
         if root:  # one value; a string's characters weigh on its level
-            weight = 1 + (len(instance) >> _CHARACTERS_PER_EVALUATION) if type(instance) is str else 1
+            weight = 1 + (len(instance) >> CHARACTERS_PER_EVALUATION) if type(instance) is str else 1
             if root * weight > budget:
                 raise _too_costly(root, budget)
         # Every value, key and character of the instance takes a byte or more of its msgpack: its
@@ -550,39 +549,6 @@ def _named_groups(instance: Any, budget: int) -> None:
             f"pairs its named groups and references, and the instance holds {brackets} of them or more "
             f"(some {work} evaluations, more than {budget}: max_validation_work)",
         )
-
-
-def level_weights(instance: Any) -> Iterator[tuple[int, int]]:
-    """What each level of the JSON value ``instance`` weighs, from the top (see the module), and
-    the characters of its strings and keys (what patterns read), each counted as its UTF-8 bytes:
-    a regex engine reads bytes, so a character beyond U+FFFF is four steps of its automaton
-    (``\\U00020000.{300}c`` on 1 MB of such characters: 15 us a character, weighed at 2.4 where
-    each was counted once); an object's keys weigh on the level of its values."""
-    level = [instance]
-    keys = key_characters = 0
-    shift = _CHARACTERS_PER_EVALUATION
-    while level:
-        weight, characters, keys, key_characters = len(level) + keys, key_characters, 0, 0
-        below: list[Any] = []
-        for value in level:
-            kind = type(value)
-            if kind is str:
-                characters += len(value) if value.isascii() else _utf8_length(value)
-            elif kind is dict:
-                keys += len(value)
-                if all(map(str.isascii, value)):
-                    key_characters += sum(map(len, value))
-                else:
-                    key_characters += sum(map(_utf8_length, value))
-                below += value.values()
-            elif kind is list:
-                below += value
-        yield weight + (characters >> shift), characters
-        level = below
-
-
-def _utf8_length(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def _at(counts: list[int], depth: int) -> int:

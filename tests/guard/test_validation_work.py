@@ -207,6 +207,43 @@ def test_level_weights() -> None:
     assert list(level_weights([[], {}, [[1]]])) == [(1, 0), (3, 0), (1, 0), (1, 0)]
 
 
+def _level_weights_one_by_one(instance: Any) -> list[tuple[int, int]]:
+    """What :func:`level_weights` gives, value by value."""
+    found, level, keys, key_characters = [], [instance], 0, 0
+    while level:
+        weight, characters, below = len(level) + keys, key_characters, []
+        keys = key_characters = 0
+        for value in level:
+            if type(value) is str:
+                characters += len(value.encode("utf-8", "surrogatepass"))
+            elif type(value) is dict:
+                keys += len(value)
+                key_characters += sum(len(key.encode("utf-8", "surrogatepass")) for key in value)
+                below += value.values()
+            elif type(value) is list:
+                below += value
+        found.append((weight + (characters >> 3), characters))
+        level = below
+    return found
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(
+    st.lists(
+        st.one_of(st.text(max_size=12), st.integers(), st.floats(allow_nan=False), st.booleans(), st.none()),
+        min_size=60,
+        max_size=150,
+    ),
+    st.booleans(),
+)
+def test_a_wide_level_of_scalars_weighs_as_read_value_by_value(values: list[Any], nested: bool) -> None:
+    # A level of more than 64 scalars is read by its types, in C: the same weights.
+    instance = {"k\u00e9y": values} if nested else values
+    assert list(level_weights(instance)) == _level_weights_one_by_one(instance)
+    strings = [value for value in values if type(value) is str]
+    assert list(level_weights(strings)) == _level_weights_one_by_one(strings)
+
+
 def test_only_the_levels_a_schema_reaches_are_weighed() -> None:
     # 1,000 subschemas applied to the root alone: a million items meet none of them.
     compiled = _engine().compile(_tower(20, 50))
