@@ -6,6 +6,7 @@ import logging
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -21,6 +22,10 @@ from ._catalog import ReportOnly, ToolCatalog, check_session_settings, log_inval
 from ._sdk_tools import structured_content, tool_definition
 
 logger = logging.getLogger("engine.adapters.mcp_sdk")
+
+# The tool a call is being made to, and the catalog of it alone as the session held it when the
+# call was sent (`None`: not listed then): read when its result is checked, in the same task.
+_SENT: ContextVar[tuple[EngineClientSession, str, ToolCatalog | None] | None] = ContextVar("engine_sent", default=None)
 
 
 class InvalidToolResult(RuntimeError, EngineError):
@@ -133,19 +138,30 @@ class EngineClientSession(ClientSession):
         await self._engine_flush()
         return result
 
+    async def call_tool(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """The SDK's ``call_tool``; its result is checked against the schemas the client holds for
+        the tool as the call is sent (a listing a ``list_changed`` asked for is read first), so a
+        server cannot drop or loosen a schema while the call runs."""
+        await self._engine_flush()
+        if self._engine_stale:
+            self._engine_stale = False  # one listing per notification, even a paginated one
+            await self.list_tools()
+        sent = _SENT.set((self, name, self._engine_catalog.held(name)))
+        try:
+            return await super().call_tool(name, *args, **kwargs)
+        finally:
+            _SENT.reset(sent)
+
     async def validate_tool_result(self, name: str, result: types.CallToolResult) -> None:
         await self._engine_flush()
         catalog = self._engine_catalog
+        sent = _SENT.get()
+        held = sent[2] if sent is not None and sent[0] is self and sent[1] == name else None
         if self._engine_stale or name not in catalog:
-            # The result answers a call made under the schemas the client held: a tool it knew is
-            # checked against those, whatever a listing read now says (a server cannot drop or
-            # loosen a schema while a call runs); the listing is read for the calls to come, and
-            # for a tool never listed, which may be new (as the SDK reads it).
-            listed = catalog.held(name)
             self._engine_stale = False  # one listing per notification, even a paginated one
-            await self.list_tools()
-            if listed is not None:
-                catalog = listed
+            await self.list_tools()  # as the SDK does: a tool never listed may be new
+        if held is not None:
+            catalog = held  # as it was when the call was sent
         if name not in catalog:
             logger.warning("Tool %s not listed by server, cannot validate any structured content", name)
             return

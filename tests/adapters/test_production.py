@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install 'engine[mcp]')")
 pytest.importorskip("uvicorn", reason="uvicorn (an MCP SDK dependency) is not installed")
 
+import anyio  # noqa: E402
 import mcp_types as types  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.server import Server  # noqa: E402
@@ -441,10 +442,16 @@ def test_the_client_follows_list_changes(mode: str) -> None:
             await client.list_tools()
             catalog = client.session.engine_tools
             assert (await client.call_tool("weather", {"city": "Oslo"})).structured_content == {"celsius": 1}
-            compiled = catalog.compiled
+            compiled, listings = catalog.compiled, catalog.listings
             await client.call_tool("flip", {})
             if mode == "auto":
                 await client.list_tools()  # no notification on 2026-07-28 without a subscription
+            else:
+                # A result is checked against the schemas held as its call is sent: the next call is
+                # sent once the client has seen the notification (its handler runs in a task of its own).
+                with anyio.fail_after(10):
+                    while not client.session._engine_stale and catalog.listings == listings:
+                        await anyio.sleep(0.01)
             result = await client.call_tool("weather", {"station": "X"})
             assert result.structured_content == {"kelvin": 1}
             assert catalog.compiled == compiled + 1
