@@ -14,6 +14,7 @@ import anyio
 import mcp_types as types
 from mcp.client.client import Client
 from mcp.client.session import ClientSession
+from mcp.shared.dispatcher import ProgressFnT
 
 from .. import _metrics
 from .._engine import Engine
@@ -138,7 +139,19 @@ class EngineClientSession(ClientSession):
         await self._engine_flush()
         return result
 
-    async def call_tool(self, name: str, *args: Any, **kwargs: Any) -> Any:
+    async def call_tool(  # type: ignore[override]  # the SDK's overloads narrow its return by two flags
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        read_timeout_seconds: float | None = None,
+        progress_callback: ProgressFnT | None = None,
+        *,
+        input_responses: types.InputResponses | None = None,
+        request_state: str | None = None,
+        meta: types.RequestParamsMeta | None = None,
+        allow_input_required: bool = False,
+        allow_claimed: bool = False,
+    ) -> types.CallToolResult | types.InputRequiredResult | types.Result:
         """The SDK's ``call_tool``; its result is checked against the schemas the client holds for
         the tool as the call is sent (a listing a ``list_changed`` asked for is read first), so a
         server cannot drop or loosen a schema while the call runs."""
@@ -148,7 +161,17 @@ class EngineClientSession(ClientSession):
             await self.list_tools()
         sent = _SENT.set((self, name, self._engine_catalog.held(name)))
         try:
-            return await super().call_tool(name, *args, **kwargs)
+            return await super().call_tool(
+                name,
+                arguments,
+                read_timeout_seconds,
+                progress_callback,
+                input_responses=input_responses,
+                request_state=request_state,
+                meta=meta,
+                allow_input_required=allow_input_required,
+                allow_claimed=allow_claimed,
+            )
         finally:
             _SENT.reset(sent)
 
