@@ -48,15 +48,19 @@ from typing import Any
 import msgspec
 
 from ._errors import DecodeError, DecodeReason
-from ._instance_refusals import TOO_MANY_DIGITS, changed_while_read, within_size
-from ._instance_refusals import bad_key as _bad_key
-from ._instance_refusals import non_finite as _non_finite
-from ._instance_refusals import not_json as _not_json
-from ._instance_refusals import surrogate as _surrogate
-from ._instance_refusals import too_deep as _too_deep
-from ._instance_refusals import too_long as _too_long
-from ._instance_refusals import too_many as _too_many
-from ._instance_refusals import unspelled as _unspelled
+from ._instance_refusals import (
+    TOO_MANY_DIGITS,
+    bad_key,
+    changed_while_read,
+    non_finite,
+    not_json,
+    surrogate,
+    too_deep,
+    too_long,
+    too_many,
+    unspelled,
+    within_size,
+)
 
 __all__ = [
     "LARGE",
@@ -65,8 +69,8 @@ __all__ = [
     "TOO_MANY_DIGITS",
     "admit",
     "bind_checked",
-    "changed_while_read",
     "bind_is_valid",
+    "changed_while_read",
     "flat_limit",
     "floats_by_level",
     "json_values",
@@ -175,19 +179,19 @@ def admit(value: Any, max_depth: int, max_values: int) -> int:
         try:
             size = len(value.encode("utf-8")) + 2  # its quotes
         except UnicodeEncodeError as exc:
-            raise _surrogate(exc) from None
+            raise surrogate(exc) from None
         if size > max_values << 1:
-            raise _too_long(size, max_values)
+            raise too_long(size, max_values)
     elif kind is float:
         if not isfinite(value):
-            raise _non_finite()
+            raise non_finite()
         return 1 << 1  # one float
     elif kind is int:
         if value.bit_length() > _SPELLED_BITS:
             _no_surrogates(value)
         return 0 if _WORD_LEAST <= value <= _WORD_MOST else LARGE
     elif kind not in _SCALARS:
-        raise _not_json(kind)
+        raise not_json(kind)
     return False
 
 
@@ -217,7 +221,7 @@ def bind_is_valid(
                 try:
                     packed = len(_encode(instance))
                 except UnicodeEncodeError as exc:
-                    raise _surrogate(exc) from None
+                    raise surrogate(exc) from None
                 except OverflowError:
                     packed, large = _no_surrogates(instance), LARGE
                 except (TypeError, ValueError, RuntimeError) as exc:  # screened plain: changed since
@@ -262,7 +266,7 @@ def bind_checked(
                 try:
                     packed = len(_encode(instance))
                 except UnicodeEncodeError as exc:
-                    raise _surrogate(exc) from None
+                    raise surrogate(exc) from None
                 except OverflowError:
                     packed, large = _no_surrogates(instance), LARGE
                 except (TypeError, ValueError, RuntimeError) as exc:  # screened plain: changed since
@@ -294,13 +298,13 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
     floats it holds (each time it occurs) shifted left by one."""
     try:
         if max_depth < 1:  # the root is a level
-            raise _too_deep(max_depth)
+            raise too_deep(max_depth)
         level: list[Any] = [root]
         depth = 1
         size = len(root)  # how many values the level holds
         count = 1 + size
         if count > max_values:
-            raise _too_many(max_values)
+            raise too_many(max_values)
         # The characters of every string and key, each time it occurs, once the value holds more than
         # a few values: the msgpack pass below writes each occurrence, so one long string held many
         # times (a list of 3,500 references to one of 1 MB) would take gigabytes to write; past the
@@ -328,7 +332,7 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
                         small.append(child)
                     elif kind is float:
                         if not isfinite(child):
-                            raise _non_finite()
+                            raise non_finite()
                         floats += 1
                     else:
                         small = None
@@ -337,7 +341,7 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
                 types = [*map(type, children)]
                 kinds = {*types}
                 if not kinds <= _JSON:
-                    raise _not_json(next(iter(kinds - _JSON)))
+                    raise not_json(next(iter(kinds - _JSON)))
                 if float in kinds:  # (a level of floats alone is read as it is)
                     found = children if len(kinds) == 1 else [*compress(children, map(is_, types, repeat(float)))]
                     floats += _finite(found)
@@ -354,32 +358,32 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
                     strings = sum([len(child) for child in children if type(child) is str])
                 text += _key_characters(level) + strings
                 if text > max_values << 1:
-                    raise _too_long(text, max_values)
+                    raise too_long(text, max_values)
             if not small:  # the last level
                 break
             level = small
             depth += 1
             if depth > max_depth:
-                raise _too_deep(max_depth)
+                raise too_deep(max_depth)
             if len(level) == 1:  # the commonest level below the root: one object or array
                 only = level[0]
                 size = len(only)
                 count += size
                 if count > max_values:
-                    raise _too_many(max_values)
+                    raise too_many(max_values)
                 children = _referents(only)
                 continue
             size = sum(map(len, level))
             count += size
             if count > max_values:  # before the level is read: shared objects read more than they hold
-                raise _too_many(max_values)
+                raise too_many(max_values)
             if len(level) > _SHARED_AFTER and len({*map(id, level)}) != len(level):
                 # The same object more than once: walk each object once, with how often it occurs.
                 # (A level of a few objects is walked as it is: however they are shared, reading it
                 # takes work in proportion to the values it adds to the bounded count.)
                 count, shared, shared_floats = _walk_shared(level, depth, count, max_depth, max_values)
                 if text + shared > max_values << 1:
-                    raise _too_long(text + shared, max_values)
+                    raise too_long(text + shared, max_values)
                 floats += shared_floats
                 break
             children = _referents(*level)
@@ -387,7 +391,7 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
         try:
             packed = len(_encode(root))  # one pass in C over every string and key, now that the count is bounded
         except UnicodeEncodeError as exc:
-            raise _surrogate(exc) from None
+            raise surrogate(exc) from None
         except OverflowError:
             packed, large = _no_surrogates(root), LARGE
         if packed > max_values << 1:
@@ -405,9 +409,9 @@ def _no_surrogates(value: Any) -> int:
     try:
         size = len(_encode_json(value))
     except UnicodeEncodeError as exc:
-        raise _surrogate(exc) from None
+        raise surrogate(exc) from None
     except ValueError:
-        raise _unspelled() from None
+        raise unspelled() from None
     except (TypeError, RuntimeError) as exc:  # screened: changed since
         raise changed_while_read(exc) from None
     if size > _LONGEST_INTEGER:  # long enough to hold an integer no document is read with
@@ -489,7 +493,7 @@ def _one_by_one(level: list[Any]) -> list[Any]:
         return list(chain.from_iterable(level))
     keys = list(chain.from_iterable(dicts))
     if not {*map(type, keys)} <= {str}:
-        raise _bad_key(keys)
+        raise bad_key(keys)
     children = list(chain.from_iterable(map(dict.values, dicts)))
     if len(dicts) != len(level):
         children.extend(chain.from_iterable(node for node in level if type(node) is not dict))
@@ -502,7 +506,7 @@ def _read(level: list[Any]) -> None:
     types = [*map(type, children)]
     kinds = {*types}
     if not kinds <= _JSON:
-        raise _not_json(next(iter(kinds - _JSON)))
+        raise not_json(next(iter(kinds - _JSON)))
     if float in kinds:
         _finite([*compress(children, map(is_, types, repeat(float)))])
 
@@ -531,10 +535,10 @@ def _walk_shared(level: list[Any], depth: int, count: int, max_depth: int, max_v
         weights = following
         depth += 1
         if depth > max_depth:
-            raise _too_deep(max_depth)
+            raise too_deep(max_depth)
         count += sum(len(node) * weight for node, weight in weights.values())
         if count > max_values:
-            raise _too_many(max_values)
+            raise too_many(max_values)
 
 
 def unsigned_past_63_bits(packed: bytes) -> int:
@@ -563,5 +567,5 @@ def _weigh(weights: dict[int, list[Any]], node: Any, weight: int) -> None:
 def _finite(floats: list[float]) -> int:
     """How many ``floats`` there are, every one finite (or refused)."""
     if not all(map(isfinite, floats)):
-        raise _non_finite()
+        raise non_finite()
     return len(floats)

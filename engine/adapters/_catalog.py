@@ -41,6 +41,7 @@ __all__ = [
     "REFRESH_INTERVAL",
     "ReportOnly",
     "ToolCatalog",
+    "ToolEntry",
     "check_session_settings",
     "checked_flag",
     "checked_interval",
@@ -131,11 +132,21 @@ tool set of its own, the entry), weighed in the tool list's memory bound: an ``E
 
 
 @dataclass(frozen=True, slots=True)
-class _Entry:
+class ToolEntry:
+    """One listed tool: its definition, its compiled tool set, why it was refused, whether it
+    declares an ``outputSchema``."""
+
     definition: Mapping[str, Any]
     toolset: ToolSet
     refusal: SchemaRejected | None
     has_output: bool
+
+    def validate_structured(self, name: str, structured: Any) -> None:
+        """:meth:`ToolCatalog.validate_structured` of this tool."""
+        if structured is ABSENT:  # refused where the tool declares an outputSchema, with the reason
+            self.toolset.validate_result(name, {"content": [], "isError": False})
+        else:
+            self.toolset.validate_structured(name, structured)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +181,7 @@ class ToolCatalog:
         self.engine = engine_or_default(engine)
         self.side: Side = side
         self._lock = threading.Lock()
-        self._entries: dict[str, _Entry] = {}
+        self._entries: dict[str, ToolEntry] = {}
         self._none = compile_tools([], engine=self.engine)  # the tool set of a tool refused uncompiled
         self._read = 0  # listings read, in order
         self._applied = 0  # the newest listing applied
@@ -214,7 +225,7 @@ class ToolCatalog:
                 changed.append(listed)
         return Pending(ticket, listing, changed, complete, frozenset(declared_output))
 
-    def _compile(self, pending: Pending, *, yielding: bool = False) -> dict[str, _Entry]:
+    def _compile(self, pending: Pending, *, yielding: bool = False) -> dict[str, ToolEntry]:
         return self._compiled(pending.changed, self._held_after(pending), yielding=yielding)
 
     def _held_after(self, pending: Pending) -> ListBudget:
@@ -233,8 +244,8 @@ class ToolCatalog:
 
     def _compiled(
         self, changed: list[Mapping[str, Any]], budget: ListBudget, *, yielding: bool = False
-    ) -> dict[str, _Entry]:
-        compiled: dict[str, _Entry] = {}
+    ) -> dict[str, ToolEntry]:
+        compiled: dict[str, ToolEntry] = {}
         for tool in changed:
             if yielding:
                 time.sleep(0)  # hand the GIL to the event loop between tools, not only every 5 ms
@@ -252,19 +263,19 @@ class ToolCatalog:
                     budget.carried(ENTRY_BYTES)
             else:  # past the list's bounds: refused uncompiled
                 toolset = self._none  # (one for every refused tool: a server may list many)
-            compiled[name] = _Entry(tool, toolset, refusal, tool.get("outputSchema") is not None)
+            compiled[name] = ToolEntry(tool, toolset, refusal, tool.get("outputSchema") is not None)
             if refusal is not None:
                 self._report_refusal(name, refusal)
         return compiled
 
-    def _apply(self, pending: Pending, compiled: dict[str, _Entry]) -> None:
+    def _apply(self, pending: Pending, compiled: dict[str, ToolEntry]) -> None:
         with self._lock:
             self.listings += 1
             self.compiled += len(compiled)
             if pending.ticket < self._applied:
                 return  # a newer listing was applied while this one compiled
             self._applied = pending.ticket
-            entries: dict[str, _Entry] = {} if pending.complete else dict(self._entries)
+            entries: dict[str, ToolEntry] = {} if pending.complete else dict(self._entries)
             for name, tool in pending.listing.items():
                 if tool is None:
                     refusal = SchemaRejected(
@@ -273,7 +284,7 @@ class ToolCatalog:
                         details={"tool": name},
                     )
                     declared = name in pending.declared_output
-                    entries[name] = _Entry({"name": name}, self._none, refusal, declared)
+                    entries[name] = ToolEntry({"name": name}, self._none, refusal, declared)
                     continue
                 entry = compiled.get(name)
                 if entry is None:
@@ -358,15 +369,10 @@ class ToolCatalog:
         entry = self._entries.get(name)
         return entry is not None and entry.has_output
 
-    def held(self, name: str) -> ToolCatalog | None:
-        """A catalog of this tool alone, as it is now (``None`` if it is not listed): what checks
-        a result for it when a later listing drops it (the SDK keeps the schema it listed)."""
-        entry = self._entries.get(name)
-        if entry is None:
-            return None
-        held = ToolCatalog(self.engine, side=self.side)
-        held._entries = {name: entry}
-        return held
+    def entry(self, name: str) -> ToolEntry | None:
+        """The tool as the catalog holds it now (``None`` if it is not listed): what checks a
+        result for it whatever a later listing says (the SDK keeps the schema it listed)."""
+        return self._entries.get(name)
 
     # --- validation ------------------------------------------------------------------------------
 
@@ -383,10 +389,7 @@ class ToolCatalog:
         entry = self._entries.get(name)
         if entry is None:
             raise UnknownTool(name)
-        if structured is ABSENT:  # refused where the tool declares an outputSchema, with the reason
-            entry.toolset.validate_result(name, {"content": [], "isError": False})
-        else:
-            entry.toolset.validate_structured(name, structured)
+        entry.validate_structured(name, structured)
 
 
 def observe(tool: str | None, direction: Direction, side: Side, start: float, valid: bool, enforced: bool) -> None:

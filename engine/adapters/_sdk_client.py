@@ -19,14 +19,14 @@ from mcp.shared.dispatcher import ProgressFnT
 from .. import _metrics
 from .._engine import Engine
 from .._errors import DecodeError, EngineError, SchemaRejected, ValidationFailed
-from ._catalog import ReportOnly, ToolCatalog, check_session_settings, log_invalid, observe, report_only_for
+from ._catalog import ReportOnly, ToolCatalog, ToolEntry, check_session_settings, log_invalid, observe, report_only_for
 from ._sdk_tools import structured_content, tool_definition
 
 logger = logging.getLogger("engine.adapters.mcp_sdk")
 
-# The tool a call is being made to, and the catalog of it alone as the session held it when the
-# call was sent (`None`: not listed then): read when its result is checked, in the same task.
-_SENT: ContextVar[tuple[EngineClientSession, str, ToolCatalog | None] | None] = ContextVar("engine_sent", default=None)
+# The tool a call is being made to, and its entry as the session held it when the call was sent
+# (`None`: not listed then): read when its result is checked, in the same task.
+_SENT: ContextVar[tuple[EngineClientSession, str, ToolEntry | None] | None] = ContextVar("engine_sent", default=None)
 
 
 class InvalidToolResult(RuntimeError, EngineError):
@@ -159,7 +159,7 @@ class EngineClientSession(ClientSession):
         if self._engine_stale:
             self._engine_stale = False  # one listing per notification, even a paginated one
             await self.list_tools()
-        sent = _SENT.set((self, name, self._engine_catalog.held(name)))
+        sent = _SENT.set((self, name, self._engine_catalog.entry(name)))
         try:
             return await super().call_tool(
                 name,
@@ -179,23 +179,23 @@ class EngineClientSession(ClientSession):
         await self._engine_flush()
         catalog = self._engine_catalog
         sent = _SENT.get()
-        held = sent[2] if sent is not None and sent[0] is self and sent[1] == name else None
+        entry = sent[2] if sent is not None and sent[0] is self and sent[1] == name else None
         if self._engine_stale or name not in catalog:
             self._engine_stale = False  # one listing per notification, even a paginated one
             await self.list_tools()  # as the SDK does: a tool never listed may be new
-        if held is not None:
-            catalog = held  # as it was when the call was sent
-        if name not in catalog:
+        if entry is None:  # not listed when the call was sent (or not sent by `call_tool`)
+            entry = catalog.entry(name)
+        if entry is None:
             logger.warning("Tool %s not listed by server, cannot validate any structured content", name)
             return
-        if not catalog.has_output_schema(name):
+        if not entry.has_output:
             return
         hooks = _metrics.hooks
         start = time.perf_counter() if hooks else 0.0
-        error: ValidationFailed | DecodeError | SchemaRejected | None = catalog.rejected(name)
+        error: ValidationFailed | DecodeError | SchemaRejected | None = entry.refusal
         if error is None:
             try:
-                catalog.validate_structured(name, structured_content(result))
+                entry.validate_structured(name, structured_content(result))
             except (ValidationFailed, DecodeError, SchemaRejected) as exc:
                 error = exc
         enforced = not self._engine_report_only(name)

@@ -28,6 +28,20 @@ def _tool(name: str, output: dict[str, Any] | None = None) -> dict[str, Any]:
     return tool
 
 
+async def _refusal_of_a_call(
+    server: Server, name: str, *, mode: str = "auto", listed_first: bool = False
+) -> InvalidToolResult | None:
+    """What an engine client raises calling ``name`` on ``server`` in memory (``None``: accepted)."""
+    async with EngineClient(server, engine=engine.Engine(), mode=mode) as client:
+        if listed_first:
+            await client.list_tools()
+        try:
+            await client.call_tool(name, {})
+        except InvalidToolResult as refused:
+            return refused
+    return None
+
+
 @pytest.mark.parametrize("declared", ["first", "second", "both", "neither"])
 def test_a_tool_listed_twice_has_its_results_refused_where_one_declares_an_output_schema(declared: str) -> None:
     catalog = ToolCatalog(engine.Engine(), side="client")
@@ -49,15 +63,7 @@ def test_the_client_refuses_a_result_of_a_tool_listed_twice() -> None:
 
     server = Server("listed-twice", on_list_tools=list_tools, on_call_tool=call_tool)
 
-    async def call() -> BaseException | None:
-        async with EngineClient(server, engine=engine.Engine()) as client:
-            try:
-                await client.call_tool("weather", {})
-            except InvalidToolResult as refused:
-                return refused
-        return None
-
-    refused = asyncio.run(call())
+    refused = asyncio.run(_refusal_of_a_call(server, "weather"))
     assert isinstance(refused, InvalidToolResult)
     assert "listed more than once" in str(refused)
 
@@ -146,16 +152,7 @@ def test_a_result_is_checked_against_the_schema_held_when_the_tool_was_called(la
 
     server = Server("delisting", on_list_tools=list_tools, on_call_tool=call_tool)
 
-    async def call() -> BaseException | None:
-        async with EngineClient(server, engine=engine.Engine(), mode="legacy") as client:
-            await client.list_tools()
-            try:
-                await client.call_tool("w", {})
-            except InvalidToolResult as refused:
-                return refused
-        return None
-
-    refused = asyncio.run(call())
+    refused = asyncio.run(_refusal_of_a_call(server, "w", mode="legacy", listed_first=True))
     assert isinstance(refused, InvalidToolResult)
     assert isinstance(refused.error, engine.ValidationFailed)
 
