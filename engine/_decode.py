@@ -14,6 +14,7 @@ import msgspec
 
 from ._errors import DecodeError, DecodeReason
 from ._instance import TOO_MANY_DIGITS, referents
+from ._slow_numbers import MOST_SLOW, SCREENED_PAST, far_exponents_over
 
 __all__ = [
     "LEVELS_READ",
@@ -29,8 +30,6 @@ __all__ = [
     "levels_parser",
     "member_colons",
     "PARSE_REFUSALS",
-    "SCREENED_PAST",
-    "far_exponents_over",
     "nesting",
     "parse_refusal",
     "short_bytes",
@@ -161,48 +160,6 @@ def surely_within(max_bytes: int) -> int:
     return min(max_bytes // 4, SCREENED_PAST)
 
 
-SCREENED_PAST = 1 << 20
-"""The longest document whose numbers are not screened before it is parsed. msgspec parses a
-number in some 10-25 us, against 0.05 for any other, where its decimal exponent, once the digits
-of its integer part past the 19 it keeps are added to the written one, is 289 or more (``1e300``,
-``17976931348623157000e288``, 309 digits and ``.0``): 1 MiB of ``1e300,`` takes about 2 s, and
-64 MiB (the default size bound) 110 s. A longer document holding more than
-:data:`_FAR_EXPONENTS` of them is refused unparsed (:func:`far_exponents_over`, some 0.15x its
-parse). Such a document is read by the general path (the parse, the backend's check)."""
-_FAR_EXPONENTS = 1 << 16  # some 0.7 s of parsing
-_KEPT_DIGITS = 19  # msgspec keeps 19 digits of a number; each one more of its integer part is a power of ten
-_SLOW_EXPONENT = 289
-# Digits to `0`, `e` and `E` to `e`, `+` gone: a slow number is a digit, `e` and three digits
-# (an exponent of 100 or more), or a run of 200 digits (an integer part of 209 or more, needed
-# for a decimal exponent of 289 with an exponent of two digits or none).
-_NUMBER_BYTES = bytes.maketrans(b"0123456789E", b"0000000000e")
-_LONG_RUN = b"0" * 200
-# A written exponent of 289 or more (zeros before it allowed); a number whose integer part is longer
-# than msgspec keeps, with its exponent unless negative (each of 21 bytes or more).
-_FAR_EXPONENT = re.compile(rb"[0-9][eE]\+?0*(?:289|29[0-9]|[3-9][0-9]{2}|[1-9][0-9]{3,})")
-_LONG_NUMBERS = re.compile(rb"([0-9]{20,})(?:\.[0-9]*)?(?:[eE]\+?([0-9]+))?")
-
-
-def far_exponents_over(data: bytes | bytearray | memoryview | str, most: int = _FAR_EXPONENTS) -> bool:
-    """Whether the JSON document ``data`` may hold more than ``most`` numbers msgspec parses
-    slowly (see :data:`SCREENED_PAST`): a bound from its letters ``e`` and its runs of 200 digits
-    (a pass mapping the bytes, two counts; most documents settle here), then from the digits
-    before an ``e`` followed by three more, then the count of the numbers themselves (a written
-    exponent of 289 or more; an integer part longer than 19 digits read with its exponent; a
-    fraction, which only lowers the exponent, not counted)."""
-    raw = data.encode("utf-8", "surrogatepass") if type(data) is str else _raw(data)
-    mapped = raw.translate(_NUMBER_BYTES, b"+")
-    runs = mapped.count(_LONG_RUN)
-    if mapped.count(b"e") + runs <= most or mapped.count(b"0e000") + runs <= most:
-        return False
-    slow = len(_FAR_EXPONENT.findall(raw))  # (one pass in C; a long number below counted twice at most)
-    for match in _LONG_NUMBERS.finditer(raw):
-        whole, exponent = match.group(1), match.group(2)
-        power = len(whole) - _KEPT_DIGITS + (int(exponent) if exponent is not None and len(exponent) < 6 else 0)
-        slow += power >= _SLOW_EXPONENT or (exponent is not None and len(exponent) >= 6)
-    return slow > most
-
-
 PARSE_REFUSALS = (msgspec.ValidationError, msgspec.DecodeError, RecursionError, UnicodeEncodeError)
 """What ``msgspec.json.decode`` raises on a document it refuses (see :func:`parse_refusal`)."""
 
@@ -232,7 +189,7 @@ def decode_json(data: bytes | bytearray | memoryview | str, *, max_bytes: int, m
     if size > SCREENED_PAST and far_exponents_over(data):
         raise DecodeError(
             DecodeReason.TOO_LARGE,
-            f"document holds more than {_FAR_EXPONENTS} numbers with an exponent of 289 or more, each of which "
+            f"document holds more than {MOST_SLOW} numbers with an exponent of 289 or more, each of which "
             "takes msgspec some 10 us to parse",
         )
     # The collector paused while a long document is parsed: each of its containers is an object

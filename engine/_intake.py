@@ -13,9 +13,9 @@ from typing import Any, NamedTuple
 import msgspec
 
 from ._config import Limits
-from ._decode import SCREENED_PAST, far_exponents_over
 from ._errors import DecodeError, DecodeReason, RejectReason, SchemaRejected
 from ._instance import referents
+from ._slow_numbers import SCREENED_PAST, far_exponents_over
 
 __all__ = [
     "DocumentSize",

@@ -53,13 +53,13 @@ import msgspec
 
 from ._comparisons import NUMERIC, comparisons
 from ._config import Limits
-from ._decode import SCREENED_PAST
 from ._dialect import Dialect
 from ._errors import DecodeError, DecodeReason
 from ._guard import AMPLIFYING, DeferredReport, GuardReport
 from ._levels import CHARACTERS_PER_EVALUATION, HASH, level_counts, level_weights, reading_rate, unique_levels
 from ._numbers import EVERY_LENGTH, Weighed, never_longer, read_numbers, weigh_large_integers
 from ._patterns.analysis import reads_linearly
+from ._slow_numbers import SCREENED_PAST
 from ._unique import colliding_integers, colliding_structures
 
 __all__ = [

@@ -14,8 +14,8 @@ import msgspec
 from msgspec import UNSET
 
 from .._config_values import short_repr
-from .._decode import SCREENED_PAST, far_exponents_over
 from .._errors import DecodeError, DecodeReason, Issue, ValidationFailed
+from .._slow_numbers import SCREENED_PAST, far_exponents_in_texts_over
 from .envelope import CallToolResult
 
 __all__ = [
@@ -123,7 +123,7 @@ def has_text_fallback(content: Sequence[Any], structured: Any) -> bool:
         and isinstance(text := block.get("text"), str)
         and len(text) <= _MAX_FALLBACK_TEXT
     ]
-    if sum(map(len, texts)) > SCREENED_PAST and far_exponents_over("\n".join(texts)):
+    if sum(map(len, texts)) > SCREENED_PAST and far_exponents_in_texts_over(texts):
         # Each text is parsed: their numbers are screened together (see `engine._decode`).
         raise DecodeError(
             DecodeReason.TOO_LARGE,

@@ -2,11 +2,13 @@
 against 0.05 for any other: a document past ``SCREENED_PAST`` bytes holding more than 65,536 of
 them is refused (``too-large``) before it is parsed, at every entry point that reads bytes, and
 so is a schema holding them; documents with as many letters ``e``, exponents that parse fast, or
-fewer far ones, are read as before."""
+fewer far ones, are read as before, and so are strings that look like numbers (hexadecimal
+identifiers, strings of digits): only numbers are counted."""
 
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Callable
 
@@ -15,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine._decode import SCREENED_PAST, far_exponents_over
+from engine._slow_numbers import SCREENED_PAST, far_exponents_in_texts_over, far_exponents_over, outside_strings
 
 MANY = 70_000  # over the 65,536 a document may hold
 PAD = "x" * 700_000  # (a document of fewer bytes than SCREENED_PAST is bounded by its length)
@@ -221,3 +223,68 @@ def test_text_fallbacks_screened_together() -> None:
         assert caught.value.reason == engine.DecodeReason.TOO_LARGE
     with pytest.raises(engine.ValidationFailed):  # no block holds [1]: refused as before, once parsed
         tools.validate_result("t", {"content": blocks[:1], "structuredContent": [1]}, require_text_fallback=True)
+
+
+def _hexadecimal(count: int) -> list[str]:
+    generator = random.Random(7)
+    return [f"{generator.getrandbits(128):032x}" for _ in range(count)]
+
+
+STRINGS_LIKE_NUMBERS = {
+    # A digit, an `e` and three digits or more in about one identifier in four: 231,908 far
+    # exponents if strings counted.
+    "hexadecimal identifiers": json.dumps(_hexadecimal(1_000_000)),
+    "strings of 310 digits": json.dumps(["1" * 310] * 5_000),
+    "far numbers spelled in strings": json.dumps(["1e300"] * MANY + ["x" * 700_000]),
+    "behind escaped quotes": json.dumps(['\\"1e300 \\\\"'] * MANY + ["x" * 700_000]),
+    "keys": json.dumps({f"{i}e300": i for i in range(MANY)} | {"pad": PAD}),
+}
+
+
+@pytest.mark.parametrize("document", STRINGS_LIKE_NUMBERS.values(), ids=STRINGS_LIKE_NUMBERS)
+def test_strings_are_not_numbers(document: str) -> None:
+    assert len(document) > SCREENED_PAST
+    assert not far_exponents_over(document.encode(), 1_000)
+    assert not far_exponents_over(document, 1_000)
+
+
+@pytest.mark.parametrize("entry", ["validate_arguments", "validate_result", "decode_result", "decode"])
+def test_a_long_document_of_identifiers_read(entry: str) -> None:
+    document = '{"pad": "' + PAD + '", "ids": ' + json.dumps(_hexadecimal(400_000)) + "}"
+    assert len(document) > SCREENED_PAST
+    ENTRY_POINTS["validate_arguments (text)" if entry == "validate_arguments" else entry](document)
+
+
+def test_far_numbers_counted_beside_many_strings() -> None:
+    # More strings than are split at once: the document is read by windows, each starting outside a string.
+    document = "[" + '"a\\"1e300",' * 200_000 + '"",' * 200_000 + ",".join(["1e300"] * 50) + "]"
+    assert document.count('"') > 2 * (1 << 16)
+    assert far_exponents_over(document.encode(), 49)
+    assert not far_exponents_over(document.encode(), 50)
+    long = "[" + ('"' + "x" * 3_000_000 + '",') + '"ab",' * 100_000 + ",".join(["1e300"] * 50) + "]"
+    assert far_exponents_over(long.encode(), 49)
+    assert not far_exponents_over(long.encode(), 50)
+
+
+def test_an_unclosed_string_hides_no_other_text() -> None:
+    texts = ['["1e300', "[" + ",".join(["1e300"] * 50) + "]"]
+    assert far_exponents_in_texts_over(texts, 49)
+    assert not far_exponents_in_texts_over(texts, 50)
+    assert not far_exponents_in_texts_over(texts[:1], 0)
+
+
+_STRING = st.text(st.sampled_from(['"', "\\", "e", "E", "1", "3", "0", "+", "-", ".", "x", ",", "[", "]"]), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(_NUMBER, _STRING.map(json.dumps), st.sampled_from(["true", "false", "null"])), max_size=60),
+    st.integers(0, 20),
+)
+def test_far_exponents_counted_exactly(items: list[str], most: int) -> None:
+    # Numbers as written (short integer parts): the count is exact, whatever the strings beside them hold.
+    document = "[" + ",".join(items) + "]"
+    expected = _written_far(document) > most
+    for form in (document, document.encode(), bytearray(document.encode()), memoryview(document.encode())):
+        assert far_exponents_over(form, most) is expected
+    assert b'"' not in outside_strings(document.encode())
