@@ -16,7 +16,7 @@ from .._engine import Engine
 from .._errors import EngineError, SchemaRejected
 from .._mcp import compile_tools
 from .._mcp.mapping import older_versions_cannot_list
-from .._mcp.tools import duplicate_name
+from .._mcp.tool_list import duplicate_name
 from .input import EXIT_OK, EXIT_REFUSED, Target, read_json, shown, targets, tool_refusal
 
 __all__ = ["check_schema", "guard_facts", "guard_measurements", "print_json", "run_check"]

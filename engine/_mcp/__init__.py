@@ -5,7 +5,8 @@ from __future__ import annotations
 from .elicitation import ElicitationForm, ElicitResult, compile_elicitation
 from .envelope import CallToolResult
 from .mapping import invalid_arguments_result
-from .tools import CompiledTool, ToolSet, compile_tools
+from .tool_list import compile_tools
+from .tools import CompiledTool, ToolSet
 
 __all__ = [
     "CallToolResult",
