@@ -384,21 +384,12 @@ class ToolSet:
         """The exact path of ``validate_result``: every result the bound readers did not accept,
         judged and explained."""
         output = self.tool(name).output
+        given = result
         if is_bytes:
-            wire = decode_envelope(result, max_bytes=self._max_bytes, max_depth=self._max_depth)
-            raw = wire.structured_content
-            if raw is UNSET:
-                structured: Any = UNSET
-            elif output is None or wire.is_error:
-                structured = decode_json(raw, max_bytes=self._max_bytes)
-            else:
-                try:
-                    structured = output.short_path()[4](raw)  # its reader, warming or built
-                except ValidationFailed as failure:
-                    raise failure.under("/structuredContent") from None
-            envelope = CallToolResult(
-                content=wire.content, structured_content=structured, is_error=wire.is_error, meta=wire.meta
-            )
+            # Parsed whole, once: every byte held to JSON (a member named twice, invalid UTF-8, a
+            # number out of range), the whole result within the depth bound, its numbers
+            # screened. The envelope is read from the value, as from a dict.
+            result = decode_json(result, max_bytes=self._max_bytes, max_depth=self._max_depth)
         else:
             # Held to JSON first, whole, as a result given as bytes is parsed whole first: every
             # member (a NaN, a set, a cycle, a subclass or a value nesting past the result's bound
@@ -406,16 +397,17 @@ class ToolSet:
             # server's own passed in before), the result or the response around it within the
             # bounds the bytes are held to.
             admit(result, self._max_depth, max_values(self._max_bytes))
-            try:
-                envelope = envelope_from_dict(result)
-            except ValidationFailed:
-                # A wrong shape is said as it is of the same document in bytes (JSON now: its
-                # text is the document), where the envelope's decoder names what it expected.
-                decode_envelope(_encode(result), max_bytes=self._max_bytes, max_depth=self._max_depth)
-                raise  # pragma: no cover - the bytes are refused too
-            structured = envelope.structured_content
-            if structured is not UNSET and output is not None and not envelope.is_error:
-                self.validate_structured(name, structured)  # held whole above: the output check is all
+        try:
+            envelope = envelope_from_dict(result)
+        except ValidationFailed:
+            # A wrong shape is said as the envelope's decoder says it of the document's bytes (of
+            # its JSON, for a dict), naming what it expected.
+            document = given if is_bytes else _encode(result)
+            decode_envelope(document, max_bytes=self._max_bytes, max_depth=self._max_depth)
+            raise  # pragma: no cover - the bytes are refused too
+        structured = envelope.structured_content
+        if structured is not UNSET and output is not None and not envelope.is_error:
+            self.validate_structured(name, structured)  # held whole above: the output check is all
         if output is not None and not envelope.is_error and envelope.structured_content is UNSET:
             raise envelope_failure(
                 f"tool {name!r} declares an outputSchema, so its result must carry structuredContent",

@@ -876,3 +876,45 @@ def test_an_entry_without_a_name_never_takes_a_real_tools_name() -> None:
     tools = engine.compile_tools([{"name": "<tools[1]>", "inputSchema": {"type": "string"}}, 5])
     assert tools.rejected["<tools[1]>"].details.get("index") is None  # the tool's own refusal, kept
     assert tools.rejected["<tools[1]> (an entry with no name)"].details == {"index": 1}
+
+
+def test_a_result_past_the_readers_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A result longer than the bound readers take goes to the exact path: parsed whole once, its
+    # envelope read from the value, not decoded a second time; a wrong shape still says what the
+    # envelope's decoder expected.
+    import engine._mcp.envelope as envelope
+
+    typed_reads: list[int] = []
+    typed = envelope._decode_any
+
+    def counted(data: Any) -> Any:
+        typed_reads.append(len(data))
+        return typed(data)
+
+    monkeypatch.setattr(envelope, "_decode_any", counted)
+    tools = engine.compile_tools(
+        [
+            {
+                "name": "t",
+                "inputSchema": {"type": "object"},
+                "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+            },
+            {"name": "free", "inputSchema": {"type": "object"}},
+        ]
+    )
+    meta = {f"k{i}": [i, "x" * 20] for i in range(60_000)}
+    for name, structured in (("t", {"n": 1}), ("free", {"n": "any"})):
+        result = {"content": [{"type": "text", "text": "ok"}], "structuredContent": structured, "_meta": meta}
+        document = msgspec.json.encode(result)
+        assert len(document) > 2**20
+        read = tools.validate_result(name, document)
+        assert msgspec.to_builtins(read) == result
+        assert typed_reads == []
+    with pytest.raises(engine.ValidationFailed) as caught:
+        tools.validate_result("t", msgspec.json.encode({"content": [], "structuredContent": {"n": "one"}, "_meta": meta}))
+    assert caught.value.issues[0].instance_path == "/structuredContent/n"
+    wrong = msgspec.json.encode({"content": [{"type": "text"}, 7], "structuredContent": {"n": 1}, "_meta": meta})
+    with pytest.raises(engine.ValidationFailed) as caught:
+        tools.validate_result("t", wrong)
+    assert typed_reads == [len(wrong)]
+    assert caught.value.issues[0].instance_path == "/content/1"
