@@ -85,9 +85,10 @@ def _compile_each(
             continue
         first[name] = index
         refused = budget.refusal(definition)
+        if refused is not None:  # (not raised: one refusal may stand for many tools)
+            rejected[name] = refused
+            continue
         try:
-            if refused is not None:
-                raise refused
             tool = compiled[name] = _compile_tool(engine, name, definition)
             budget.spent(tool.input, tool.output)
         except SchemaRejected as refusal:

@@ -1,4 +1,6 @@
-"""A tool list in all. Once the distinct patterns of the tools compiled take more than
+"""A tool list in all. Once ``MAX_LIST_SCHEMAS`` distinct schemas are compiled, every later tool is
+refused uncompiled (each takes some 110 us: 170,000 tools of one small, distinct schema each took
+19 s). Once the distinct patterns of the tools compiled take more than
 ``MAX_LIST_STEPS`` steps written out, a later tool whose definition spells a pattern is refused
 uncompiled (each pattern is an automaton the regex engine builds: 550 tools of one `\\S{990}<i>`
 each took 9 s and 1.3 GB). Once the tools compiled are estimated to hold more than
@@ -98,4 +100,36 @@ def test_a_heavy_schema_repeated_across_tools_counts_once(monkeypatch: pytest.Mo
     monkeypatch.setattr(list_budget, "MAX_LIST_BYTES", 20_000_000)
     heavy = _heavy("shared", 300)["inputSchema"]
     tools = engine.compile_tools([{"name": f"t{i}", "inputSchema": heavy} for i in range(100)])
+    assert not tools.rejected
+
+
+def _small(i: int) -> dict[str, Any]:
+    return {"name": f"t{i}", "inputSchema": {"type": "object", "properties": {f"a{i}": {"type": "string"}}}}
+
+
+def test_tools_past_the_schema_count_refused_uncompiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(list_budget, "MAX_LIST_SCHEMAS", 50)  # the mechanism, on a short list
+    listed = [_small(i) for i in range(40)]
+    listed += [{**_small(i), "outputSchema": {"type": "object", "required": [f"r{i}"]}} for i in range(40, 80)]
+    listed.append({"name": "same", "inputSchema": {"type": "object"}})  # equal to no earlier schema
+    tools = engine.compile_tools({"tools": listed})
+    # 40 tools of one schema, then 5 of two: the 50th schema is the last compiled.
+    assert sorted(tools, key=lambda name: int(name[1:])) == [f"t{i}" for i in range(45)]
+    refused = {name: tools.rejected[name] for name in [*(f"t{i}" for i in range(45, 80)), "same"]}
+    assert len(tools.rejected) == len(refused)
+    for refusal in refused.values():
+        assert refusal.reason == engine.RejectReason.LIMIT_EXCEEDED
+        assert refusal.details == {"limit": "tool list schemas", "measured": 50, "bound": 50}
+    assert len({id(refusal) for refusal in refused.values()}) == 1  # one refusal for them all
+    with pytest.raises(engine.SchemaRejected) as caught:
+        tools.validate_arguments("t79", {})
+    assert caught.value.reason == engine.RejectReason.LIMIT_EXCEEDED
+    assert "t79" in caught.value.message
+    assert tools.validate_arguments("t0", {"a0": "x"}) == {"a0": "x"}
+
+
+def test_equal_schemas_count_once_toward_the_schema_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(list_budget, "MAX_LIST_SCHEMAS", 50)
+    shared = _small(0)["inputSchema"]
+    tools = engine.compile_tools([{"name": f"t{i}", "inputSchema": dict(shared)} for i in range(500)])
     assert not tools.rejected

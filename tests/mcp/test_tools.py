@@ -910,8 +910,9 @@ def test_a_result_past_the_readers_is_parsed_once(monkeypatch: pytest.MonkeyPatc
         read = tools.validate_result(name, document)
         assert msgspec.to_builtins(read) == result
         assert typed_reads == []
+    breaking = msgspec.json.encode({"content": [], "structuredContent": {"n": "one"}, "_meta": meta})
     with pytest.raises(engine.ValidationFailed) as caught:
-        tools.validate_result("t", msgspec.json.encode({"content": [], "structuredContent": {"n": "one"}, "_meta": meta}))
+        tools.validate_result("t", breaking)
     assert caught.value.issues[0].instance_path == "/structuredContent/n"
     wrong = msgspec.json.encode({"content": [{"type": "text"}, 7], "structuredContent": {"n": 1}, "_meta": meta})
     with pytest.raises(engine.ValidationFailed) as caught:
