@@ -24,7 +24,7 @@ from .._dialect import Dialect, dialect_for_uri
 from .._errors import RejectReason, SchemaRejected
 from .._intake import measure_document
 from .._pointer import escape, unescape
-from .walk import Graph, join_uri
+from .walk import Graph, join_uri, split_uri
 
 __all__ = ["Fetcher", "resolve_refs"]
 
@@ -61,7 +61,7 @@ def resolve_refs(
     becomes part of the resources handed to the backends), each fetched document held to the
     document ``limits`` the schema itself is held to at intake.
     """
-    registry = {_strip_empty_fragment(uri): doc for uri, doc in resources.items()}
+    registry = _by_normal_uri(resources)
     retrieve = fetch.begin() if fetch is not None else None
     places = _Places(graph)
     later_dynamic: list[tuple[int, str]] = []
@@ -109,8 +109,26 @@ def _bundled() -> dict[str, Any]:
     return {uri: registry.contents(uri) for uri in registry if "draft-03" not in uri}
 
 
-def _strip_empty_fragment(uri: str) -> str:
-    return uri[:-1] if uri.endswith("#") else uri
+def _by_normal_uri(resources: Mapping[str, Any]) -> dict[str, Any]:
+    """The registry by the normal form of its URIs (an empty fragment dropped), as the backend
+    reads it. Two spellings of one URI holding different schemas are refused: the backend takes
+    one (the last), and the guard would read the other."""
+    registry: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
+    for uri, document in resources.items():
+        resource, fragment = split_uri(uri)
+        key = resource if not fragment else f"{resource}#{fragment}"
+        first = spelled.setdefault(key, uri)
+        if first != uri and not _same(registry[key], document):
+            raise SchemaRejected(
+                RejectReason.INVALID_SCHEMA,
+                f"the registry holds two different schemas under {first!r} and {uri!r}, which are one URI "
+                "spelled two ways: a reference to it would be ambiguous",
+                location="",
+                details={"uri": key, "spellings": [first, uri]},
+            )
+        registry[key] = document
+    return registry
 
 
 def _lookup(

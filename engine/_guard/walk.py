@@ -27,7 +27,7 @@ from .._keywords import ANCHORS, KEYWORDS, Applies, Shape
 from .._pointer import escape
 from .budget import LIMIT_MEANINGS
 
-__all__ = ["DEFAULT_BASE", "MAX_URI_LENGTH", "Graph", "join_uri", "split_uri", "too_many_subschemas"]
+__all__ = ["DEFAULT_BASE", "MAX_URI_LENGTH", "Graph", "join_uri", "normal_uri", "split_uri", "too_many_subschemas"]
 
 DEFAULT_BASE = "json-schema:///"
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -104,9 +104,85 @@ def _dialect_within(location: str, uri: Any, dialect: Dialect) -> SchemaRejected
 
 
 def split_uri(uri: str) -> tuple[str, str]:
-    """(resource URI, fragment); an empty fragment and no fragment are the same resource."""
+    """(resource URI, fragment); an empty fragment and no fragment are the same resource, and the
+    resource URI is in its normal form (:func:`normal_uri`)."""
     resource, _, fragment = uri.partition("#")
-    return resource, fragment
+    return normal_uri(resource), fragment
+
+
+@lru_cache(maxsize=1024)
+def normal_uri(uri: str) -> str:
+    """``uri`` (no fragment) in the normal form of RFC 3986 (section 6.2.2) and of default ports,
+    so that two spellings jsonschema-rs reads as one resource are one string here: scheme and
+    host in lower case, an empty or default port dropped (``https://ex.com:0443/`` is
+    ``https://ex.com/``), the percent-encoding of an unreserved character decoded and any other's
+    hexadecimal digits in upper case, dot segments removed. The guard finds resources and
+    declarations by it; read otherwise, ``HTTPS://EX.COM/a`` beside ``https://ex.com/a`` was two
+    resources to the guard and one to the backend, which evaluated the one the guard never read.
+    Case is kept elsewhere (a path's, a URN's), as jsonschema-rs keeps it."""
+    scheme, authority, path, query = _URI_PARTS.fullmatch(uri).groups()  # type: ignore[union-attr]
+    if scheme is not None:
+        scheme = scheme.lower()
+    if authority is not None:
+        userinfo, at, host = authority.rpartition("@")
+        host, port = _HOST_PORT.fullmatch(host).groups()  # type: ignore[union-attr]
+        host = _percent_normal(host.lower())
+        if port is not None:
+            digits = port[1:]
+            if not digits or (digits.isdigit() and int(digits) == _DEFAULT_PORTS.get(scheme or "")):
+                port = ""
+            elif digits.isdigit():
+                port = ":" + str(int(digits))
+        authority = _percent_normal(userinfo) + at + host + (port or "")
+    path = _without_dot_segments(_percent_normal(path))
+    return (
+        (f"{scheme}:" if scheme is not None else "")
+        + (f"//{authority}" if authority is not None else "")
+        + path
+        + (f"?{_percent_normal(query)}" if query is not None else "")
+    )
+
+
+# RFC 3986 appendix B, the fragment already split off: scheme, authority, path, query.
+_URI_PARTS = re.compile(r"(?:([A-Za-z][A-Za-z0-9+.\-]*):)?(?://([^/?]*))?([^?]*)(?:\?(.*))?", re.S)
+_HOST_PORT = re.compile(r"(\[[^\]]*\]|[^:]*)(:.*)?", re.S)
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
+_PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def _percent_normal(text: str) -> str:
+    if "%" not in text:
+        return text
+    return _PERCENT.sub(_octet, text)
+
+
+def _octet(match: re.Match[str]) -> str:
+    character = chr(int(match.group(1), 16))
+    return character if character in _UNRESERVED else "%" + match.group(1).upper()
+
+
+def _without_dot_segments(path: str) -> str:
+    """RFC 3986 section 5.2.4."""
+    if "." not in path:
+        return path
+    segments = path.split("/")
+    if not any(segment in (".", "..") for segment in segments):
+        return path
+    kept: list[str] = []
+    for index, segment in enumerate(segments):
+        last = index == len(segments) - 1
+        if segment == ".":
+            if last:
+                kept.append("")
+        elif segment == "..":
+            if len(kept) > 1 or (kept and kept[0] != ""):
+                kept.pop()
+            if last:
+                kept.append("")
+        else:
+            kept.append(segment)
+    return "/".join(kept)
 
 
 # Keywords whose subschemas are combinator branches (counted against `max_branches`).
