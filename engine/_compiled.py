@@ -240,8 +240,8 @@ class CompiledSchema:
     # -- Python objects --------------------------------------------------------------------------
 
     def _bind_is_valid(self) -> Callable[[Any], bool]:
-        depth, values = self._max_depth, self._max_values
-        return bind_is_valid(self._check, _backend_refusal, depth, values, self._screened, self._floated)
+        weighing = (self._max_depth, self._max_values, self._screened, self._floated, self._sized, self._cheap)
+        return bind_is_valid(self._check, _backend_refusal, *weighing)
 
     def validate(self, instance: Any) -> None:
         """Return if ``instance`` conforms; otherwise raise :class:`~engine.ValidationFailed`
@@ -266,8 +266,8 @@ class CompiledSchema:
     the hot path of Python objects)."""
 
     def _bind_checked(self) -> Callable[[Any], Any]:
-        failure, depth, values = self._explanation(), self._max_depth, self._max_values
-        return bind_checked(self._check, _backend_refusal, failure, depth, values, self._screened, self._floated)
+        weighing = (self._max_depth, self._max_values, self._screened, self._floated, self._sized, self._cheap)
+        return bind_checked(self._check, _backend_refusal, self._explanation(), *weighing)
 
     def hot_path(self) -> HotPath:
         """What a caller reading this schema's instances inside a larger document binds once: the

@@ -63,7 +63,10 @@ from ._instance_refusals import (
 )
 
 __all__ = [
+    "FLOATS",
     "LARGE",
+    "LONG",
+    "LONG_PAST",
     "WRITTEN_AS_IT_IS",
     "PLAIN_SCALARS",
     "TOO_MANY_DIGITS",
@@ -101,6 +104,13 @@ _SHARED_AFTER = 8  # objects in a level before it is searched for shared ones
 _SMALL_LEVEL = 32  # values in a level up to which it is read in one loop (see `walk`)
 LARGE = 1
 """The flag of :func:`walk` and :func:`admit` for a value holding an integer past 63 bits."""
+LONG = 2
+"""The flag of :func:`walk` for a value whose msgpack pass wrote more than :data:`LONG_PAST` bytes:
+it may hold as many values as a long document whose validation work is weighed (1 MiB of text at
+least), and is checked as one as long as the size bound (``HotPath.sized``). Floats are counted
+from the bit above (``flags >> FLOATS``)."""
+FLOATS = 2
+LONG_PAST = 1 << 19  # no shorter value holds half a mebibyte of values
 _UNSIGNED_PAST_63_BITS = re.compile(rb"\xcf[\x80-\xff]")
 WRITTEN_AS_IT_IS = 16
 """The values a JSON value may hold (an object of scalars, its members) before the characters of its
@@ -185,7 +195,7 @@ def admit(value: Any, max_depth: int, max_values: int) -> int:
     elif kind is float:
         if not isfinite(value):
             raise non_finite()
-        return 1 << 1  # one float
+        return 1 << FLOATS  # one float
     elif kind is int:
         if value.bit_length() > _SPELLED_BITS:
             _no_surrogates(value)
@@ -202,15 +212,23 @@ def bind_is_valid(
     max_values: int,
     screened: Callable[[Any], bool] | None = None,
     floated: Callable[[Any, int], bool] | None = None,
+    sized: Callable[[Any, int], bool] | None = None,
+    cheap: int = -1,
 ) -> Callable[[Any], bool]:
     """``check`` (a backend's answer on a JSON value) behind :func:`admit`; what it raises
     (``ValueError``, ``TypeError``, ``RecursionError``) becomes ``refusal(exc)``. An object of
     scalars is checked without a call. ``screened``: the check of a value the screen found no
     integer past 64 bits nor float in (``check`` where not given); ``floated``: that of a value
-    holding floats but no such integer, given how many (``screened`` where not given)."""
+    holding floats but no such integer, given how many (``screened`` where not given); ``sized``:
+    that of a :data:`LONG` value, given a length it is checked as, where that is over ``cheap``
+    (``check`` where not given; see ``HotPath``)."""
 
     flat = min(flat_limit(max_depth, max_values), WRITTEN_AS_IT_IS + 1)  # more members: walked
     plain = check if screened is None else screened
+
+    long = max_values << 1  # the length a long value is checked as: the size bound
+    if sized is None or long <= cheap:  # as long a document is not weighed: no more is a value
+        sized = None
 
     def is_valid(instance: Any) -> bool:
         # :func:`admit`, an object of scalars read in one pass; what it holds to weigh.
@@ -233,9 +251,11 @@ def bind_is_valid(
         else:
             large = admit(instance, max_depth, max_values)
         try:
-            if not large or (floated is None and not large & LARGE):
+            if not large or (floated is None and not large & (LARGE | LONG)):
                 return plain(instance)
-            return check(instance) if large & LARGE else floated(instance, large >> 1)  # type: ignore[misc]
+            if large & LONG and sized is not None:
+                return sized(instance, long)
+            return check(instance) if large & (LARGE | LONG) else floated(instance, large >> FLOATS)  # type: ignore[misc]
         except (ValueError, TypeError, RuntimeError) as exc:
             raise refusal(exc) from None
 
@@ -250,12 +270,18 @@ def bind_checked(
     max_values: int,
     screened: Callable[[Any], bool] | None = None,
     floated: Callable[[Any, int], bool] | None = None,
+    sized: Callable[[Any, int], bool] | None = None,
+    cheap: int = -1,
 ) -> Callable[[Any], Any]:
     """Like :func:`bind_is_valid`, returning ``instance`` when valid and raising ``failure(instance)``
     otherwise."""
 
     flat = min(flat_limit(max_depth, max_values), WRITTEN_AS_IT_IS + 1)  # more members: walked
     plain = check if screened is None else screened
+
+    long = max_values << 1  # the length a long value is checked as: the size bound
+    if sized is None or long <= cheap:  # as long a document is not weighed: no more is a value
+        sized = None
 
     def checked(instance: Any) -> Any:
         # :func:`admit`, an object of scalars read in one pass; what it holds to weigh.
@@ -278,10 +304,12 @@ def bind_checked(
         else:
             large = admit(instance, max_depth, max_values)
         try:
-            if not large or (floated is None and not large & LARGE):
+            if not large or (floated is None and not large & (LARGE | LONG)):
                 valid = plain(instance)
+            elif large & LONG and sized is not None:
+                valid = sized(instance, long)
             else:
-                valid = check(instance) if large & LARGE else floated(instance, large >> 1)  # type: ignore[misc]
+                valid = check(instance) if large & (LARGE | LONG) else floated(instance, large >> FLOATS)  # type: ignore[misc]
         except (ValueError, TypeError, RuntimeError) as exc:
             raise refusal(exc) from None
         if valid:
@@ -294,8 +322,9 @@ def bind_checked(
 def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, max_values: int) -> int:
     """:func:`admit` for a dict or list, ``children`` being what :data:`referents` read of it:
     what it holds that jsonschema-rs may compare slowly (see ``engine._numbers``), as flags:
-    :data:`LARGE` where it holds an integer past 64 bits (the msgpack pass refuses one), and the
-    floats it holds (each time it occurs) shifted left by one."""
+    :data:`LARGE` where it holds an integer past 64 bits (the msgpack pass refuses one),
+    :data:`LONG` where it is long enough for its validation work to be weighed, and the floats it
+    holds (each time it occurs) shifted left by :data:`FLOATS`."""
     try:
         if max_depth < 1:  # the root is a level
             raise too_deep(max_depth)
@@ -396,7 +425,7 @@ def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, 
             packed, large = _no_surrogates(root), LARGE
         if packed > max_values << 1:
             within_size(packed, count, max_values)
-        return floats << 1 | large
+        return floats << FLOATS | large | (LONG if packed > LONG_PAST else 0)
     except (TypeError, ValueError, RuntimeError) as exc:  # not the screen's refusals: a value changed
         raise changed_while_read(exc) from None
 

@@ -39,7 +39,7 @@ from .._decode import as_bytes, decode_json, held_nesting, short_bytes, surely_w
 from .._dialect import Dialect
 from .._engine import Engine, compile_measured, engine_or_default
 from .._errors import Issue, SchemaRejected, ValidationFailed
-from .._instance import LARGE, admit, max_values
+from .._instance import LARGE, LONG, admit, max_values
 from .._intake import canonical_text, load_schema
 from ..backends import SchemaSource, msgspec_translation
 from .form_shape import check_default_formats, check_shape
@@ -315,7 +315,10 @@ class ElicitationForm:
             )
         held = admit(answer, self._max_depth, max_values(self._max_bytes))
         # Nothing to weigh: an integer past 64 bits or, where the content's schema compares
-        # numbers, floats (an answer holds few: its content is checked whole, weighed).
+        # numbers, floats (an answer holds few: its content is checked whole, weighed). A long
+        # answer is checked as a document as long as the size bound.
+        if held & LONG:
+            return self._checked(answer, self._max_bytes)
         return self._checked(answer, screened=not held or (not held & LARGE and self._content_path.floated is None))
 
     def _general(self, data: bytes | bytearray | memoryview | str) -> ElicitResult:
@@ -354,7 +357,11 @@ class ElicitationForm:
         hot = self._content_path
         if held and hot.max_depth >= self._max_depth - 1 and hot.max_bytes >= self._max_bytes:
             try:
-                valid = (hot.screened if screened else hot.check)(content)
+                # A long answer's content: its validation work weighed by its values (`sized`).
+                if screened or (width is not None and width <= hot.cheap):
+                    valid = hot.screened(content)
+                else:
+                    valid = hot.check(content) if width is None else hot.sized(content, width)
             except Exception:  # noqa: BLE001 - the bound check below says why
                 valid = None
             if valid:

@@ -13,7 +13,9 @@ from .._decode import as_bytes, decode_json, short_bytes, surely_within
 from .._engine import Engine
 from .._errors import SchemaRejected, UnknownTool, ValidationFailed
 from .._instance import (
+    FLOATS,
     LARGE,
+    LONG,
     WRITTEN_AS_IT_IS,
     admit,
     flat_limit,
@@ -199,11 +201,11 @@ class ToolSet:
                 # length: the bound of the values the explanation's estimate counts.
                 raise failure(arguments, width=len(packed))
             held = walk(arguments, values, depth, longest >> 1)
-            if held & LARGE:  # an integer past 64 bits: weighed there
+            if held & (LARGE | LONG):  # an integer past 64 bits, or long: weighed there
                 return schema.checked(arguments)  # type: ignore[no-any-return]
             try:
                 # Floats, where the schema compares numbers: weighed if there are many.
-                if check(arguments) if held < 2 or floated is None else floated(arguments, held >> 1):
+                if check(arguments) if held >> FLOATS == 0 or floated is None else floated(arguments, held >> FLOATS):
                     return arguments  # type: ignore[no-any-return]
             except Exception:  # noqa: BLE001 - judged again by the bound check, never trusted
                 return schema.checked(arguments)  # type: ignore[no-any-return]
