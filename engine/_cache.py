@@ -179,7 +179,14 @@ class CompileCache(Generic[T]):
 
     def get_or_compile(self, key: bytes, compile: Callable[[], T], weigh: Callable[[T], int] | None = None) -> T:
         """The cached value for ``key``, or ``compile()``'s result, stored with what ``weigh`` says
-        it holds in memory (see :func:`estimated_bytes`). Exceptions are not stored."""
+        it holds in memory (see :func:`estimated_bytes`). Exceptions are not stored. The events of
+        the look-up and of the compile reach the hooks once no lock is held."""
+        if not _metrics.hooks:
+            return self._get_or_compile(key, compile, weigh)
+        with _metrics.deferred():
+            return self._get_or_compile(key, compile, weigh)
+
+    def _get_or_compile(self, key: bytes, compile: Callable[[], T], weigh: Callable[[T], int] | None) -> T:
         entries = self._entries
         if entries is None:
             self._uncached.bump()

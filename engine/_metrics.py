@@ -127,8 +127,17 @@ def hooked(hook: H) -> Iterator[H]:
         remove_hook(hook)
 
 
+_held = threading.local()  # `events`: what this thread emitted while it held a lock of the engine's
+
+
 def emit(event: Event) -> None:
-    """Hand ``event`` to every hook. Callers check ``hooks`` first, so nothing is built when off."""
+    """Hand ``event`` to every hook, or, while this thread holds a lock of the engine's (see
+    :func:`deferred`), once it no longer does. Callers check ``hooks`` first, so nothing is built
+    when off."""
+    waiting = getattr(_held, "events", None)
+    if waiting is not None:
+        waiting.append(event)
+        return
     for hook in hooks:
         try:
             hook(event)
@@ -136,6 +145,24 @@ def emit(event: Event) -> None:
             import logging
 
             logging.getLogger(LOGGER).exception("metrics hook %r raised on %r", hook, event)
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """Around code that takes the engine's locks: the events it emits reach the hooks after it
+    ends, on the same thread, when no lock is held. A hook that calls back into the engine (the
+    cache's statistics, another compile) would otherwise wait for a lock its own thread holds,
+    and every thread after it for that one."""
+    if getattr(_held, "events", None) is not None:  # within another: that one hands them over
+        yield
+        return
+    _held.events = []
+    try:
+        yield
+    finally:
+        events, _held.events = _held.events, None
+        for event in events:
+            emit(event)
 
 
 def observed_compile(compile: Callable[[], T]) -> Callable[[], T]:
