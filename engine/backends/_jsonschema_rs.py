@@ -29,13 +29,33 @@ __all__ = ["JsonschemaRsBackend", "JsonschemaRsValidator", "issue_from_rs", "laz
 _MISSING_RESOURCE = re.compile(r"Resource '([^']*)' is not present in a registry")
 
 
-def issue_from_rs(error: jsonschema_rs.ValidationError) -> Issue:
+def issue_from_rs(error: jsonschema_rs.ValidationError, instance: Any = None) -> Issue:
+    """``instance``: the value checked, where the error's message needs it (see below)."""
+    keyword, message = error.kind.name, error.message
+    if keyword == "falseSchema" and error.evaluation_path and error.evaluation_path[-1] == "additionalProperties":
+        # `additionalProperties: false` beside no `properties` nor `patternProperties`: every
+        # member is unexpected, and jsonschema-rs says "False schema does not allow" the first
+        # value. Said as it says it where a `properties` is there: the members named.
+        found = _at(instance, error.instance_path)
+        if type(found) is dict and found:
+            names = ", ".join(f"'{name}'" for name in found)
+            keyword, verb = "additionalProperties", "was" if len(found) == 1 else "were"
+            message = f"Additional properties are not allowed ({names} {verb} unexpected)"
     return Issue(
         instance_path=pointer(error.instance_path),
         keyword_location=pointer(error.evaluation_path),
-        keyword=error.kind.name,
-        message=error.message,
+        keyword=keyword,
+        message=message,
     )
+
+
+def _at(instance: Any, path: list[str | int]) -> Any:
+    for token in path:
+        try:
+            instance = instance[token]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return instance
 
 
 class JsonschemaRsValidator(BackendValidator):
@@ -54,7 +74,7 @@ class JsonschemaRsValidator(BackendValidator):
             errors = self._validator.iter_errors(instance)  # builds every error now
         except (ValueError, RecursionError) as exc:
             return _raising(exc)  # raised where the issues are read, as for any other backend
-        return map(issue_from_rs, errors)
+        return (issue_from_rs(error, instance) for error in errors)
 
 
 def _raising(exc: BaseException) -> Iterator[Issue]:

@@ -103,7 +103,7 @@ class LocationValidators:
     def issues(self, at: Pointer, instance: Any) -> Iterator[Issue]:
         """The issues of ``instance`` against the subschema at ``at``, keyword locations relative to it."""
         for error in self._validator(at).iter_errors(instance):  # raised here, inside the caller's guard
-            issue = issue_from_rs(error)
+            issue = issue_from_rs(error, instance)
             if issue.keyword_location.startswith("/$ref"):  # the reference to the location itself
                 issue = Issue(
                     instance_path=issue.instance_path,
@@ -133,7 +133,7 @@ class LocationValidators:
     def own_issues(self, at: Pointer, own: Mapping[str, Any], instance: Any) -> Iterator[Issue]:
         """The issues of ``instance`` against ``own`` (see :meth:`own_valid`)."""
         for error in self._own_validator(at, own).iter_errors(instance):
-            yield issue_from_rs(error)
+            yield issue_from_rs(error, instance)
 
     def _members(self, at: Pointer, node: Mapping[str, Any]) -> Any:
         """A validator of the property keywords of the schema at ``at`` (``properties``,
