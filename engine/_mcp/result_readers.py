@@ -19,7 +19,7 @@ from .._errors import ValidationFailed
 from .._instance import referents
 from .envelope import SHALLOW_NESTING, CallToolResult, decode_lenient, decode_whole, decode_wire, shallow_decoder
 
-__all__ = ["BoundResultReader", "bind_results", "nests_within"]
+__all__ = ["BoundResultReader", "bind_results", "deeper_than_shown", "names_unknown_field", "nests_within"]
 
 # A tool's bound result reader: the document to the result, or `None` for the exact path.
 BoundResultReader = Callable[[bytes | bytearray | memoryview | str], "CallToolResult | None"]
@@ -142,6 +142,25 @@ def _plain_result_reader(
     return read
 
 
+_UNKNOWN_FIELD = "Object contains unknown field"
+
+
+def names_unknown_field(exc: BaseException) -> bool:
+    """Whether a typed envelope refused a document for a field it does not name, the one refusal
+    the plain reader reads past: any other (a syntax error, a named field of the wrong type, a
+    number out of range) it meets again, after parsing the whole document once more."""
+    return isinstance(exc, msgspec.ValidationError) and str(exc).startswith(_UNKNOWN_FIELD)
+
+
+def deeper_than_shown(exc: BaseException) -> bool:
+    """Whether the shallow decoder (:func:`~engine._mcp.envelope.shallow_decoder`) refused a
+    document for a container past the levels it types, where it takes scalars only: one it
+    refused otherwise (a field of the wrong type, a number out of range) the whole decoder refuses
+    too, after parsing it once more."""
+    text = str(exc)
+    return "got `array`" in text or "got `object`" in text
+
+
 def _read_plain(
     data: bytes | bytearray | memoryview | str, plain: BoundResultReader, bound: list[Any]
 ) -> CallToolResult | None:
@@ -180,11 +199,13 @@ def _unchecked_result_reader(max_bytes: int, max_depth: int, bound: list[Any]) -
                 try:
                     wire = shallow(data)
                     shown = True  # within the bound as it decoded (see `bind_results`)
-                except msgspec.ValidationError:
-                    bound[4] = None  # nests deeper, or refused below: not tried again
+                except msgspec.ValidationError as exc:
+                    if not deeper_than_shown(exc):
+                        raise  # the whole decoder would refuse it too
+                    bound[4] = None  # nests deeper: not tried again
                     wire = decode(data)
-        except Exception:  # noqa: BLE001 - a field the envelope does not name, or judged on the exact path
-            return _read_plain(data, plain, bound)
+        except Exception as exc:  # noqa: BLE001 - a field the envelope does not name, or judged on the exact path
+            return _read_plain(data, plain, bound) if names_unknown_field(exc) else None
         top = wire
         if wire.jsonrpc is not UNSET:  # a JSON-RPC response: read its result
             if wire.error is not UNSET or wire.result is UNSET:
@@ -237,8 +258,8 @@ def _checked_result_reader(
             return None
         try:
             response: Any = decode(data)
-        except Exception:  # noqa: BLE001 - a field the envelope does not name, or judged on the exact path
-            return _read_plain(data, plain, bound)
+        except Exception as exc:  # noqa: BLE001 - a field the envelope does not name, or judged on the exact path
+            return _read_plain(data, plain, bound) if names_unknown_field(exc) else None
         try:
             # Every byte held to JSON first: a member named twice has its first value skipped
             # unread by the raw slice (msgspec keeps the last), invalid UTF-8 or a number out of

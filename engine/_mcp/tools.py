@@ -27,13 +27,13 @@ from .._instance import (
 )
 from .envelope import (
     CallToolResult,
-    decode_envelope,
     decode_whole,
     envelope_failure,
     envelope_from_dict,
+    shape_failure,
 )
 from .mapping import arguments_not_an_object, with_text_fallback
-from .result_readers import bind_results, nests_within
+from .result_readers import bind_results, deeper_than_shown, names_unknown_field, nests_within
 
 __all__ = ["CompiledTool", "ToolSet"]
 
@@ -279,6 +279,7 @@ class ToolSet:
                 inline, short, depth, screened, read, failure, sized, cheap, bound = entry
             size = len(result)
             refused: Any = UNSET  # a structuredContent read whole here that the output schema refused
+            hopeless = False  # refused here as the readers' envelope would refuse it
             if size <= inline:
                 # The commonest read inline (a reader's frame is a tenth of the floor): a result
                 # decoded once (msgspec bounds its own recursion), within the depth bound by its
@@ -289,13 +290,20 @@ class ToolSet:
                     within = size <= short
                     shallow = bound[4]
                     if within or shallow is None:
-                        wire = top = decode_whole(result)
+                        try:
+                            wire = top = decode_whole(result)
+                        except Exception as exc:
+                            hopeless = not names_unknown_field(exc)
+                            raise
                     else:
                         try:
                             wire = top = shallow(result)
                             within = True
-                        except msgspec.ValidationError:
-                            bound[4] = None  # nests deeper (or refused): not tried again
+                        except msgspec.ValidationError as exc:
+                            if deeper_than_shown(exc):
+                                bound[4] = None  # nests deeper: not tried again
+                            else:
+                                hopeless = not names_unknown_field(exc)
                             raise
                     if wire.jsonrpc is not UNSET:  # a JSON-RPC response: its result, if it has one
                         wire = wire.result if wire.error is UNSET else UNSET
@@ -321,11 +329,14 @@ class ToolSet:
                     # Decoded whole, within the bounds, and refused: explained here, as the exact
                     # path would explain the same value (the result's length bounds its values).
                     raise failure(refused, width=size, under="/structuredContent") from None
-            envelope = read(result)
-            if bound[3] is not read:  # the tool's results are now read plain (see `bind_results`)
-                self._results[name] = self._result_entry(bound, self.tool(name).output)
-            if envelope is not None:
-                return with_text_fallback(envelope) if require_text_fallback else envelope
+            # A result the envelope refused for anything but a field it does not name goes to the
+            # exact path at once: each reader would parse it whole again, to refuse it again.
+            if not hopeless:
+                envelope = read(result)
+                if bound[3] is not read:  # the tool's results are now read plain (see `bind_results`)
+                    self._results[name] = self._result_entry(bound, self.tool(name).output)
+                if envelope is not None:
+                    return with_text_fallback(envelope) if require_text_fallback else envelope
             return self._judged_result(name, result, is_bytes=True, require_text_fallback=require_text_fallback)
         if kind is CallToolResult:  # one this engine returned: judged again as its wire form
             result = {
@@ -404,9 +415,10 @@ class ToolSet:
         except ValidationFailed:
             # A wrong shape is said as the envelope's decoder says it of the document's bytes (of
             # its JSON, for a dict), naming what it expected.
-            document = given if is_bytes else _encode(result)
-            decode_envelope(document, max_bytes=self._max_bytes, max_depth=self._max_depth)
-            raise  # pragma: no cover - the bytes are refused too
+            failure = shape_failure(given if is_bytes else _encode(result))
+            if failure is None:  # pragma: no cover - the bytes are refused too
+                raise
+            raise failure from None
         structured = envelope.structured_content
         if structured is not UNSET and output is not None and not envelope.is_error:
             self.validate_structured(name, structured)  # held whole above: the output check is all

@@ -885,13 +885,13 @@ def test_a_result_past_the_readers_is_parsed_once(monkeypatch: pytest.MonkeyPatc
     import engine._mcp.envelope as envelope
 
     typed_reads: list[int] = []
-    typed = envelope._decode_any
+    typed = envelope._decode_shape
 
     def counted(data: Any) -> Any:
         typed_reads.append(len(data))
         return typed(data)
 
-    monkeypatch.setattr(envelope, "_decode_any", counted)
+    monkeypatch.setattr(envelope, "_decode_shape", counted)
     tools = engine.compile_tools(
         [
             {
@@ -919,3 +919,42 @@ def test_a_result_past_the_readers_is_parsed_once(monkeypatch: pytest.MonkeyPatc
         tools.validate_result("t", wrong)
     assert typed_reads == [len(wrong)]
     assert caught.value.issues[0].instance_path == "/content/1"
+
+
+@pytest.mark.parametrize("output", [True, False])
+@pytest.mark.parametrize(
+    "tail", ['"isError": 5', '"content": 5', '"content": [7]', '"_meta": []', '"isError": 1e400']
+)
+def test_a_result_of_a_wrong_shape_is_parsed_twice_at_most(monkeypatch: pytest.MonkeyPatch, output: bool, tail: str) -> None:
+    # Each reader that refuses it parsed it whole again: a 1 MiB result of numbers msgspec parses
+    # slowly (2 s a parse, under the number screen's length) took 9-12 s to refuse.
+    import engine._decode as decode
+    import engine._mcp.result_readers as readers
+    import engine._mcp.tools as tools_module
+
+    parses: list[str] = []
+
+    def counted(name: str, parse: Any) -> Any:
+        def run(data: Any, *args: Any, **kwargs: Any) -> Any:
+            parses.append(name)
+            return parse(data, *args, **kwargs)
+
+        return run
+
+    for module, name in (
+        (tools_module, "decode_whole"),
+        (readers, "decode_wire"),
+        (readers, "decode_whole"),
+        (readers, "decode_lenient"),
+        (readers, "_parse"),
+        (decode, "_decode"),
+    ):
+        monkeypatch.setattr(module, name, counted(name, getattr(module, name)))
+    tool: dict[str, Any] = {"name": "t", "inputSchema": {"type": "object"}}
+    if output:
+        tool["outputSchema"] = {"type": "object"}
+    tools = engine.compile_tools([tool])
+    document = ('{"structuredContent": {"a": [' + ",".join(["1.5"] * 20_000) + "]}, " + tail + "}").encode()
+    with pytest.raises((engine.ValidationFailed, engine.DecodeError)):
+        tools.validate_result("t", document)
+    assert len(parses) <= 2, parses
