@@ -922,10 +922,10 @@ def test_a_result_past_the_readers_is_parsed_once(monkeypatch: pytest.MonkeyPatc
 
 
 @pytest.mark.parametrize("output", [True, False])
-@pytest.mark.parametrize(
-    "tail", ['"isError": 5', '"content": 5', '"content": [7]', '"_meta": []', '"isError": 1e400']
-)
-def test_a_result_of_a_wrong_shape_is_parsed_twice_at_most(monkeypatch: pytest.MonkeyPatch, output: bool, tail: str) -> None:
+@pytest.mark.parametrize("tail", ['"isError": 5', '"content": 5', '"content": [7]', '"_meta": []', '"isError": 1e400'])
+def test_a_result_of_a_wrong_shape_is_parsed_twice_at_most(
+    monkeypatch: pytest.MonkeyPatch, output: bool, tail: str
+) -> None:
     # Each reader that refuses it parsed it whole again: a 1 MiB result of numbers msgspec parses
     # slowly (2 s a parse, under the number screen's length) took 9-12 s to refuse.
     import engine._decode as decode
