@@ -24,7 +24,7 @@ from .._dialect import Dialect, dialect_for_uri
 from .._errors import RejectReason, SchemaRejected
 from .._intake import measure_document
 from .._pointer import escape, unescape
-from .walk import Graph, join_uri, split_uri
+from .walk import DEFAULT_BASE, Graph, join_uri, split_uri
 
 __all__ = ["Fetcher", "resolve_refs"]
 
@@ -290,6 +290,8 @@ def _refusal(
 ) -> SchemaRejected:
     location = graph.pointer(node) + "/" + keyword
     known = resource in graph.resources or resource in registry
+    # A reference under the base of a schema without `$id` is said as the schema spells it.
+    target, resource = _as_spelled(target), _as_spelled(resource)
     if not known and _scheme(resource) in _NETWORK:
         # With fetching on, a network resource was fetched (and is known) or its refusal raised:
         # here fetching is off, whatever `fetch.allow_hosts` lists, and the message says so.
@@ -314,6 +316,13 @@ def _refusal(
         location=location,
         details={"uri": resource, "ref": target},
     )
+
+
+def _as_spelled(uri: str) -> str:
+    """A URI under the base of a schema without ``$id`` (``json-schema:///``) as its path spells
+    it; that base itself, and a fragment of it, as they are."""
+    rest = uri[len(DEFAULT_BASE) :] if uri.startswith(DEFAULT_BASE) else ""
+    return rest if rest and not rest.startswith("#") else uri
 
 
 def _host(uri: str) -> str:

@@ -15,11 +15,12 @@ come in.
 
 from __future__ import annotations
 
+import ipaddress
 import re
+import socket
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
-from urllib.parse import urljoin
 
 from .._dialect import Dialect, dialect_for_uri
 from .._errors import RejectReason, SchemaRejected
@@ -34,28 +35,63 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
 def join_uri(base: str, ref: str) -> str:
-    """``ref`` resolved against ``base`` (RFC 3986, with fragment-only and URN bases handled)."""
+    """``ref`` resolved against ``base`` as RFC 3986 (section 5.2) resolves it, whatever the
+    scheme, as jsonschema-rs does. (``urllib.parse.urljoin`` resolves only the schemes it lists:
+    under ``json-schema:///``, the base of a schema without ``$id``, it left ``c`` as ``c``, a
+    resource the backend knew as ``json-schema:///c``.)"""
     if _SCHEME.match(ref):
-        return ref
+        return _resolved(None, ref)
     if ref.startswith("#"):
         return base.split("#", 1)[0] + ref
     if _ONE_SEGMENT.fullmatch(ref):
-        # The commonest relative reference, one plain path segment, replaces the base's last:
-        # `urljoin` splits and normalises every segment of the base each time (thousands of
-        # `$id`s under a base of thousands of segments took seconds), so the base's directory is
-        # found once (what `urljoin` makes of the base and a one-letter segment, that letter off).
+        # The commonest relative reference, one plain path segment, replaces the base's last: the
+        # base's directory is found once (thousands of `$id`s under a base of thousands of
+        # segments, each split and merged afresh, took seconds).
         return _directory(base) + ref
-    return urljoin(base, ref)
+    return _resolved(base, ref)
 
 
-# One path segment that is not a dot segment and holds nothing `urljoin` reads apart: no slash,
-# query, fragment or colon, and no leading dot.
+# One path segment that is not a dot segment and holds nothing read apart: no slash, query,
+# fragment or colon, and no leading dot.
 _ONE_SEGMENT = re.compile(r"[^/?#:.][^/?#:]*")
 
 
 @lru_cache(maxsize=256)
 def _directory(base: str) -> str:
-    return urljoin(base, "x")[:-1]
+    return _resolved(base, "x")[:-1]
+
+
+def _resolved(base: str | None, ref: str) -> str:
+    """RFC 3986 section 5.2.2, strict (a reference with a scheme is absolute); ``base`` ``None``
+    for an absolute ``ref``."""
+    scheme, authority, path, query, fragment = _REFERENCE.fullmatch(ref).groups()  # type: ignore[union-attr]
+    if scheme is None:
+        assert base is not None  # noqa: S101 - a relative reference has a base (for the type checker)
+        base_scheme, base_authority, base_path, base_query, _ = _REFERENCE.fullmatch(base).groups()  # type: ignore[union-attr]
+        scheme = base_scheme
+        if authority is None:
+            authority = base_authority
+            if not path:
+                path = base_path
+                if query is None:
+                    query = base_query
+            elif not path.startswith("/"):
+                if base_authority is not None and not base_path:
+                    path = "/" + path
+                else:
+                    path = base_path[: base_path.rfind("/") + 1] + path
+    path = _without_dot_segments(path, authority is not None)
+    return (
+        (f"{scheme}:" if scheme is not None else "")
+        + (f"//{authority}" if authority is not None else "")
+        + path
+        + (f"?{query}" if query is not None else "")
+        + (f"#{fragment}" if fragment is not None else "")
+    )
+
+
+# RFC 3986 appendix B: scheme, authority, path, query, fragment.
+_REFERENCE = re.compile(r"(?:([A-Za-z][A-Za-z0-9+.\-]*):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?", re.S)
 
 
 def too_many_subschemas(count: int, bound: int) -> SchemaRejected:
@@ -126,7 +162,7 @@ def normal_uri(uri: str) -> str:
     if authority is not None:
         userinfo, at, host = authority.rpartition("@")
         host, port = _HOST_PORT.fullmatch(host).groups()  # type: ignore[union-attr]
-        host = _percent_normal(host.lower())
+        host = _address(_percent_normal(host.lower()))
         if port is not None:
             digits = port[1:]
             if not digits or (digits.isdigit() and int(digits) == _DEFAULT_PORTS.get(scheme or "")):
@@ -134,7 +170,7 @@ def normal_uri(uri: str) -> str:
             elif digits.isdigit():
                 port = ":" + str(int(digits))
         authority = _percent_normal(userinfo) + at + host + (port or "")
-    path = _without_dot_segments(_percent_normal(path))
+    path = _without_dot_segments(_percent_normal(path), authority is not None)
     return (
         (f"{scheme}:" if scheme is not None else "")
         + (f"//{authority}" if authority is not None else "")
@@ -151,6 +187,23 @@ _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
+def _address(host: str) -> str:
+    """An IP address in one spelling: an IPv6 one compressed (``[0:0:0:0:0:0:0:1]`` is ``[::1]``),
+    an IPv4 one dotted in decimal (``0x7f.1`` is ``127.0.0.1``, as a URL reads it); any other
+    host as it is."""
+    try:
+        if host.startswith("[") and host.endswith("]"):
+            return f"[{ipaddress.IPv6Address(host[1:-1]).compressed}]"
+        if _IPV4_LIKE.fullmatch(host):
+            return socket.inet_ntoa(socket.inet_aton(host))
+    except (ValueError, OSError):
+        pass
+    return host
+
+
+_IPV4_LIKE = re.compile(r"[0-9][0-9a-fx.]*")
+
+
 def _percent_normal(text: str) -> str:
     if "%" not in text:
         return text
@@ -162,10 +215,16 @@ def _octet(match: re.Match[str]) -> str:
     return character if character in _UNRESERVED else "%" + match.group(1).upper()
 
 
-def _without_dot_segments(path: str) -> str:
-    """RFC 3986 section 5.2.4."""
+def _without_dot_segments(path: str, authority: bool = True) -> str:
+    """RFC 3986 section 5.2.4; without an ``authority``, a path left starting with ``//`` keeps a
+    ``/.`` before it, as jsonschema-rs writes it (else it would read as an authority)."""
     if "." not in path:
         return path
+    kept = _dots_removed(path)
+    return "/." + kept if not authority and kept.startswith("//") else kept
+
+
+def _dots_removed(path: str) -> str:
     segments = path.split("/")
     if not any(segment in (".", "..") for segment in segments):
         return path

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine._guard.walk import normal_uri
+from engine._guard.walk import join_uri, normal_uri
 
 SPELLINGS = [
     "HTTPS://ex.com/a",
@@ -128,3 +128,58 @@ _SPELLING = st.builds(
 def test_spellings_jsonschema_rs_reads_as_one_are_one_here(key: str, reference: str) -> None:
     if _rs_reads_as_one(key, reference):
         assert normal_uri(key.partition("#")[0]) == normal_uri(reference.partition("#")[0])
+
+
+@pytest.mark.parametrize(
+    ("declared", "spelled"),
+    [
+        ("https://[::1]/a", "https://[0:0:0:0:0:0:0:1]/a"),
+        ("https://[::ffff:102:304]/a", "https://[::FFFF:1.2.3.4]/a"),
+        ("http://127.0.0.1/a", "http://0x7f.1/a"),
+        ("http://127.0.0.1/a", "http://2130706433/a"),
+    ],
+)
+def test_addresses_spelled_two_ways_are_one_host(declared: str, spelled: str) -> None:
+    assert normal_uri(declared) == normal_uri(spelled)
+    registry = {declared: {"type": "integer"}, spelled: _doubling(28)}
+    with pytest.raises(engine.SchemaRejected) as caught:
+        engine.compile({"$ref": declared}, registry=registry)
+    assert caught.value.reason == engine.RejectReason.INVALID_SCHEMA
+
+
+@pytest.mark.parametrize("base", [None, "foo://h/a/b", "json-schema:///x/y"])
+def test_a_relative_identifier_resolves_against_any_scheme(base: str | None) -> None:
+    # `urljoin` resolved only the schemes it lists: `c` under `json-schema:///` (the base of a
+    # schema without `$id`) stayed `c`, beside an absolute `json-schema:///c` the backend ran.
+    absolute = "json-schema:///c" if base is None else base.rsplit("/", 1)[0] + "/c"
+    schema: dict[str, Any] = {
+        "$ref": "c",
+        "$defs": {"x": {"$id": "c", "type": "integer"}, "y": {**_doubling(28), "$id": absolute}},
+    }
+    if base is not None:
+        schema["$id"] = base
+    with pytest.raises(engine.SchemaRejected) as caught:
+        engine.compile(schema)
+    assert caught.value.reason == engine.RejectReason.INVALID_SCHEMA
+
+
+_BASES = ["json-schema:///", "http://h/a/b", "https://h/a/b/", "foo://h/a/b", "foo:/a/b", "file:///a/b", "http://h"]
+_REFERENCES = st.lists(st.sampled_from(["c", ".", "..", "d;x", "%63", ""]), min_size=1, max_size=4).map("/".join)
+_QUERIES = st.sampled_from(["", "?q", "?"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(_BASES), st.sampled_from(["", "/", "//g/"]), _REFERENCES, _QUERIES)
+def test_references_resolve_as_jsonschema_rs_resolves_them(base: str, lead: str, path: str, query: str) -> None:
+    reference = lead + path + query
+    if not reference or reference in (".", "..") or reference.startswith(("./", "../")) and not path.strip("./"):
+        return  # the base itself: one `$id` for two resources
+    target = normal_uri(join_uri(base, reference).partition("#")[0])
+    if target == normal_uri(base):
+        return
+    schema = {"$id": base, "$ref": reference, "$defs": {"t": {"$id": target, "type": "integer"}}}
+    try:
+        validator = jsonschema_rs.validator_for(schema, retriever=_deny)
+    except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
+        pytest.fail(f"jsonschema-rs resolves {reference!r} against {base!r} elsewhere than {target!r}: {exc}")
+    assert validator.is_valid(1) and not validator.is_valid("x"), (base, reference, target)
