@@ -105,11 +105,9 @@ _SMALL_LEVEL = 32  # values in a level up to which it is read in one loop (see `
 LARGE = 1
 """The flag of :func:`walk` and :func:`admit` for a value holding an integer past 63 bits."""
 LONG = 2
-"""The flag of :func:`walk` for a value whose msgpack pass wrote more than :data:`LONG_PAST` bytes:
-it may hold as many values as a long document whose validation work is weighed (1 MiB of text at
-least), and is checked as one as long as the size bound (``HotPath.sized``). Floats are counted
-from the bit above (``flags >> FLOATS``)."""
-FLOATS = 2
+"""The flag of :func:`walk` for a value whose msgpack pass wrote more than :data:`LONG_PAST` bytes: it
+is checked as a document as long as the size bound is (``HotPath.sized``), its work weighed."""
+FLOATS = 2  # the floats a value holds are counted from this bit up (`flags >> FLOATS`)
 LONG_PAST = 1 << 19  # no shorter value holds half a mebibyte of values
 _UNSIGNED_PAST_63_BITS = re.compile(rb"\xcf[\x80-\xff]")
 WRITTEN_AS_IT_IS = 16
@@ -246,6 +244,7 @@ def bind_is_valid(
                     raise changed_while_read(exc) from None
                 if packed > max_values << 1:
                     within_size(packed, len(instance) + 1, max_values)
+                large |= LONG if packed > LONG_PAST else 0  # a long string or key: weighed as a long document
             else:
                 large = walk(instance, children, max_depth, max_values)
         else:
@@ -299,6 +298,7 @@ def bind_checked(
                     raise changed_while_read(exc) from None
                 if packed > max_values << 1:
                     within_size(packed, len(instance) + 1, max_values)
+                large |= LONG if packed > LONG_PAST else 0  # a long string or key: weighed as a long document
             else:
                 large = walk(instance, children, max_depth, max_values)
         else:

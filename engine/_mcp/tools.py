@@ -16,6 +16,7 @@ from .._instance import (
     FLOATS,
     LARGE,
     LONG,
+    LONG_PAST,
     WRITTEN_AS_IT_IS,
     admit,
     flat_limit,
@@ -192,6 +193,8 @@ class ToolSet:
                     return schema.checked(arguments)  # type: ignore[no-any-return]
                 if len(packed) > longest:  # a long string or key: its JSON may be over the size bound
                     within_size(len(packed), len(arguments) + 1, longest >> 1)
+                if len(packed) > LONG_PAST:  # and its check's work weighed: by the bound check
+                    return schema.checked(arguments)  # type: ignore[no-any-return]
                 try:
                     if check(arguments):
                         return arguments  # type: ignore[no-any-return]
