@@ -24,7 +24,8 @@ from .._dialect import Dialect, dialect_for_uri
 from .._errors import RejectReason, SchemaRejected
 from .._intake import measure_document
 from .._pointer import escape, unescape
-from .walk import DEFAULT_BASE, Graph, join_uri, split_uri
+from .uris import join_uri, split_uri
+from .walk import DEFAULT_BASE, Graph
 
 __all__ = ["Fetcher", "resolve_refs"]
 

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine._guard.walk import join_uri, normal_uri
+from engine._guard.uris import join_uri, normal_uri
 
 SPELLINGS = [
     "HTTPS://ex.com/a",
