@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import is_
 from typing import Any
 
@@ -500,6 +500,7 @@ def _postorder(edges: list[list[int]], starts: Iterable[int]) -> list[int] | Non
 CHARACTERS_PER_EVALUATION = 3  # a shift: a string weighs one more per 8 characters
 _WIDE_LEVEL = 64  # values of an instance's level past which its types are read first
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_JSON = _SCALARS | {dict, list}
 
 
 def level_weights(instance: Any) -> Iterator[tuple[int, int]]:
@@ -518,10 +519,23 @@ def level_weights(instance: Any) -> Iterator[tuple[int, int]]:
         if kinds is not None and kinds <= _SCALARS:  # a wide level of scalars alone (the last), read in C
             strings = level if len(kinds) == 1 else [*compress(level, map(is_, map(type, level), repeat(str)))]
             if str in kinds:
-                ascii_only = all(map(str.isascii, strings))
-                characters += sum(map(len, strings)) if ascii_only else sum(map(_utf8_length, strings))
+                characters += _characters(strings)
             yield weight + (characters >> shift), characters
             return
+        if kinds is not None and kinds <= _JSON:  # a wide level holding objects or arrays: its parts picked out in C
+            types = [*map(type, level)]
+            if str in kinds:
+                characters += _characters([*compress(level, map(is_, types, repeat(str)))])
+            if dict in kinds:
+                objects = [*compress(level, map(is_, types, repeat(dict)))]
+                keys = sum(map(len, objects))
+                key_characters = _characters([*chain.from_iterable(objects)])
+                below += chain.from_iterable(map(dict.values, objects))
+            if list in kinds:
+                below += chain.from_iterable(compress(level, map(is_, types, repeat(list))))
+            yield weight + (characters >> shift), characters
+            level = below
+            continue
         for value in level:
             kind = type(value)
             if kind is str:
@@ -537,6 +551,11 @@ def level_weights(instance: Any) -> Iterator[tuple[int, int]]:
                 below += value
         yield weight + (characters >> shift), characters
         level = below
+
+
+def _characters(strings: list[str]) -> int:
+    """The UTF-8 bytes of ``strings`` in all (their lengths, where all are ASCII)."""
+    return sum(map(len, strings)) if all(map(str.isascii, strings)) else sum(map(_utf8_length, strings))
 
 
 def _utf8_length(text: str) -> int:

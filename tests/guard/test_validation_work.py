@@ -244,6 +244,22 @@ def test_a_wide_level_of_scalars_weighs_as_read_value_by_value(values: list[Any]
     assert list(level_weights(strings)) == _level_weights_one_by_one(strings)
 
 
+_CONTAINER = st.recursive(
+    st.one_of(st.text(max_size=6), st.integers(), st.booleans(), st.none()),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=4), inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.lists(_CONTAINER, min_size=65, max_size=120), st.booleans())
+def test_a_wide_level_of_containers_weighs_as_read_value_by_value(values: list[Any], shared: bool) -> None:
+    # A level of more than 64 values holding objects or arrays is read by its types, in C too.
+    instance = [values[0]] * 100 + values if shared else values
+    assert list(level_weights(instance)) == _level_weights_one_by_one(instance)
+    assert list(level_weights({"k\u00e9y": instance})) == _level_weights_one_by_one({"k\u00e9y": instance})
+
+
 def test_only_the_levels_a_schema_reaches_are_weighed() -> None:
     # 1,000 subschemas applied to the root alone: a million items meet none of them.
     compiled = _engine().compile(_tower(20, 50))
