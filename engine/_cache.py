@@ -181,8 +181,8 @@ class CompileCache(Generic[T]):
         """The cached value for ``key``, or ``compile()``'s result, stored with what ``weigh`` says
         it holds in memory (see :func:`estimated_bytes`). Exceptions are not stored. The events of
         the look-up and of the compile reach the hooks once no lock is held."""
-        if not _metrics.hooks:
-            return self._get_or_compile(key, compile, weigh)
+        # Deferred whether or not a hook listens now: one added while this compile runs is handed
+        # what it emits only once no lock is held.
         with _metrics.deferred():
             return self._get_or_compile(key, compile, weigh)
 

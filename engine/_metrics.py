@@ -138,6 +138,7 @@ def emit(event: Event) -> None:
     if waiting is not None:
         waiting.append(event)
         return
+    stopped: BaseException | None = None
     for hook in hooks:
         try:
             hook(event)
@@ -145,6 +146,10 @@ def emit(event: Event) -> None:
             import logging
 
             logging.getLogger(LOGGER).exception("metrics hook %r raised on %r", hook, event)
+        except BaseException as exc:  # (an interrupt, an exit): raised once every hook has the event
+            stopped = stopped or exc
+    if stopped is not None:
+        raise stopped
 
 
 @contextmanager
@@ -161,8 +166,14 @@ def deferred() -> Iterator[None]:
         yield
     finally:
         events, _held.events = _held.events, None
-        for event in events:
-            emit(event)
+        stopped: BaseException | None = None
+        for event in events:  # every one delivered, whatever a hook raises on another
+            try:
+                emit(event)
+            except BaseException as exc:  # noqa: BLE001 - raised below, once all are delivered
+                stopped = stopped or exc
+        if stopped is not None:
+            raise stopped
 
 
 def observed_compile(compile: Callable[[], T]) -> Callable[[], T]:

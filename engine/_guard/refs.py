@@ -117,7 +117,8 @@ def _by_normal_uri(resources: Mapping[str, Any]) -> dict[str, Any]:
     registry: dict[str, Any] = {}
     spelled: dict[str, str] = {}
     for uri, document in resources.items():
-        resource, fragment = split_uri(uri)
+        # A relative key is read against the base of a schema without `$id`, as jsonschema-rs reads it.
+        resource, fragment = split_uri(join_uri(DEFAULT_BASE, uri))
         key = resource if not fragment else f"{resource}#{fragment}"
         first = spelled.setdefault(key, uri)
         if first != uri and not _same(registry[key], document):

@@ -97,7 +97,7 @@ def normal_uri(uri: str) -> str:
     if authority is not None:
         userinfo, at, host = authority.rpartition("@")
         host, port = _HOST_PORT.fullmatch(host).groups()  # type: ignore[union-attr]
-        host = _address(_percent_normal(host.lower()))
+        host = _address(_percent_normal(host).lower())  # `H%41` is `ha`: decoded, then folded
         if port is not None:
             digits = port[1:]
             if not digits or (digits.isdigit() and int(digits) == _DEFAULT_PORTS.get(scheme or "")):

@@ -57,3 +57,41 @@ def test_every_event_still_reaches_the_hooks() -> None:
     snapshot = recorder.snapshot()
     assert snapshot.cache == {"miss": 3, "hit": 1, "eviction": 1}
     assert snapshot.compiles == 2
+
+
+def test_a_hook_added_while_a_compile_runs_is_handed_its_events_after() -> None:
+    # Whether to hold the events back was decided as the compile began: a hook added meanwhile
+    # was handed the eviction under the cache's lock, and its `stats()` waited on it for ever.
+    from engine._cache import CompileCache
+
+    cache: CompileCache[object] = CompileCache(1)
+    cache.get_or_compile(b"first", object)
+    seen: list[Any] = []
+
+    def hook(event: Any) -> None:
+        seen.append((event, cache.stats()))
+
+    def compile_adding_the_hook() -> object:
+        engine.metrics.add_hook(hook)
+        return object()
+
+    try:
+        assert _finishes(lambda: cache.get_or_compile(b"second", compile_adding_the_hook))
+    finally:
+        engine.metrics.remove_hook(hook)
+    assert [event for event, _ in seen] == [engine.metrics.CacheEvent("eviction")]
+
+
+def test_a_hook_raising_an_interrupt_leaves_every_hook_every_event() -> None:
+    class Stop(BaseException):
+        pass
+
+    def stopping(event: Any) -> None:
+        raise Stop
+
+    recorder = engine.metrics.Recorder()
+    eng = engine.Engine(engine.EngineConfig(cache_size=4))
+    with engine.metrics.hooked(stopping), engine.metrics.hooked(recorder), pytest.raises(Stop):
+        eng.compile({"type": "string"})
+    snapshot = recorder.snapshot()
+    assert snapshot.cache == {"miss": 1} and snapshot.compiles == 1

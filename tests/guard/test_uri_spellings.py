@@ -183,3 +183,18 @@ def test_references_resolve_as_jsonschema_rs_resolves_them(base: str, lead: str,
     except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
         pytest.fail(f"jsonschema-rs resolves {reference!r} against {base!r} elsewhere than {target!r}: {exc}")
     assert validator.is_valid(1) and not validator.is_valid("x"), (base, reference, target)
+
+
+@pytest.mark.parametrize(
+    ("declared", "spelled"),
+    [
+        ("http://ha/a", "http://H%41/a"),  # a host decoded, then folded
+        ("json-schema:///a.json", "a.json"),  # a relative key, read against the default base
+    ],
+)
+def test_registry_keys_spelled_two_ways_are_one_uri(declared: str, spelled: str) -> None:
+    with pytest.raises(engine.SchemaRejected) as caught:
+        engine.compile({"$ref": declared}, registry={declared: {"type": "string"}, spelled: _doubling(28)})
+    assert caught.value.reason == engine.RejectReason.INVALID_SCHEMA
+    alone = engine.compile({"$ref": declared}, registry={spelled: {"type": "integer"}})
+    assert alone.is_valid(1) and not alone.is_valid("x")
