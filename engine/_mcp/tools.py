@@ -406,6 +406,11 @@ class ToolSet:
             # number out of range), the whole result within the depth bound, its numbers
             # screened. The envelope is read from the value, as from a dict.
             result = decode_json(result, max_bytes=self._max_bytes, max_depth=self._max_depth)
+            # Every occurrence of the members the envelope names typed: the parse keeps a member's
+            # last value, and `{"content": 5, "content": []}` is refused at `/content`.
+            failure = shape_failure(given)
+            if failure is not None:
+                raise failure
         else:
             # Held to JSON first, whole, as a result given as bytes is parsed whole first: every
             # member (a NaN, a set, a cycle, a subclass or a value nesting past the result's bound

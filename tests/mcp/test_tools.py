@@ -880,18 +880,19 @@ def test_an_entry_without_a_name_never_takes_a_real_tools_name() -> None:
 
 def test_a_result_past_the_readers_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # A result longer than the bound readers take goes to the exact path: parsed whole once, its
-    # envelope read from the value, not decoded a second time; a wrong shape still says what the
-    # envelope's decoder expected.
-    import engine._mcp.envelope as envelope
+    # envelope read from the value; its shape checked by a decoder that reads no value (every
+    # occurrence of a member it names: a member named twice included); a wrong shape says what
+    # the envelope's decoder expected.
+    import engine._decode as decode
 
-    typed_reads: list[int] = []
-    typed = envelope._decode_shape
+    parses: list[int] = []
+    parse = decode._decode
 
     def counted(data: Any) -> Any:
-        typed_reads.append(len(data))
-        return typed(data)
+        parses.append(len(data))
+        return parse(data)
 
-    monkeypatch.setattr(envelope, "_decode_shape", counted)
+    monkeypatch.setattr(decode, "_decode", counted)
     tools = engine.compile_tools(
         [
             {
@@ -909,7 +910,8 @@ def test_a_result_past_the_readers_is_parsed_once(monkeypatch: pytest.MonkeyPatc
         assert len(document) > 2**20
         read = tools.validate_result(name, document)
         assert msgspec.to_builtins(read) == result
-        assert typed_reads == []
+        assert parses == [len(document)]
+        parses.clear()
     breaking = msgspec.json.encode({"content": [], "structuredContent": {"n": "one"}, "_meta": meta})
     with pytest.raises(engine.ValidationFailed) as caught:
         tools.validate_result("t", breaking)
@@ -917,8 +919,11 @@ def test_a_result_past_the_readers_is_parsed_once(monkeypatch: pytest.MonkeyPatc
     wrong = msgspec.json.encode({"content": [{"type": "text"}, 7], "structuredContent": {"n": 1}, "_meta": meta})
     with pytest.raises(engine.ValidationFailed) as caught:
         tools.validate_result("t", wrong)
-    assert typed_reads == [len(wrong)]
     assert caught.value.issues[0].instance_path == "/content/1"
+    twice = b'{"content": 5, "content": [], "structuredContent": {"n": 1}, "_meta": ' + msgspec.json.encode(meta) + b"}"
+    with pytest.raises(engine.ValidationFailed) as caught:
+        tools.validate_result("t", twice)
+    assert caught.value.issues[0].instance_path == "/content"
 
 
 @pytest.mark.parametrize("output", [True, False])
@@ -958,3 +963,26 @@ def test_a_result_of_a_wrong_shape_is_parsed_twice_at_most(
     with pytest.raises((engine.ValidationFailed, engine.DecodeError)):
         tools.validate_result("t", document)
     assert len(parses) <= 2, parses
+
+
+@pytest.mark.parametrize(
+    ("document", "where"),
+    [
+        ('{"content": 5, "content": []}', "/content"),
+        ('{"isError": "x", "isError": false, "content": []}', "/isError"),
+        ('{"_meta": 5, "_meta": {}, "content": []}', "/_meta"),
+        ('{"jsonrpc": "2.0", "id": 1, "result": 5, "result": {"content": []}}', "/result"),
+    ],
+)
+@pytest.mark.parametrize("output", [True, False])
+def test_a_member_named_twice_is_typed_each_time(document: str, where: str, output: bool) -> None:
+    # The parse keeps a member's last value: its first is typed too, as docs/mcp.md says.
+    tool: dict[str, Any] = {"name": "t", "inputSchema": {"type": "object"}}
+    if output:
+        tool["outputSchema"] = {"type": "object"}
+        document = document.replace('"content": []', '"content": [], "structuredContent": {}')
+    tools = engine.compile_tools([tool])
+    for form in (document, document.encode()):
+        with pytest.raises(engine.ValidationFailed) as caught:
+            tools.validate_result("t", form)
+        assert caught.value.issues[0].instance_path.startswith(where), caught.value.issues
