@@ -13,7 +13,14 @@ import msgspec
 from ._errors import RejectReason, SchemaRejected
 from ._pointer import pointer
 
-__all__ = ["Dialect", "check_meta_schema", "detect_dialect", "dialect_for_uri", "normalise_schema_uri"]
+__all__ = [
+    "Dialect",
+    "check_meta_schema",
+    "detect_dialect",
+    "dialect_for_uri",
+    "normalise_schema_uri",
+    "resource_in_dialect",
+]
 
 
 class Dialect(StrEnum):
@@ -245,3 +252,19 @@ def check_meta_schema(schema: Any, dialect: Dialect, *, max_errors: int = 20) ->
         location=first["location"],
         details={"dialect": dialect.value, "errors": errors},
     )
+
+
+def resource_in_dialect(document: Any, dialect: Dialect) -> Any:
+    """A registry resource with the ``$schema`` of the dialect it is read in, spelled as the
+    backends know it: its own where it names one the engine supports, else that of the schema
+    being compiled (``dialect``), as the guard reads it. Given so to every backend, each reads it
+    alike: jsonschema-rs's ``draft=`` read every resource in the root's draft, its own ``$schema``
+    ignored, and python-jsonschema reads a resource without one in the dialect of whichever
+    resource refers to it."""
+    if type(document) is not dict:
+        return document
+    declared = document.get("$schema")
+    read_in = (dialect_for_uri(declared) if isinstance(declared, str) else None) or dialect
+    if declared == read_in.meta_schema_uri:
+        return document
+    return {**document, "$schema": read_in.meta_schema_uri}

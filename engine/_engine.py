@@ -182,6 +182,8 @@ class Engine:
         )
         if not by_build:
             check_meta_schema(schema, dialect)
+        if resources:
+            _check_resources(resources, dialect)
         try:
             report: guard.GuardReport | guard.DeferredReport
             expansion = (
@@ -399,3 +401,24 @@ def compile_measured(engine: Engine, intake: Intake) -> CompiledSchema:
     intake under ``engine``'s limits already (a form's, measured before its shape was checked):
     found by its canonical text, or compiled, without being measured again."""
     return engine._compile_missing(intake.schema, None, engine._lookups, None, None, intake)
+
+
+def _check_resources(resources: Mapping[str, Any], dialect: Dialect) -> None:
+    """Each schema resource of the registry held to the meta-schema of the dialect it is read in
+    (its own ``$schema``'s, else the schema's), as the schema is: what the guard walks is what the
+    dialect says, and a backend may read more (jsonschema-rs applies an array ``items`` in a
+    2020-12 resource, which the guard, reading 2020-12, does not walk: 28 levels of doubling
+    references behind one compiled, and took seconds a check)."""
+    for uri, resource in resources.items():
+        if type(resource) is not dict:
+            continue  # a boolean schema, or not a schema: refused where it is resolved, with the reason
+        declared = resource.get("$schema")
+        try:
+            check_meta_schema(resource, (dialect_for_uri(declared) if isinstance(declared, str) else None) or dialect)
+        except SchemaRejected as refusal:
+            raise SchemaRejected(
+                refusal.reason,
+                f"the registry's resource {uri!r}: {refusal.message}",
+                location=refusal.location,
+                details={**refusal.details, "uri": uri},
+            ) from None

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import jsonschema_rs
 import msgspec
 
-from .._dialect import Dialect, dialect_for_uri
+from .._dialect import Dialect, resource_in_dialect
 from .._errors import Issue, RejectReason, SchemaRejected
 from .._intake import canonical_text
 from .._patterns import schema_patterns, word_boundary
@@ -167,27 +167,12 @@ def _positional_for(config: Any) -> tuple[Any, ...] | None:
 
 def build_registry(source: SchemaSource) -> jsonschema_rs.Registry:
     """The caller's resources as a jsonschema-rs registry that can retrieve nothing else, each in
-    the dialect the guard reads it in (:func:`_in_its_dialect`)."""
+    the dialect the guard reads it in (:func:`~engine._dialect.resource_in_dialect`)."""
     try:
-        resources = [(uri, _in_its_dialect(document, source.dialect)) for uri, document in source.resources.items()]
+        resources = [(uri, resource_in_dialect(document, source.dialect)) for uri, document in source.resources.items()]
         return jsonschema_rs.Registry(resources, retriever=_deny)
     except (ValueError, jsonschema_rs.ReferencingError) as exc:
         raise _ref_refusal(str(exc), "") from None
-
-
-def _in_its_dialect(document: Any, dialect: Dialect) -> Any:
-    """A registry resource with the ``$schema`` of the dialect it is read in, spelled as
-    jsonschema-rs knows it: its own where it names one the engine supports, else that of the
-    schema using it (``dialect``). jsonschema-rs's ``draft=`` reads every resource in that one
-    draft, a resource's own ``$schema`` ignored: a draft-07 resource referred to from a 2020-12
-    schema was read as 2020-12 (a `type` beside its `$ref` applied, where draft 7 ignores it)."""
-    if type(document) is not dict:
-        return document
-    declared = document.get("$schema")
-    read_in = (dialect_for_uri(declared) if isinstance(declared, str) else None) or dialect
-    if declared == read_in.meta_schema_uri:
-        return document
-    return {**document, "$schema": read_in.meta_schema_uri}
 
 
 def _deny(uri: str) -> Any:

@@ -77,3 +77,24 @@ def test_a_registry_resource_is_read_in_its_own_dialect(case: str, backend: str)
         return
     for instance in instances:
         assert compiled.is_valid(instance) is _expected(schema, resource, instance), instance
+
+
+@pytest.mark.parametrize("backend", ["auto", "jsonschema-rs", "jsonschema", "fastjsonschema", "msgspec"])
+@pytest.mark.parametrize(
+    "resource",
+    [
+        {"items": [{"type": "integer"}]},  # 2020-12: `items` is one schema
+        {"$defs": {"a": [1]}},
+        {"properties": {"a": [1]}},
+        {"prefixItems": {"type": "integer"}},
+        {"$defs": {"d0": {"type": "integer"}}, "items": [{"$ref": "#/$defs/d0"}], "additionalItems": {"enum": [1]}},
+    ],
+)
+def test_a_registry_resource_is_held_to_its_meta_schema(backend: str, resource: dict[str, Any]) -> None:
+    # Unchecked, jsonschema-rs applied an array `items` the guard (reading 2020-12) never walked,
+    # and python-jsonschema's crawl raised a raw AttributeError on a list where a schema goes.
+    eng = engine.Engine(engine.EngineConfig(backend=backend))
+    with pytest.raises(engine.SchemaRejected) as caught:
+        eng.compile({"$ref": "http://x/a"}, registry={"http://x/a": resource})
+    assert caught.value.reason == engine.RejectReason.INVALID_SCHEMA
+    assert caught.value.details["uri"] == "http://x/a"
