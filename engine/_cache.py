@@ -181,10 +181,14 @@ class CompileCache(Generic[T]):
         """The cached value for ``key``, or ``compile()``'s result, stored with what ``weigh`` says
         it holds in memory (see :func:`estimated_bytes`). Exceptions are not stored. The events of
         the look-up and of the compile reach the hooks once no lock is held."""
-        # Deferred whether or not a hook listens now: one added while this compile runs is handed
-        # what it emits only once no lock is held.
-        with _metrics.deferred():
+        # Held back whether or not a hook listens now: one added while this compile runs is
+        # handed what it emits only once no lock is held.
+        held = _metrics.hold()
+        try:
             return self._get_or_compile(key, compile, weigh)
+        finally:
+            if held:
+                _metrics.release()
 
     def _get_or_compile(self, key: bytes, compile: Callable[[], T], weigh: Callable[[T], int] | None) -> T:
         entries = self._entries

@@ -132,7 +132,7 @@ _held = threading.local()  # `events`: what this thread emitted while it held a 
 
 def emit(event: Event) -> None:
     """Hand ``event`` to every hook, or, while this thread holds a lock of the engine's (see
-    :func:`deferred`), once it no longer does. Callers check ``hooks`` first, so nothing is built
+    :func:`hold`), once it no longer does. Callers check ``hooks`` first, so nothing is built
     when off."""
     waiting = getattr(_held, "events", None)
     if waiting is not None:
@@ -152,28 +152,30 @@ def emit(event: Event) -> None:
         raise stopped
 
 
-@contextmanager
-def deferred() -> Iterator[None]:
-    """Around code that takes the engine's locks: the events it emits reach the hooks after it
-    ends, on the same thread, when no lock is held. A hook that calls back into the engine (the
-    cache's statistics, another compile) would otherwise wait for a lock its own thread holds,
-    and every thread after it for that one."""
-    if getattr(_held, "events", None) is not None:  # within another: that one hands them over
-        yield
-        return
+def hold() -> bool:
+    """Hold back the events this thread emits, from here until :func:`release`, around code that
+    takes the engine's locks: they reach the hooks after, on the same thread, when no lock is
+    held (a hook calling back into the engine, for its cache statistics or another compile, would
+    otherwise wait for a lock its own thread holds, and every thread after it for that one).
+    ``False`` within another hold, which hands them over (then no :func:`release` is due)."""
+    if getattr(_held, "events", None) is not None:
+        return False
     _held.events = []
-    try:
-        yield
-    finally:
-        events, _held.events = _held.events, None
-        stopped: BaseException | None = None
-        for event in events:  # every one delivered, whatever a hook raises on another
-            try:
-                emit(event)
-            except BaseException as exc:  # noqa: BLE001 - raised below, once all are delivered
-                stopped = stopped or exc
-        if stopped is not None:
-            raise stopped
+    return True
+
+
+def release() -> None:
+    """Hand the events held back since :func:`hold` to the hooks: every one to every hook, an
+    interrupt a hook raised re-raised after."""
+    events, _held.events = _held.events, None
+    stopped: BaseException | None = None
+    for event in events:
+        try:
+            emit(event)
+        except BaseException as exc:  # noqa: BLE001 - raised below, once all are delivered
+            stopped = stopped or exc
+    if stopped is not None:
+        raise stopped
 
 
 def observed_compile(compile: Callable[[], T]) -> Callable[[], T]:
