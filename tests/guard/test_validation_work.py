@@ -247,12 +247,12 @@ def test_a_wide_level_of_scalars_weighs_as_read_value_by_value(values: list[Any]
 _CONTAINER = st.recursive(
     st.one_of(st.text(max_size=6), st.integers(), st.booleans(), st.none()),
     lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=4), inner, max_size=4)),
-    max_leaves=12,
+    max_leaves=6,
 )
 
 
-@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-@given(st.lists(_CONTAINER, min_size=65, max_size=120), st.booleans())
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.lists(_CONTAINER, min_size=65, max_size=80), st.booleans())
 def test_a_wide_level_of_containers_weighs_as_read_value_by_value(values: list[Any], shared: bool) -> None:
     # A level of more than 64 values holding objects or arrays is read by its types, in C too.
     instance = [values[0]] * 100 + values if shared else values
