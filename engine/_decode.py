@@ -14,7 +14,7 @@ import msgspec
 
 from ._errors import DecodeError, DecodeReason
 from ._instance import TOO_MANY_DIGITS, referents
-from ._slow_numbers import MOST_SLOW, SCREENED_PAST, far_exponents_over
+from ._slow_numbers import MOST_SLOW, SCREENED_PAST, far_exponents_over, without_escaped_quotes
 
 __all__ = [
     "LEVELS_READ",
@@ -307,10 +307,8 @@ def within_depth(data: bytes | bytearray | memoryview | str, max_depth: int) -> 
         data = _raw(data)
     if brackets(data) <= max_depth:
         return True
-    if b"\\" in data:
-        # Left to right, as a JSON string reads its escapes: `\\` first, then `\"`; every other
-        # escape is a backslash and a letter or a slash, dropped with the rest below.
-        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    # Every other escape is a backslash and a letter or a slash, dropped with the rest below.
+    data = without_escaped_quotes(data)
     structure = data.translate(_SQUARE, _NOT_STRUCTURE)
     if b'"' in structure:
         # Quotes now alternate, opening and closing each string, and a string is `""` unless it

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["MOST_SLOW", "SCREENED_PAST", "far_exponents_over", "far_exponents_in_texts_over"]
+__all__ = ["MOST_SLOW", "SCREENED_PAST", "far_exponents_in_texts_over", "far_exponents_over", "without_escaped_quotes"]
 
 SCREENED_PAST = 1 << 20
 """The longest document whose numbers are not screened before it is parsed (1 MiB of the slowest
@@ -69,13 +69,12 @@ def far_exponents_in_texts_over(texts: Iterable[str], most: int = MOST_SLOW) -> 
     return _counted_over(b"\n".join(map(outside_strings, raws)), most, checked=False)
 
 
-def outside_strings(raw: bytes) -> bytes:
+def outside_strings(raw: bytes | bytearray) -> bytes:
     """The text of the JSON document ``raw`` outside its strings, the strings dropped (and any
     text after an unclosed one). An escaped backslash, then an escaped quote, is taken out first:
     every quote left opens or closes a string. msgspec reads a document from its start and stops
     at its first error, and until there the document's strings are these."""
-    if b"\\" in raw:
-        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    raw = without_escaped_quotes(raw)
     quotes = raw.count(b'"')
     if quotes >= _FEW_QUOTES:
         # A closing quote is followed by a comma, a colon, a bracket or a space, never by a quote:
@@ -100,6 +99,14 @@ def outside_strings(raw: bytes) -> bytes:
         kept.append(b" ".join(raw[start:end].split(b'"')[::2]))
         start = end
     return b" ".join(kept)
+
+
+def without_escaped_quotes(raw: bytes | bytearray) -> bytes | bytearray:
+    """``raw``, a JSON text, with its escaped backslashes taken out, then its escaped quotes (left
+    to right, as a string reads its escapes): every quote left opens or closes a string."""
+    if b"\\" not in raw:
+        return raw
+    return raw.replace(b"\\\\", b"").replace(b'\\"', b"")
 
 
 def _may_hold_over(raw: bytes, most: int) -> bool:
