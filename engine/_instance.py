@@ -220,45 +220,7 @@ def bind_is_valid(
     holding floats but no such integer, given how many (``screened`` where not given); ``sized``:
     that of a :data:`LONG` value, given a length it is checked as, where that is over ``cheap``
     (``check`` where not given; see ``HotPath``)."""
-
-    flat = min(flat_limit(max_depth, max_values), WRITTEN_AS_IT_IS + 1)  # more members: walked
-    plain = check if screened is None else screened
-
-    long = max_values << 1  # the length a long value is checked as: the size bound
-    if sized is None or long <= cheap:  # as long a document is not weighed: no more is a value
-        sized = None
-
-    def is_valid(instance: Any) -> bool:
-        # :func:`admit`, an object of scalars read in one pass; what it holds to weigh.
-        large = 0
-        if type(instance) is dict:
-            children = _referents(instance)
-            if len(children) == len(instance) < flat and only_plain_scalars(map(type, children)):
-                try:
-                    packed = len(_encode(instance))
-                except UnicodeEncodeError as exc:
-                    raise surrogate(exc) from None
-                except OverflowError:
-                    packed, large = _no_surrogates(instance), LARGE
-                except (TypeError, ValueError, RuntimeError) as exc:  # screened plain: changed since
-                    raise changed_while_read(exc) from None
-                if packed > max_values << 1:
-                    within_size(packed, len(instance) + 1, max_values)
-                large |= LONG if packed > LONG_PAST else 0  # a long string or key: weighed as a long document
-            else:
-                large = walk(instance, children, max_depth, max_values)
-        else:
-            large = admit(instance, max_depth, max_values)
-        try:
-            if not large or (floated is None and not large & (LARGE | LONG)):
-                return plain(instance)
-            if large & LONG and sized is not None:
-                return sized(instance, long)
-            return check(instance) if large & (LARGE | LONG) else floated(instance, large >> FLOATS)  # type: ignore[misc]
-        except (ValueError, TypeError, RuntimeError) as exc:
-            raise refusal(exc) from None
-
-    return is_valid
+    return _bind(check, refusal, None, max_depth, max_values, screened, floated, sized, cheap)
 
 
 def bind_checked(
@@ -274,7 +236,22 @@ def bind_checked(
 ) -> Callable[[Any], Any]:
     """Like :func:`bind_is_valid`, returning ``instance`` when valid and raising ``failure(instance)``
     otherwise."""
+    return _bind(check, refusal, failure, max_depth, max_values, screened, floated, sized, cheap)
 
+
+def _bind(
+    check: Callable[[Any], bool],
+    refusal: Callable[[BaseException], Exception],
+    failure: Callable[[Any], Exception] | None,
+    max_depth: int,
+    max_values: int,
+    screened: Callable[[Any], bool] | None,
+    floated: Callable[[Any, int], bool] | None,
+    sized: Callable[[Any, int], bool] | None,
+    cheap: int,
+) -> Callable[[Any], Any]:
+    """The bound check of :func:`bind_is_valid` (``failure`` is ``None``: the answer returned) and
+    of :func:`bind_checked` (the instance returned, or ``failure(instance)`` raised)."""
     flat = min(flat_limit(max_depth, max_values), WRITTEN_AS_IT_IS + 1)  # more members: walked
     plain = check if screened is None else screened
 
@@ -282,7 +259,7 @@ def bind_checked(
     if sized is None or long <= cheap:  # as long a document is not weighed: no more is a value
         sized = None
 
-    def checked(instance: Any) -> Any:
+    def bound(instance: Any) -> Any:
         # :func:`admit`, an object of scalars read in one pass; what it holds to weigh.
         large = 0
         if type(instance) is dict:
@@ -312,11 +289,13 @@ def bind_checked(
                 valid = check(instance) if large & (LARGE | LONG) else floated(instance, large >> FLOATS)  # type: ignore[misc]
         except (ValueError, TypeError, RuntimeError) as exc:
             raise refusal(exc) from None
+        if failure is None:
+            return valid
         if valid:
             return instance
         raise failure(instance)
 
-    return checked
+    return bound
 
 
 def walk(root: dict[Any, Any] | list[Any], children: list[Any], max_depth: int, max_values: int) -> int:
