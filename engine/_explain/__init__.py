@@ -44,6 +44,7 @@ from ..backends import BackendValidator, late, locations, schema_source
 from .budget import (
     EXPLAIN_FRAMES,
     INFINITE,
+    PATH_CHARACTERS_PER_EVALUATION,
     SECONDS_PER_EVALUATION,
     WEIGHED_TEXT,
     Budget,
@@ -128,14 +129,16 @@ def _whole_cost(
             per_value *= max(guard.fan_out, 1)
             if per_value > allowance:
                 return INFINITE
-        if width is not None and per_value * width <= allowance:
-            return per_value * width
+        if width is not None and width < PATH_CHARACTERS_PER_EVALUATION and per_value * width <= allowance:
+            return per_value * width  # (no key long enough for its paths to weigh)
         return per_value * size(instance, allowance // per_value + 1)
     # Without recursion, each inlined subschema descends a fixed number of levels, so it meets the
     # values of one level of the instance only: the widest level bounds the values each meets.
     per_value = max(guard.measured.get("max_ref_expansion", 1), 1) * weight
-    if width is not None and per_value * width <= allowance:
-        return per_value * width  # no level holds more values than the whole
+    if width is not None and width < PATH_CHARACTERS_PER_EVALUATION and per_value * width <= allowance:
+        # No level holds more values than the whole, and no key is long enough for the paths of
+        # the errors below it to weigh (see `size`).
+        return per_value * width
     if weight > 1:  # an error copies the whole value it is about, not one level of it
         return per_value * size(instance, allowance // per_value + 1)
     return per_value * shape(instance, allowance // per_value + 1)[0]
@@ -203,4 +206,6 @@ def _explained_whole(guard: GuardReport | None, allowance: int, weight: int = 1)
         return INFINITE  # no report: nothing to estimate (see `_whole_cost`)
     if guard.recursive:
         return -1
-    return allowance // (max(guard.measured.get("max_ref_expansion", 1), 1) * weight)
+    # A longer document may hold a key whose paths weigh (see `_whole_cost`).
+    widest = allowance // (max(guard.measured.get("max_ref_expansion", 1), 1) * weight)
+    return min(widest, PATH_CHARACTERS_PER_EVALUATION - 1)

@@ -26,6 +26,8 @@ __all__ = [
     "NAMES_PER_EVALUATION",
     "NAMES_READ_PER_EVALUATION",
     "NAME_KEYWORDS",
+    "PATH_CHARACTERS",
+    "PATH_CHARACTERS_PER_EVALUATION",
     "WEIGHED_TEXT",
     "SECONDS_PER_EVALUATION",
     "SPENT",
@@ -35,6 +37,7 @@ __all__ = [
     "collect",
     "count_objects",
     "cut_message",
+    "shown_pointer",
     "error_weight",
     "failed",
     "missing_names",
@@ -201,39 +204,64 @@ class Issues(msgspec.Struct):
     cap: int
     issues: list[Issue] = msgspec.field(default_factory=list)
     truncated: bool = False
+    paths: int = 0  # the characters of the instance paths of `issues`
 
     @property
     def full(self) -> bool:
         return self.truncated and len(self.issues) >= self.cap
 
+    def _room(self, issue: Issue) -> bool:
+        return len(self.issues) < self.cap and (
+            not self.issues or self.paths + len(issue.instance_path) <= PATH_CHARACTERS
+        )
+
     def add(self, issue: Issue) -> bool:
         """Keep ``issue``; ``False`` once the list is full (then it is marked truncated)."""
-        if len(self.issues) >= self.cap:
+        if not self._room(issue):
             self.truncated = True
             return False
         self.issues.append(issue)
+        self.paths += len(issue.instance_path)
         return True
 
     def cut(self, issue: Issue) -> None:
         """The explanation stops here: say so."""
         self.truncated = True
-        if len(self.issues) < self.cap:
+        if self._room(issue):
             self.issues.append(issue)
+            self.paths += len(issue.instance_path)
 
     def run(self, issues: Iterator[Issue], budget: Budget, path: str, location: Pointer) -> None:
         """Read the issues of one piece, each re-rooted at ``path`` / ``location``."""
-        if collect(issues, self.issues, self.cap, budget.deadline, path, pointer(location)):
+        first = len(self.issues)
+        room = PATH_CHARACTERS - self.paths
+        if collect(issues, self.issues, self.cap, budget.deadline, path, pointer(location), room):
             self.truncated = True
+        self.paths += sum([len(issue.instance_path) for issue in self.issues[first:]])
 
     def failure(self) -> ValidationFailed:
         return failed(self.issues, truncated=self.truncated)
 
 
-def collect(issues: Iterator[Issue], into: list[Issue], cap: int, deadline: float, path: str, prefix: str) -> bool:
+PATH_CHARACTERS = 1 << 20
+"""The characters of instance paths an issue list holds beyond its first issue: an issue's path
+holds every key above the value (100 issues under one key of 8 MB were 800 MB of paths)."""
+
+
+def collect(
+    issues: Iterator[Issue],
+    into: list[Issue],
+    cap: int,
+    deadline: float,
+    path: str,
+    prefix: str,
+    room: int = PATH_CHARACTERS,
+) -> bool:
     """Read ``issues`` into ``into`` (``cap`` at most in all), each re-rooted at ``path`` (in the
     instance) and ``prefix`` (in the schema), until ``deadline`` (``time.monotonic``); whether the
-    list was cut there: an issue left unread (over the cap, or the time up once one was read), or
-    the backend refusing to go on. The last issue read with the time up cuts nothing."""
+    list was cut there: an issue left unread (over the cap, or the time up once one was read; or
+    its path over the ``room`` left for paths, once ``into`` holds one), or the backend refusing
+    to go on. The last issue read with the time up cuts nothing."""
     monotonic = time.monotonic
     read = 0
     try:
@@ -241,6 +269,9 @@ def collect(issues: Iterator[Issue], into: list[Issue], cap: int, deadline: floa
             if len(into) >= cap or (read and monotonic() > deadline):
                 return True
             read += 1
+            room -= len(path) + len(issue.instance_path)
+            if room < 0 and into:
+                return True
             message = issue.message
             if len(message) > MAX_MESSAGE:
                 message = cut_message(message)
@@ -287,11 +318,22 @@ SPENT = "max_explain_seconds spent (explanation truncated)"
 """Why an explanation stopped where its time ran out."""
 
 
+def shown_pointer(location: str) -> str:
+    """A pointer as a message quotes it (``'/'`` for the root), cut after :data:`SHOWN_POINTER`
+    characters: a key may be megabytes long."""
+    if len(location) <= SHOWN_POINTER:
+        return repr(location or "/")
+    return f"{location[:SHOWN_POINTER]!r}... (pointer cut: {len(location)} characters)"
+
+
+SHOWN_POINTER = 200
+
+
 def too_costly(path: str, location: str, cost: int) -> str:
     """The message of the issue that ends an explanation early. It claims nothing about the part
     it names (that part may hold no issue): only that the instance is invalid and the explanation
     stopped there."""
-    part = f"{path or '/'!r} against {location or '/'!r}"
+    part = f"{shown_pointer(path)} against {shown_pointer(location)}"
     estimate = f"an estimated {cost} evaluations" if cost < INFINITE else "work the budget cannot bound"
     return (
         f"instance is invalid; explaining {part} further would take {estimate}, over what is left of "
@@ -327,8 +369,11 @@ def size(instance: Any, limit: int) -> int:
 def _level_widths(instance: Any, limit: int) -> Iterator[int]:
     """The values :func:`shape` counts on each level of ``instance``, from the top; a level of more
     than ``limit`` values is the last, counted by its length alone (its callers stop there: ten
-    million integers took a second to read, twice, before an explanation's clock began)."""
+    million integers took a second to read, twice, before an explanation's clock began). Every
+    error about a value copies its path: a value under keys of :data:`PATH_CHARACTERS_PER_EVALUATION`
+    characters or more counts once more per that many (the longest key of each level above)."""
     level = [instance]
+    above = 0  # the characters of the longest key of each level above
     while level:
         width = len(level)
         if width > limit:
@@ -336,6 +381,7 @@ def _level_widths(instance: Any, limit: int) -> Iterator[int]:
             return
         below: list[Any] = []  # (`list[Any]()` builds a generic alias first: ten times the cost)
         kinds = {*map(type, level)} if width > _WIDE_LEVEL else None
+        longest = 0
         if kinds is not None and kinds <= _LEAVES:
             # A wide level of scalars, read in C: one each, a string once more per 64 characters.
             if str in kinds:
@@ -346,15 +392,25 @@ def _level_widths(instance: Any, limit: int) -> Iterator[int]:
                 if max(map(int.bit_length, integers)) > _WORD_BITS:
                     width += sum(map(_copied, integers))
         else:
-            width = _level_width(level, below)
+            width, longest = _level_width(level, below)
+        if above >= PATH_CHARACTERS_PER_EVALUATION:
+            width *= 1 + above // PATH_CHARACTERS_PER_EVALUATION
         yield width
+        above += longest
         level = below
 
 
-def _level_width(level: list[Any], below: list[Any]) -> int:
+PATH_CHARACTERS_PER_EVALUATION = 1_024
+"""Characters of the path an error holds that one evaluation stands for: jsonschema-rs copies the
+path into every error, and the error is copied again as it is read (an 8 MB key above 100 failing
+values made 1.6 GB of errors, 20 MB aborted the process, each counted as one value)."""
+
+
+def _level_width(level: list[Any], below: list[Any]) -> tuple[int, int]:
     """The values :func:`shape` counts on ``level``, its arrays' and objects' values put in
-    ``below``."""
+    ``below``; and the characters of its longest key."""
     width = len(level)
+    longest = 0
     for value in level:
         kind = type(value)  # JSON values, read by their exact types first (an ABC check is slow)
         if kind is str:
@@ -362,6 +418,8 @@ def _level_width(level: list[Any], below: list[Any]) -> int:
         elif kind is dict:
             width += len(value)
             below.extend(value.values())
+            if value:
+                longest = max(longest, max(map(len, value)))
         elif kind is list:
             below.extend(value)
         elif kind is int:
@@ -374,9 +432,11 @@ def _level_width(level: list[Any], below: list[Any]) -> int:
         elif isinstance(value, Mapping):
             width += len(value)
             below.extend(value.values())
+            if value:
+                longest = max(longest, max(len(str(key)) for key in value))
         elif isinstance(value, list):
             below.extend(value)
-    return width
+    return width, longest
 
 
 def _copied(integer: int) -> int:

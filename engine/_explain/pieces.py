@@ -26,6 +26,7 @@ from .budget import (
     node_weight,
     shape,
     short,
+    shown_pointer,
     size,
     too_costly,
 )
@@ -321,7 +322,7 @@ class Pieces:
             if not spent.said:
                 spent.said = True
                 at_path, at_location = pointer(path), pointer(location)
-                where = f"{at_path or '/'!r} against {at_location or '/'!r}"
+                where = f"{shown_pointer(at_path)} against {shown_pointer(at_location)}"
                 message = f"instance is invalid; the explanation stopped at {where}: {SPENT}"
                 out.cut(Issue(instance_path=at_path, keyword_location=at_location, keyword="", message=message))
             raise

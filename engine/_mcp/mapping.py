@@ -14,7 +14,7 @@ import msgspec
 from msgspec import UNSET
 
 from .._config_values import short_repr
-from .._errors import DecodeError, DecodeReason, Issue, ValidationFailed
+from .._errors import DecodeError, DecodeReason, Issue, ValidationFailed, bounded_message
 from .._slow_numbers import SCREENED_PAST, far_exponents_in_texts_over
 from .envelope import CallToolResult
 
@@ -83,8 +83,8 @@ def invalid_arguments_result(
             result["structuredContent"] = {"error": {**details, "decode": str(error.reason), "message": error.message}}
         return result
     lines = [f"Invalid arguments for {subject}:"]
-    for issue in error.issues:
-        lines.append(f"- at {issue.instance_path or '(root)'}: {issue.message}")
+    for issue in error.issues:  # a path holds every key above the value: a long one is shown cut
+        lines.append(f"- at {bounded_message(issue.instance_path) or '(root)'}: {issue.message}")
     if error.truncated:
         lines.append("- (more issues not listed)")
     result = {"content": [{"type": "text", "text": "\n".join(lines)}], "isError": True}
