@@ -117,9 +117,9 @@ def _check(owner: type, name: str, hint: Any, value: Any, *, from_text: bool = F
         return value
     if hint is int or hint is float:
         minimum = checks.MINIMUM.get(name, 0)
-        maximum = checks.MAXIMUM.get(name, math.inf)
+        maximum = checks.MAXIMUM.get(name, checks.LARGEST_INTEGER if hint is int else math.inf)
         allowed = f"an integer >= {minimum:g}" if hint is int else f"a number > {minimum:g}"
-        if maximum < math.inf:
+        if name in checks.MAXIMUM:
             allowed += f" and <= {maximum:.0f}"
         original = value
         if from_text and isinstance(value, str):
@@ -136,6 +136,8 @@ def _check(owner: type, name: str, hint: Any, value: Any, *, from_text: bool = F
                 raise _Problem(original, allowed)
             return value
         if not minimum <= value <= maximum:
+            if value > maximum and name not in checks.MAXIMUM:  # the machine word: said where it is the reason
+                allowed += f" and <= {maximum}"
             raise _Problem(original, allowed)
         return value
     if get_origin(hint) is tuple:  # tuple[str, ...]
@@ -553,13 +555,13 @@ def _leaves(layer: _Layer) -> list[tuple[str, str, Any]]:
 def _toml_document(path: Path) -> dict[str, Any]:
     import tomllib
 
-    from ._config_values import MAX_CONFIG_BYTES, toml_text
+    from ._config_values import MAX_CONFIG_BYTES, read_at_most, shown_path, toml_text
 
-    try:
-        with path.open("rb") as fh:  # bounded: a path may name anything (`/dev/zero`)
-            return tomllib.loads(toml_text(fh.read(MAX_CONFIG_BYTES + 1)))
-    except (OSError, ValueError, RecursionError) as exc:  # ValueError: TOMLDecodeError, not UTF-8, a huge int
-        raise ConfigError(f"{path}: cannot be read as TOML ({checks.toml_failure(exc)})", source=str(path)) from None
+    try:  # bounded, and not waiting on a pipe: a path may name anything (`/dev/zero`, a FIFO)
+        return tomllib.loads(toml_text(read_at_most(path, MAX_CONFIG_BYTES + 1)))
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: TOMLDecodeError, not UTF-8, a huge int, the path
+        problem = checks.toml_failure(exc)
+        raise ConfigError(f"{shown_path(path)}: cannot be read as TOML ({problem})", source=shown_path(path)) from None
 
 
 def _read_toml(path: Path) -> _Layer:

@@ -5,12 +5,24 @@ entry of ``fetch.allow_hosts`` may be, and a value shown short in the message th
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 import reprlib
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["ALLOWED_HOSTS", "MAXIMUM", "MINIMUM", "host_entry_problem", "number_from_text", "short_repr"]
+__all__ = [
+    "ALLOWED_HOSTS",
+    "LARGEST_INTEGER",
+    "MAXIMUM",
+    "MINIMUM",
+    "UnusablePath",
+    "host_entry_problem",
+    "number_from_text",
+    "read_at_most",
+    "short_repr",
+    "shown_path",
+]
 
 # The smallest value each numeric field accepts, by field name; 0 for the others, where zero
 # means "none": no cache (`cache_size`), no redirect, no `allOf` branch, property, `enum` or
@@ -39,6 +51,10 @@ MAXIMUM: dict[str, float] = {
     "total_timeout": 86_400.0,
     "max_explain_seconds": 86_400.0,
 }
+LARGEST_INTEGER = 2**63 - 1
+"""The largest value of every other integer setting: each reaches native code as a machine word
+(a length, a capacity) or the clock as a float (a work budget times the seconds an evaluation
+takes: 10^400 raised ``OverflowError`` from every compile on the python-jsonschema backend)."""
 
 
 _INTEGER_TEXT = re.compile(r"\s*[+-]?[0-9]+\s*")
@@ -176,6 +192,41 @@ class _TooLong(ValueError):
     pass
 
 
+class UnusablePath(ValueError):
+    """A path no file can have here (a NUL character, one the file system's encoding cannot spell)."""
+
+
+_NO_WAIT = getattr(os, "O_NONBLOCK", 0)
+
+
+def read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
+    """Up to ``limit`` bytes of the file at ``path``, opened without waiting: a named pipe no one
+    writes to would hold ``open`` for ever (it then reads as empty); reads wait for a writer's data
+    as usual. Raises ``OSError``, or :class:`UnusablePath`."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NO_WAIT)
+    except UnicodeEncodeError:
+        raise UnusablePath("the path holds a character no file name here can spell") from None
+    except ValueError:  # "embedded null byte"
+        raise UnusablePath("the path holds a NUL character") from None
+    try:
+        if _NO_WAIT:
+            os.set_blocking(fd, True)
+        fh = open(fd, "rb")  # noqa: SIM115 - closed by the `with` below, or here if it fails
+    except BaseException:
+        os.close(fd)
+        raise
+    with fh:
+        return fh.read(limit)
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """``path`` as a message shows it: as it is, or quoted with escapes where it holds what a
+    terminal would not show (a control character, a lone surrogate)."""
+    text = os.fspath(path)
+    return text if text.isprintable() else repr(text)
+
+
 def toml_text(data: bytes) -> str:
     """The text of a configuration file read up to one byte past :data:`MAX_CONFIG_BYTES`."""
     if len(data) > MAX_CONFIG_BYTES:
@@ -191,6 +242,8 @@ def toml_failure(exc: BaseException) -> str:
 
     if isinstance(exc, OSError):
         return exc.strerror or type(exc).__name__
+    if isinstance(exc, UnusablePath):
+        return str(exc)
     if isinstance(exc, tomllib.TOMLDecodeError):
         return str(exc)[:200]
     if isinstance(exc, UnicodeDecodeError):

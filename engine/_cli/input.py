@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
@@ -10,6 +9,7 @@ from typing import Any
 
 import msgspec
 
+from .._config_values import UnusablePath, read_at_most
 from .._decode import decode_json
 from .._errors import DecodeError, DecodeReason
 from .._intake import json_type
@@ -72,28 +72,16 @@ def label_of(path: str) -> str:
     return "standard input" if path == "-" else path
 
 
-_NO_WAIT = getattr(os, "O_NONBLOCK", 0)
-
-
 def read_bytes(path: str, what: str, limit: int) -> bytes:
     """Up to ``limit + 1`` bytes of ``path`` (``-`` is standard input), or a :class:`UsageError`."""
     try:
         if path == "-":
             return sys.stdin.buffer.read(limit + 1)
-        # Opened without waiting: a named pipe no one writes to would hold `open` for ever (it
-        # then reads as empty); reads wait for a writer's data as usual.
-        fd = os.open(path, os.O_RDONLY | _NO_WAIT)
-        try:
-            if _NO_WAIT:
-                os.set_blocking(fd, True)
-            fh = open(fd, "rb")  # noqa: SIM115 - closed by the `with` below, or here if it fails
-        except BaseException:
-            os.close(fd)
-            raise
-        with fh:
-            return fh.read(limit + 1)
+        return read_at_most(path, limit + 1)  # a named pipe no one writes to reads as empty
     except OSError as exc:
         raise UsageError(f"cannot read the {what} {path!r}: {exc.strerror or exc}", "unreadable-file") from None
+    except UnusablePath as exc:
+        raise UsageError(f"cannot read the {what} {path!r}: {exc}", "unreadable-file") from None
 
 
 def read_json(path: str, what: str) -> Any:

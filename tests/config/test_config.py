@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -238,3 +240,46 @@ def test_replace_checks_only_what_changes_and_merges_sections() -> None:
         base.replace(limits={"max_issues": -1})
     with pytest.raises(ConfigError, match=r"^regex: 'fast' is not one of linear, backtracking$"):
         base.replace(regex="fast")
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [("a\x00b.toml", "the path holds a NUL character"), ("\ud800.toml", "no file name here can spell")],
+)
+def test_a_path_no_file_can_have_is_said_so(name: str, why: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        EngineConfig.load(name, env={})
+    assert why in info.value.message and repr(name) in info.value.message
+    assert info.value.message.isprintable()  # the path quoted with escapes
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_named_pipe_no_one_writes_to_is_read_without_waiting(tmp_path: Path) -> None:
+    fifo = tmp_path / "engine.toml"
+    os.mkfifo(fifo)
+    found: list[object] = []
+    reader = threading.Thread(target=lambda: found.append(EngineConfig.load(fifo, env={})), daemon=True)
+    reader.start()
+    reader.join(20)
+    if reader.is_alive():  # held in `open`: a writer's open lets it go, so the thread ends
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(5)
+        pytest.fail("EngineConfig.load waited for a writer on a named pipe")
+    assert found == [EngineConfig()]  # no writer: an empty file, the defaults
+
+
+@pytest.mark.parametrize("field", ["max_validation_work", "max_explain_work", "max_instance_bytes"])
+def test_an_integer_setting_past_a_machine_word_is_refused(field: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        EngineConfig(limits={field: 10**400})
+    assert info.value.message.endswith(" and <= 9223372036854775807"), info.value.message
+    variable = f"ENGINE_LIMITS_{field.upper()}"
+    with pytest.raises(ConfigError, match=variable):
+        EngineConfig.load(False, env={variable: "9" * 400})
+    assert getattr(EngineConfig(limits={field: 2**63 - 1}).limits, field) == 2**63 - 1
+
+
+def test_the_largest_validation_work_compiles_on_every_backend() -> None:
+    for backend in backend_names():
+        compiled = engine.Engine(engine.EngineConfig(backend=backend, limits={"max_validation_work": 2**63 - 1}))
+        assert compiled.compile({"type": "integer"}).is_valid(3)
