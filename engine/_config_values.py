@@ -152,17 +152,16 @@ def host_entry_problem(entry: str) -> str | None:
 
 def _never_fetched(entry: str) -> str | None:
     """Why an IP address ``entry`` can never be fetched from, or ``None``: a cloud instance-metadata
-    endpoint is refused at every connection whatever the configuration (other addresses the
-    fetcher refuses, documentation ranges, stay listable: tests resolve names to them)."""
-    try:
-        address = ipaddress.ip_address(entry)
-    except ValueError:
-        return None  # a host name: its addresses are checked when it is resolved
+    endpoint is refused at every connection whatever the configuration, in any spelling a resolver
+    reads (``2852039166`` and ``0xa9fea9fe`` are 169.254.169.254). Other addresses the fetcher
+    refuses stay listable: documentation ranges (tests resolve names to them), and the IPv6 forms
+    embedding an IPv4 address, refused at each connection."""
     from ._guard.fetch import METADATA_ADDRESSES  # read late: the fetcher loads only where it is used
+    from ._guard.uris import ip_address_of
 
-    if address in METADATA_ADDRESSES:
+    if ip_address_of(entry.lower()) in METADATA_ADDRESSES:
         return "is a cloud instance-metadata address, which the fetcher refuses under every configuration"
-    return None
+    return None  # a host name: its addresses are checked when it is resolved
 
 
 _NOT_A_HOST = "is not a host name, an IP address or a dot and a domain"

@@ -9,7 +9,7 @@ import re
 import socket
 from functools import lru_cache
 
-__all__ = ["join_uri", "normal_uri", "split_uri"]
+__all__ = ["ip_address_of", "join_uri", "normal_uri", "split_uri"]
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
@@ -126,14 +126,25 @@ def _address(host: str) -> str:
     """An IP address in one spelling: an IPv6 one compressed (``[0:0:0:0:0:0:0:1]`` is ``[::1]``),
     an IPv4 one dotted in decimal (``0x7f.1`` is ``127.0.0.1``, as a URL reads it); any other
     host as it is."""
+    if host.startswith("[") and host.endswith("]"):
+        address = ip_address_of(host[1:-1])
+        return f"[{address.compressed}]" if isinstance(address, ipaddress.IPv6Address) else host
+    address = ip_address_of(host) if _IPV4_LIKE.fullmatch(host) else None
+    return host if address is None else address.compressed
+
+
+def ip_address_of(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The IP address ``host`` spells as a resolver reads it (an IPv6 address; an IPv4 one in any
+    form ``inet_aton`` reads: ``2852039166``, ``0xa9fea9fe``, ``0251.0376.0251.0376``,
+    ``169.254.43518``), or ``None`` for a name."""
     try:
-        if host.startswith("[") and host.endswith("]"):
-            return f"[{ipaddress.IPv6Address(host[1:-1]).compressed}]"
+        if ":" in host:
+            return ipaddress.IPv6Address(host)
         if _IPV4_LIKE.fullmatch(host):
-            return socket.inet_ntoa(socket.inet_aton(host))
+            return ipaddress.IPv4Address(socket.inet_aton(host))
     except (ValueError, OSError):
         pass
-    return host
+    return None
 
 
 _IPV4_LIKE = re.compile(r"[0-9][0-9a-fx.]*")
