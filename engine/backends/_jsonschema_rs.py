@@ -23,30 +23,36 @@ from .._patterns import schema_patterns, word_boundary
 from .._patterns.analysis import ecma_pattern, rust_only, spaced_count
 from .._pointer import pointer
 from ._contract import Backend, BackendValidator, SchemaSource, late, refuse
+from ._rs_paths import instance_tokens, keyword_tokens
 
 __all__ = ["JsonschemaRsBackend", "JsonschemaRsValidator", "issue_from_rs", "lazy_validator"]
 
 _MISSING_RESOURCE = re.compile(r"Resource '([^']*)' is not present in a registry")
 
 
-def issue_from_rs(error: jsonschema_rs.ValidationError, instance: Any = None) -> Issue:
-    """``instance``: the value checked, where the error's message needs it (see below)."""
+def issue_from_rs(error: jsonschema_rs.ValidationError, instance: Any = None, schema: Any = None) -> Issue:
+    """``instance``: the value checked, where the error's message or location needs it (see
+    below); ``schema``: the schema checked, where it names a property ``""`` (see
+    :mod:`._rs_paths`)."""
     keyword, message = error.kind.name, error.message
-    if keyword == "falseSchema" and error.evaluation_path and error.evaluation_path[-1] == "additionalProperties":
+    location = error.evaluation_path
+    if schema is not None:
+        location = keyword_tokens(schema, location, keyword)
+    # The object's members refused one by one: the error is at the object, and quotes a member.
+    members = keyword == "falseSchema" and bool(location) and location[-1] == "additionalProperties"
+    path = error.instance_path
+    if instance is not None:
+        path = instance_tokens(instance, path, lambda: error.instance, member=members)
+    if members:
         # `additionalProperties: false` beside no `properties` nor `patternProperties`: every
         # member is unexpected, and jsonschema-rs says "False schema does not allow" the first
         # value. Said as it says it where a `properties` is there: the members named.
-        found = _at(instance, error.instance_path)
+        found = _at(instance, path)
         if type(found) is dict and found:
             names = ", ".join(f"'{name}'" for name in found)
             keyword, verb = "additionalProperties", "was" if len(found) == 1 else "were"
             message = f"Additional properties are not allowed ({names} {verb} unexpected)"
-    return Issue(
-        instance_path=pointer(error.instance_path),
-        keyword_location=pointer(error.evaluation_path),
-        keyword=keyword,
-        message=message,
-    )
+    return Issue(instance_path=pointer(path), keyword_location=pointer(location), keyword=keyword, message=message)
 
 
 def _at(instance: Any, path: list[str | int]) -> Any:
@@ -63,6 +69,7 @@ class JsonschemaRsValidator(BackendValidator):
         self._validator = validator
         self.source = source
         """What it was compiled from: explanation validates single locations of it."""
+        self._empty_names: bool | None = None  # whether it may name a property "" (see `_naming_empty`)
         # Bound method straight from the Rust object: no Python frame on the hot path.
         self.is_valid = validator.is_valid  # type: ignore[method-assign]
 
@@ -74,7 +81,19 @@ class JsonschemaRsValidator(BackendValidator):
             errors = self._validator.iter_errors(instance)  # builds every error now
         except (ValueError, RecursionError) as exc:
             return _raising(exc)  # raised where the issues are read, as for any other backend
-        return (issue_from_rs(error, instance) for error in errors)
+        schema = self._naming_empty() if self.source is not None else None
+        return (issue_from_rs(error, instance, schema) for error in errors)
+
+    def _naming_empty(self) -> Any:
+        """The schema, where it may name a property ``""`` (its text spells the key ``""``), whose
+        locations jsonschema-rs reports without it; ``None`` otherwise."""
+        source = self.source
+        if source is None:  # pragma: no cover - checked by the caller
+            return None
+        if self._empty_names is None:
+            text = source.text if source.text is not None else msgspec.json.encode(source.schema)
+            self._empty_names = text.find(b'"":') >= 0
+        return late(source).schema if self._empty_names else None
 
 
 def _raising(exc: BaseException) -> Iterator[Issue]:

@@ -160,8 +160,9 @@ class LocationValidators:
 
     def member_issues(self, at: Pointer, node: Mapping[str, Any], name: str, value: Any) -> Iterator[Issue]:
         """The issues of property ``name``, keyword locations relative to the schema at ``at``."""
-        for error in self._members(at, node).iter_errors({name: value}):
-            issue = issue_from_rs(error)
+        member = {name: value}
+        for error in self._members(at, node).iter_errors(member):
+            issue = issue_from_rs(error, member)
             parts = list(error.evaluation_path)
             # Drop the reference that stands for each subschema: right after its keyword and name.
             at_ref = 1 if parts[:1] == ["additionalProperties"] else 2
