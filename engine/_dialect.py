@@ -19,6 +19,7 @@ __all__ = [
     "detect_dialect",
     "dialect_for_uri",
     "normalise_schema_uri",
+    "requires_format_assertion",
     "resource_in_dialect",
 ]
 
@@ -152,6 +153,27 @@ def _custom_meta_schema_dialect(uri: str, resources: Mapping[str, Any]) -> Diale
         if dialect is not None:
             return dialect if dialect.is_modern else None
     return None
+
+
+_FORMAT_ASSERTION = (
+    "https://json-schema.org/draft/2020-12/vocab/format-assertion",
+    "https://json-schema.org/draft/2019-09/vocab/format",  # true: required, as an assertion
+)
+
+
+def requires_format_assertion(schema: Any, resources: Mapping[str, Any] | None) -> bool:
+    """Whether ``schema``'s ``$schema`` names a custom meta-schema (passed in ``resources``) whose
+    ``$vocabulary`` requires format assertion: such a schema is not to be evaluated with ``format``
+    an annotation (2020-12 core, 8.1.2: a required vocabulary an evaluation does not apply makes
+    the schema one it must refuse)."""
+    if not resources or type(schema) is not dict or not isinstance(schema.get("$schema"), str):
+        return False
+    uri = schema["$schema"]
+    if uri in _BY_URI:
+        return False
+    meta = resources.get(uri, resources.get(uri.rstrip("#")))
+    vocabulary = meta.get("$vocabulary") if isinstance(meta, Mapping) else None
+    return isinstance(vocabulary, Mapping) and any(vocabulary.get(name) is True for name in _FORMAT_ASSERTION)
 
 
 def normalise_schema_uri(schema: Any, dialect: Dialect) -> Any:

@@ -15,7 +15,14 @@ from . import _metrics
 from ._cache import CacheStats, CompileCache, estimated_bytes
 from ._compiled import CompiledSchema
 from ._config import ConfigOverrides, EngineConfig, Limits, engine_config
-from ._dialect import Dialect, check_meta_schema, detect_dialect, dialect_for_uri, normalise_schema_uri
+from ._dialect import (
+    Dialect,
+    check_meta_schema,
+    detect_dialect,
+    dialect_for_uri,
+    normalise_schema_uri,
+    requires_format_assertion,
+)
 from ._errors import RejectReason, SchemaRejected
 from ._intake import DocumentSize, Intake, canonical_text, fingerprint, load_schema
 from ._numbers import comparison_bounds
@@ -173,6 +180,14 @@ class Engine:
         boolean schema)."""
         config = self.config
         dialect = detect_dialect(schema, self._default_dialect, resources)
+        if not config.assert_formats and requires_format_assertion(schema, resources):
+            raise SchemaRejected(
+                RejectReason.UNSUPPORTED_DIALECT,
+                f"the meta-schema {schema['$schema']!r} requires format assertion (its $vocabulary), which "
+                "formats = 'annotate' turns off: configure formats = 'assert' to compile it",
+                location="/$schema",
+                details={"dialect": schema["$schema"]},
+            )
         # A custom meta-schema (`$schema` naming a registry resource) is left to no build: its
         # dialect's meta-schema is not the one a build would check against.
         by_build = (
