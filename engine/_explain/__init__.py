@@ -188,11 +188,17 @@ def explainer_of(
 
 def _weight(explainer: BackendValidator) -> int:
     """:func:`~.budget.error_weight` of the schema behind ``explainer``: 1 without a walk where
-    its canonical text spells no key the weight reads (and it has no resources)."""
+    its canonical text is short and spells no key the weight reads (and it has no resources)."""
     source = schema_source(explainer)
     if source is None:
         return 1
-    if not source.resources and source.text is not None and not WEIGHED_TEXT.search(source.text):
+    text = source.text
+    if (
+        not source.resources
+        and text is not None
+        and len(text) < PATH_CHARACTERS_PER_EVALUATION  # no location long enough to weigh
+        and not WEIGHED_TEXT.search(text)
+    ):
         return 1
     source = late(source)  # a private copy, as compiled
     return error_weight((source.schema, *source.resources.values()))

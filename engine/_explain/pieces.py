@@ -22,6 +22,7 @@ from .budget import (
     Issues,
     Pointer,
     count_objects,
+    location_weight,
     missing_names,
     node_weight,
     shape,
@@ -200,7 +201,8 @@ class Pieces:
         node = self.node(at)
         if not isinstance(node, Mapping):
             return (1, 1)
-        weight = node_weight(node)  # long lists make many errors, or large ones
+        # Long lists make many errors, or large ones; a long location is copied into each.
+        weight = node_weight(node) + location_weight(at)
         total, deepest, heavy = 1 + weight, 0, weight > 0
         for child in self._children(at, node):
             work, nesting = self.cost(child)

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import engine
-from engine._explain.budget import PATH_CHARACTERS, PATH_CHARACTERS_PER_EVALUATION, size
+from engine._explain.budget import PATH_CHARACTERS, PATH_CHARACTERS_PER_EVALUATION, error_weight, size
 
 NESTED: dict[str, Any] = {"type": "object", "additionalProperties": {"additionalProperties": {"type": "integer"}}}
 
@@ -77,3 +77,38 @@ def test_explaining_under_a_long_key_takes_little_memory() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     grown_mb = int(done.stdout.split()[-1])
     assert grown_mb < 400, grown_mb  # 1.6 GB before; the 8 MB document and its parse are some 50 MB
+
+
+def _long_definition(length: int) -> dict[str, Any]:
+    name = "d" * length
+    return {"$defs": {name: {"type": "integer"}}, "items": {"$ref": "#/$defs/" + name}}
+
+
+def test_a_long_location_in_the_schema_weighs_each_error() -> None:
+    assert error_weight((_long_definition(10),)) == 1
+    assert error_weight((_long_definition(PATH_CHARACTERS_PER_EVALUATION * 100),)) == 101
+    assert error_weight(({"$id": "urn:" + "i" * PATH_CHARACTERS_PER_EVALUATION * 3, "type": "integer"},)) == 4
+
+
+_SCHEMA_PEAK = """
+import json, resource
+import engine
+name = "d" * 300_000
+compiled = engine.compile({"$defs": {name: {"type": "integer"}}, "items": {"$ref": "#/$defs/" + name}})
+document = json.dumps(["x"] * 3_000).encode()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    compiled.decode(document)
+except engine.ValidationFailed as failure:
+    assert failure.issues
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)
+"""
+
+
+def test_explaining_under_a_long_schema_location_takes_little_memory() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_SCHEMA_PEAK)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    grown_mb = int(done.stdout.split()[-1])
+    assert grown_mb < 400, grown_mb  # 1.7 GB before
