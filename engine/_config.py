@@ -399,7 +399,7 @@ def find_pyproject(start: str | os.PathLike[str] | None = None) -> Path | None:
     for folder in (here, *here.parents):
         candidate = folder / PYPROJECT
         if candidate.is_file():
-            doc = _toml_document(candidate)
+            doc = checks.toml_document(candidate)
             if isinstance(doc.get("tool"), dict) and "engine" in doc["tool"]:
                 return candidate
     return None
@@ -552,20 +552,8 @@ def _leaves(layer: _Layer) -> list[tuple[str, str, Any]]:
     return out
 
 
-def _toml_document(path: Path) -> dict[str, Any]:
-    import tomllib
-
-    from ._config_values import MAX_CONFIG_BYTES, read_at_most, shown_path, toml_text
-
-    try:  # bounded, and not waiting on a pipe: a path may name anything (`/dev/zero`, a FIFO)
-        return tomllib.loads(toml_text(read_at_most(path, MAX_CONFIG_BYTES + 1)))
-    except (OSError, ValueError, RecursionError) as exc:  # ValueError: TOMLDecodeError, not UTF-8, a huge int, the path
-        problem = checks.toml_failure(exc)
-        raise ConfigError(f"{shown_path(path)}: cannot be read as TOML ({problem})", source=shown_path(path)) from None
-
-
 def _read_toml(path: Path) -> _Layer:
-    doc = _toml_document(path)
+    doc = checks.toml_document(path)
     if path.name == PYPROJECT:
         tool = doc.get("tool", {})
         table = tool.get("engine", {}) if isinstance(tool, dict) else tool

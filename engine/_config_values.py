@@ -22,6 +22,7 @@ __all__ = [
     "read_at_most",
     "short_repr",
     "shown_path",
+    "toml_document",
 ]
 
 # The smallest value each numeric field accepts, by field name; 0 for the others, where zero
@@ -231,6 +232,20 @@ def toml_text(data: bytes) -> str:
     if len(data) > MAX_CONFIG_BYTES:
         raise _TooLong
     return data.decode()
+
+
+def toml_document(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The TOML document in the file at ``path``; a ``ConfigError`` naming the file and why it
+    cannot be read otherwise."""
+    import tomllib
+
+    from ._config import ConfigError  # (late: that module imports this one)
+
+    try:  # bounded, and not waiting on a pipe: a path may name anything (`/dev/zero`, a FIFO)
+        return tomllib.loads(toml_text(read_at_most(path, MAX_CONFIG_BYTES + 1)))
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: TOMLDecodeError, not UTF-8, a huge int, the path
+        shown = shown_path(path)
+        raise ConfigError(f"{shown}: cannot be read as TOML ({toml_failure(exc)})", source=shown) from None
 
 
 def toml_failure(exc: BaseException) -> str:

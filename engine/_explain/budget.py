@@ -435,7 +435,7 @@ def _level_width(level: list[Any], below: list[Any]) -> tuple[int, int]:
             width += len(value)
             below.extend(value.values())
             if value:
-                longest = max(longest, max(map(len, value)))
+                longest = max(longest, _longest_key(value))
         elif kind is list:
             below.extend(value)
         elif kind is int:
@@ -449,10 +449,19 @@ def _level_width(level: list[Any], below: list[Any]) -> tuple[int, int]:
             width += len(value)
             below.extend(value.values())
             if value:
-                longest = max(longest, max(len(str(key)) for key in value))
+                longest = max(longest, _longest_key(value))
         elif isinstance(value, list):
             below.extend(value)
     return width, longest
+
+
+def _longest_key(mapping: Mapping[Any, Any]) -> int:
+    """The characters of ``mapping``'s longest key (a key that is not a string, in a value changed
+    since it was screened, as it is written)."""
+    try:
+        return max(map(len, mapping))
+    except TypeError:
+        return max(len(str(key)) for key in mapping)
 
 
 def _copied(integer: int) -> int:
