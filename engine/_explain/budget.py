@@ -28,6 +28,7 @@ __all__ = [
     "NAME_KEYWORDS",
     "PATH_CHARACTERS",
     "PATH_CHARACTERS_PER_EVALUATION",
+    "POINTER_CHARACTERS",
     "WEIGHED_TEXT",
     "SECONDS_PER_EVALUATION",
     "SPENT",
@@ -44,9 +45,11 @@ __all__ = [
     "missing_names",
     "node_weight",
     "opening",
+    "room_for",
     "shape",
     "short",
     "size",
+    "size_and_depth",
     "too_costly",
 ]
 
@@ -84,7 +87,7 @@ is copied into the error of each value it refuses (some 0.5 microseconds a value
 _NAME_LISTS = ("required",)
 _NAME_MAPS = ("dependentRequired", "dependencies")
 _COPIED = ("enum", "const")
-_WEIGHED = frozenset({*_NAME_LISTS, *_NAME_MAPS, *_COPIED})
+_WEIGHED = frozenset({*_NAME_LISTS, *_NAME_MAPS, *_COPIED, "not", "propertyNames"})
 
 
 def node_weight(node: Mapping[str, Any]) -> int:
@@ -106,6 +109,8 @@ def node_weight(node: Mapping[str, Any]) -> int:
         if keyword in node:
             copied += json_values(node[keyword], INFINITE)
             characters += _characters(node[keyword])
+    if "not" in node:  # its error quotes the subschema, written out
+        characters += _characters(node["not"])
     for keyword in _NAME_LISTS:
         listed = node.get(keyword)
         if isinstance(listed, list):
@@ -163,6 +168,11 @@ def error_weight(documents: tuple[Any, ...]) -> int:
             if _WEIGHED.isdisjoint(node):
                 stack.extend([(value, characters + len(key)) for key, value in node.items()])
                 continue
+            if "propertyNames" in node:
+                # An error for each failing name, each copying the whole object: names times the
+                # object's size, which no weight per value bounds (700 names of 3,000 characters:
+                # 1.5 GB). Explained piece by piece, a name at a time.
+                return INFINITE
             heaviest = max(heaviest, node_weight(node))
             stack.extend([(value, characters + len(key)) for key, value in node.items() if key not in _COPIED])
         elif kind is list:
@@ -179,7 +189,7 @@ def location_weight(location: tuple[str | int, ...]) -> int:
     return sum(len(str(token)) for token in location) // PATH_CHARACTERS_PER_EVALUATION
 
 
-WEIGHED_TEXT = re.compile(rb'"(?:required|dependentRequired|dependencies|enum|const)":')
+WEIGHED_TEXT = re.compile(rb'"(?:required|dependentRequired|dependencies|enum|const|not|propertyNames)":')
 """A key :func:`node_weight` reads, as a schema's canonical text spells it: a text without one
 weighs 1 without a walk."""
 
@@ -227,9 +237,7 @@ class Issues(msgspec.Struct):
         return self.truncated and len(self.issues) >= self.cap
 
     def _room(self, issue: Issue) -> bool:
-        return len(self.issues) < self.cap and (
-            not self.issues or self.paths + len(issue.instance_path) <= PATH_CHARACTERS
-        )
+        return len(self.issues) < self.cap and (not self.issues or self.paths + _pointers(issue) <= room_for(self.cap))
 
     def add(self, issue: Issue) -> bool:
         """Keep ``issue``; ``False`` once the list is full (then it is marked truncated)."""
@@ -237,7 +245,7 @@ class Issues(msgspec.Struct):
             self.truncated = True
             return False
         self.issues.append(issue)
-        self.paths += len(issue.instance_path)
+        self.paths += _pointers(issue)
         return True
 
     def cut(self, issue: Issue) -> None:
@@ -245,23 +253,39 @@ class Issues(msgspec.Struct):
         self.truncated = True
         if self._room(issue):
             self.issues.append(issue)
-            self.paths += len(issue.instance_path)
+            self.paths += _pointers(issue)
 
     def run(self, issues: Iterator[Issue], budget: Budget, path: str, location: Pointer) -> None:
         """Read the issues of one piece, each re-rooted at ``path`` / ``location``."""
         first = len(self.issues)
-        room = PATH_CHARACTERS - self.paths
+        room = room_for(self.cap) - self.paths
         if collect(issues, self.issues, self.cap, budget.deadline, path, pointer(location), room):
             self.truncated = True
-        self.paths += sum([len(issue.instance_path) for issue in self.issues[first:]])
+        self.paths += sum(map(_pointers, self.issues[first:]))
 
     def failure(self) -> ValidationFailed:
         return failed(self.issues, truncated=self.truncated)
 
 
 PATH_CHARACTERS = 1 << 20
-"""The characters of instance paths an issue list holds beyond its first issue: an issue's path
-holds every key above the value (100 issues under one key of 8 MB were 800 MB of paths)."""
+"""The characters of pointers (instance paths and keyword locations) an issue list holds beyond
+its first issue: a path holds every key above the value, a keyword location every name on the way
+(100 issues under one key of 8 MB were 800 MB of paths; under a `dependentSchemas` name of 900 KB,
+20 MB of locations)."""
+
+
+POINTER_CHARACTERS = 256
+"""The characters of pointers an issue is allowed on average, where ``max_issues`` asks for more
+issues than :data:`PATH_CHARACTERS` holds at that (corpus issues: under 100)."""
+
+
+def room_for(cap: int) -> int:
+    """The characters of pointers a list of ``cap`` issues may hold past its first issue."""
+    return max(PATH_CHARACTERS, cap * POINTER_CHARACTERS)
+
+
+def _pointers(issue: Issue) -> int:
+    return len(issue.instance_path) + len(issue.keyword_location)
 
 
 def collect(
@@ -271,21 +295,24 @@ def collect(
     deadline: float,
     path: str,
     prefix: str,
-    room: int = PATH_CHARACTERS,
+    room: int | None = None,
 ) -> bool:
     """Read ``issues`` into ``into`` (``cap`` at most in all), each re-rooted at ``path`` (in the
     instance) and ``prefix`` (in the schema), until ``deadline`` (``time.monotonic``); whether the
     list was cut there: an issue left unread (over the cap, or the time up once one was read; or
-    its path over the ``room`` left for paths, once ``into`` holds one), or the backend refusing
+    its pointers over the ``room`` left for them (:func:`room_for` ``cap``, where not given), once
+    ``into`` holds one), or the backend refusing
     to go on. The last issue read with the time up cuts nothing."""
     monotonic = time.monotonic
     read = 0
+    if room is None:
+        room = room_for(cap)
     try:
         for issue in issues:
             if len(into) >= cap or (read and monotonic() > deadline):
                 return True
             read += 1
-            room -= len(path) + len(issue.instance_path)
+            room -= len(path) + len(issue.instance_path) + len(prefix) + len(issue.keyword_location)
             if room < 0 and into:
                 return True
             message = issue.message
@@ -371,6 +398,17 @@ def shape(instance: Any, limit: int) -> tuple[int, int]:
     return widest, depth
 
 
+def size_and_depth(instance: Any, limit: int) -> tuple[int, int]:
+    """(:func:`size`, the depth :func:`shape` gives) in one reading."""
+    total, depth = 0, -1
+    for width in _level_widths(instance, limit):
+        depth += 1
+        total += width
+        if total > limit:
+            break
+    return total, depth
+
+
 def size(instance: Any, limit: int) -> int:
     """How many values ``instance`` holds, counted as :func:`shape` counts them; counting stops
     once the levels read pass ``limit``."""
@@ -432,10 +470,11 @@ def _level_width(level: list[Any], below: list[Any]) -> tuple[int, int]:
         if kind is str:
             width += len(value) >> 6
         elif kind is dict:
-            width += len(value)
             below.extend(value.values())
             if value:
-                longest = max(longest, _longest_key(value))
+                characters, most = _key_characters(value)
+                width += len(value) + (characters >> 6)
+                longest = max(longest, most)
         elif kind is list:
             below.extend(value)
         elif kind is int:
@@ -446,22 +485,24 @@ def _level_width(level: list[Any], below: list[Any]) -> tuple[int, int]:
         elif isinstance(value, str):
             width += len(value) >> 6
         elif isinstance(value, Mapping):
-            width += len(value)
             below.extend(value.values())
             if value:
-                longest = max(longest, _longest_key(value))
+                characters, most = _key_characters(value)
+                width += len(value) + (characters >> 6)
+                longest = max(longest, most)
         elif isinstance(value, list):
             below.extend(value)
     return width, longest
 
 
-def _longest_key(mapping: Mapping[Any, Any]) -> int:
-    """The characters of ``mapping``'s longest key (a key that is not a string, in a value changed
-    since it was screened, as it is written)."""
+def _key_characters(mapping: Mapping[Any, Any]) -> tuple[int, int]:
+    """The characters of ``mapping``'s keys, and of its longest (a key that is not a string, in a
+    value changed since it was screened, as it is written)."""
     try:
-        return max(map(len, mapping))
+        lengths = [*map(len, mapping)]
     except TypeError:
-        return max(len(str(key)) for key in mapping)
+        lengths = [len(str(key)) for key in mapping]
+    return sum(lengths), max(lengths)
 
 
 def _copied(integer: int) -> int:

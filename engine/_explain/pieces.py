@@ -29,6 +29,7 @@ from .budget import (
     short,
     shown_pointer,
     size,
+    size_and_depth,
     too_costly,
 )
 
@@ -71,8 +72,6 @@ class Pieces:
         self.keywords = KEYWORDS[locations.dialect]
         self.legacy = not locations.dialect.is_modern  # drafts 4-7: $ref replaces its siblings
         self._cost: dict[Pointer, tuple[int, int]] = {}
-        # Whether a location's cost holds a list's weight (see `node_weight`), where measured.
-        self._heavy: dict[Pointer, bool] = {}
         self.eval_depth = 1
         self.nodes = sum(count_objects(doc) for doc in (self.root, *locations.resources.values()))
 
@@ -201,13 +200,16 @@ class Pieces:
         node = self.node(at)
         if not isinstance(node, Mapping):
             return (1, 1)
+        if "propertyNames" in node and self._knows("propertyNames"):
+            # An error for each failing name, each copying the object (see `error_weight`): split,
+            # and the names explained one by one.
+            return (INFINITE, INFINITE)
         # Long lists make many errors, or large ones; a long location is copied into each.
         weight = node_weight(node) + location_weight(at)
-        total, deepest, heavy = 1 + weight, 0, weight > 0
+        total, deepest = 1 + weight, 0
         for child in self._children(at, node):
             work, nesting = self.cost(child)
             total, deepest = min(total + work, INFINITE), max(deepest, nesting)
-            heavy = heavy or self._heavy.get(child, False)
         if total < INFINITE and "if" in node and "then" in node and "else" in node and self._knows("if"):
             # Only one of then / else is evaluated (both are finite here: each is in the total).
             total -= min(self.cost((*at, "then"))[0], self.cost((*at, "else"))[0])
@@ -217,8 +219,6 @@ class Pieces:
                 return (INFINITE, INFINITE)
             work, nesting = self.cost(target)
             total, deepest = min(total + work, INFINITE), max(deepest, nesting)
-            heavy = heavy or self._heavy.get(target, False)
-        self._heavy[at] = heavy
         return (total, deepest + 1)
 
     def _children(self, at: Pointer, node: Mapping[str, Any]) -> Iterator[Pointer]:
@@ -303,10 +303,9 @@ class Pieces:
         work, nesting = self.cost(at)
         allowance = budget.allowance()
         if work < INFINITE:
-            widest, depth = shape(instance, allowance // work + 1)
-            if self._heavy.get(at):  # an error copies the whole value it is about, not one level
-                widest = size(instance, allowance // work + 1)
-            whole = work * widest
+            # An error copies, and quotes, the whole value it is about, not one level of it.
+            values, depth = size_and_depth(instance, allowance // work + 1)
+            whole = work * values
             # The native frames a piece needs: its schema's nesting, or what the instance lets it reach.
             frames = min(nesting, (depth + 1) * self.eval_depth)
             if frames <= EXPLAIN_FRAMES and whole <= allowance:

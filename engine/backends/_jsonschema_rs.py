@@ -81,8 +81,12 @@ class JsonschemaRsValidator(BackendValidator):
             errors = self._validator.iter_errors(instance)  # builds every error now
         except (ValueError, RecursionError) as exc:
             return _raising(exc)  # raised where the issues are read, as for any other backend
+        except _INTERRUPTIONS:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a panic (pyo3's derives from BaseException), memory
+            return _raising(RuntimeError(f"the validator failed to describe the errors ({type(exc).__name__})"))
         schema = self._naming_empty() if self.source is not None else None
-        return (issue_from_rs(error, instance, schema) for error in errors)
+        return _issues(errors, instance, schema)
 
     def _naming_empty(self) -> Any:
         """The schema, where it may name a property ``""`` (its text spells the key ``""``), whose
@@ -94,6 +98,22 @@ class JsonschemaRsValidator(BackendValidator):
             text = source.text if source.text is not None else msgspec.json.encode(source.schema)
             self._empty_names = text.find(b'"":') >= 0
         return late(source).schema if self._empty_names else None
+
+
+_INTERRUPTIONS = (KeyboardInterrupt, SystemExit, GeneratorExit)
+
+
+def _issues(errors: Any, instance: Any, schema: Any) -> Iterator[Issue]:
+    """The issues of jsonschema-rs's ``errors``; a panic or a failed allocation while they are
+    read (the errors are converted one by one) raised as the ``RuntimeError`` the explanation
+    stops at, never as itself."""
+    try:
+        for error in errors:
+            yield issue_from_rs(error, instance, schema)
+    except (ValueError, RecursionError, RuntimeError, *_INTERRUPTIONS):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - as in `iter_issues`
+        raise RuntimeError(f"the validator failed to describe the errors ({type(exc).__name__})") from None
 
 
 def _raising(exc: BaseException) -> Iterator[Issue]:

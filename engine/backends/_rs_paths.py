@@ -8,7 +8,8 @@ against it, with ``""`` tried at each such object: the first path that uses ever
 where the error is (at a value equal to the failing one; at the error's keyword, in a keyword's
 place) is the error's. Where several paths end at equal values, the first is taken (the tokens as
 given before any insertion): a location of an equal failing value. A path the walk cannot settle
-within a few thousand steps is kept as given.
+within a few thousand steps is cut before its first object holding ``""``: the location of a value
+holding the error's.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def instance_tokens(
         return bool(node == value)
 
     found = _search(instance, tokens, settled, lambda _: True)
-    return tokens if found is None else found
+    return _certain(instance, tokens) if found is None else found
 
 
 def keyword_tokens(schema: Any, tokens: list[str | int], keyword: str) -> list[str | int]:
@@ -54,7 +55,24 @@ def keyword_tokens(schema: Any, tokens: list[str | int], keyword: str) -> list[s
         return bool(path) and path[-1] == keyword and _in_keyword_place(path)
 
     found = _search(schema, tokens, settled, lambda path: not _in_keyword_place(path))
-    return tokens if found is None else found
+    return _certain(schema, tokens) if found is None else found
+
+
+def _certain(document: Any, tokens: list[str | int]) -> list[str | int]:
+    """The tokens before the first object holding the key ``""`` on the way: the location of a
+    value holding the error's, where the search could not settle which path below is its (the
+    tokens as given may name another, existing location)."""
+    node = document
+    for at, token in enumerate(tokens):
+        if isinstance(node, Mapping):
+            if "" in node:
+                return tokens[:at]
+            node = node.get(token) if isinstance(token, str) else None
+        elif isinstance(node, list) and type(token) is int and 0 <= token < len(node):
+            node = node[token]
+        else:
+            return tokens[:at]
+    return tokens
 
 
 def _in_keyword_place(path: list[str | int]) -> bool:
