@@ -27,16 +27,53 @@ __all__ = [
     "Direction",
     "Event",
     "Hook",
+    "LONGEST_TOOL_LABEL",
+    "MAX_TOOL_LABELS",
+    "OTHER_TOOLS",
     "Recorder",
     "RefusalEvent",
     "Side",
     "Snapshot",
+    "ToolLabels",
     "ValidationEvent",
     "add_hook",
     "emit",
     "hooked",
     "remove_hook",
 ]
+
+MAX_TOOL_LABELS = 1_000
+"""The distinct tool names an exporter (or :class:`Recorder`) keeps apart: a host's tools come from
+its peers, and a hostile server lists as many names as it likes (100,000 names made as many
+Prometheus series and a 24 MB scrape). Later names are counted under :data:`OTHER_TOOLS`."""
+LONGEST_TOOL_LABEL = 256
+"""The longest tool name kept as a label; a longer one, or one holding what a terminal would not
+show, is counted under :data:`OTHER_TOOLS`."""
+OTHER_TOOLS = "(other)"
+
+
+class ToolLabels:
+    """The tool names one exporter labels its series with: each as it is, up to
+    :data:`MAX_TOOL_LABELS` distinct ones of at most :data:`LONGEST_TOOL_LABEL` printable
+    characters; any other as :data:`OTHER_TOOLS`. Thread-safe."""
+
+    __slots__ = ("_lock", "_seen")
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, name: str | None) -> str | None:
+        if name is None or name in self._seen:
+            return name
+        if len(name) > LONGEST_TOOL_LABEL or not name.isprintable():
+            return OTHER_TOOLS
+        with self._lock:
+            if len(self._seen) >= MAX_TOOL_LABELS:
+                return OTHER_TOOLS
+            self._seen.add(name)
+        return name
+
 
 LOGGER = "engine.metrics"
 """Where a hook's exception is logged (``logging`` is imported then: not on ``import engine``)."""
@@ -237,12 +274,13 @@ class Recorder:
         self._refusals: Counter[tuple[str | None, str | None, str]] = Counter()
         self._validations: Counter[tuple[str | None, str, str, str]] = Counter()
         self._validation_seconds: dict[str, float] = {}
+        self._tools = ToolLabels()
 
     def __call__(self, event: Event) -> None:
         with self._lock:
             if isinstance(event, ValidationEvent):
                 outcome = "valid" if event.valid else ("invalid" if event.enforced else "invalid-reported")
-                self._validations[(event.tool, event.direction, event.side, outcome)] += 1
+                self._validations[(self._tools(event.tool), event.direction, event.side, outcome)] += 1
                 seconds = self._validation_seconds
                 seconds[event.direction] = seconds.get(event.direction, 0.0) + event.seconds
             elif isinstance(event, CacheEvent):
@@ -254,7 +292,7 @@ class Recorder:
                     self._compile_refusals[event.reason] += 1
                 self._compile_seconds += event.seconds
             elif isinstance(event, RefusalEvent):
-                self._refusals[(event.tool, event.schema, event.reason)] += 1
+                self._refusals[(self._tools(event.tool), event.schema, event.reason)] += 1
 
     def snapshot(self) -> Snapshot:
         with self._lock:

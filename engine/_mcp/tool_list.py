@@ -92,6 +92,9 @@ def _compile_each(
             tool = compiled[name] = _compile_tool(engine, name, definition)
             budget.spent(tool.input, tool.output)
         except SchemaRejected as refusal:
+            # Kept without its traceback: its frames (the guard's walk of the schema) held some
+            # 14 KB a refused tool, and a server may list refused tools without end.
+            refusal.__traceback__ = refusal.__context__ = refusal.__cause__ = None
             rejected[name] = refusal
     for name, indexes in repeated.items():
         rejected[name] = duplicate_name(name, indexes, f"{at}/{indexes[-1]}/name")

@@ -26,6 +26,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 import anyio.to_thread
+import msgspec
 
 from .. import _metrics
 from .._config_values import short_repr
@@ -183,6 +184,7 @@ class ToolCatalog:
         self._lock = threading.Lock()
         self._entries: dict[str, ToolEntry] = {}
         self._none = compile_tools([], engine=self.engine)  # the tool set of a tool refused uncompiled
+        self._reported: dict[tuple[str, str, str, str], None] = {}  # see `_first_report`
         self._read = 0  # listings read, in order
         self._applied = 0  # the newest listing applied
         self.listings = 0
@@ -235,7 +237,10 @@ class ToolCatalog:
         budget = ListBudget()
         replaced = {str(tool["name"]) for tool in pending.changed}
         for name, entry in self._entries.items():
-            if entry.refusal is not None or name in replaced or (pending.complete and name not in pending.listing):
+            if name in replaced or (pending.complete and name not in pending.listing):
+                continue
+            if entry.refusal is not None:  # (pages of refused tools grew a catalog for ever)
+                budget.carried(ENTRY_BYTES + _definition_bytes(entry.definition))
                 continue
             tool = entry.toolset.tool(name)
             budget.spent(tool.input, tool.output)
@@ -250,6 +255,7 @@ class ToolCatalog:
             if yielding:
                 time.sleep(0)  # hand the GIL to the event loop between tools, not only every 5 ms
             name = str(tool["name"])
+            declared = tool.get("outputSchema") is not None
             refusal = budget.refusal(tool)
             if refusal is None:
                 # A client checks results only: an inputSchema it would refuse (the server's to
@@ -261,9 +267,13 @@ class ToolCatalog:
                     kept = toolset.tool(name)
                     budget.spent(kept.input, kept.output)
                     budget.carried(ENTRY_BYTES)
-            else:  # past the list's bounds: refused uncompiled
-                toolset = self._none  # (one for every refused tool: a server may list many)
-            compiled[name] = ToolEntry(tool, toolset, refusal, tool.get("outputSchema") is not None)
+                else:  # its refusal is all it keeps: its definition weighed (a server may list many)
+                    toolset = self._none
+                    budget.carried(ENTRY_BYTES + _definition_bytes(tool))
+            else:  # past the list's bounds: refused uncompiled, its name all it keeps
+                toolset = self._none  # (one for every refused tool)
+                tool = {"name": name}
+            compiled[name] = ToolEntry(tool, toolset, refusal, declared)
             if refusal is not None:
                 self._report_refusal(name, refusal)
         return compiled
@@ -276,6 +286,7 @@ class ToolCatalog:
                 return  # a newer listing was applied while this one compiled
             self._applied = pending.ticket
             entries: dict[str, ToolEntry] = {} if pending.complete else dict(self._entries)
+            duplicated: list[tuple[str, SchemaRejected]] = []
             for name, tool in pending.listing.items():
                 if tool is None:
                     refusal = SchemaRejected(
@@ -285,6 +296,7 @@ class ToolCatalog:
                     )
                     declared = name in pending.declared_output
                     entries[name] = ToolEntry({"name": name}, self._none, refusal, declared)
+                    duplicated.append((name, refusal))
                     continue
                 entry = compiled.get(name)
                 if entry is None:
@@ -295,6 +307,8 @@ class ToolCatalog:
                         self.compiled += 1
                 entries[name] = entry
             self._entries = entries
+        for name, refusal in duplicated:
+            self._report_refusal(name, refusal)
 
     def absorb(self, tools: Iterable[Mapping[str, Any]], *, complete: bool = True) -> None:
         """Take a listing in, compiling new and changed tools on this thread."""
@@ -313,20 +327,36 @@ class ToolCatalog:
         """:meth:`plan` then :meth:`finish`: a listing with nothing new costs a comparison per tool."""
         await self.finish(self.plan(tools, complete=complete))
 
+    def _first_report(self, name: str, refusal: SchemaRejected) -> bool:
+        """Whether ``refusal`` of tool ``name`` is reported now: not if it was lately. A list's
+        bound refuses every later tool with one refusal: reported once, not once a tool."""
+        listwide = str(refusal.details.get("limit", "")).startswith("tool list")
+        key = ("" if listwide else name, str(refusal.reason), refusal.location or "", refusal.message)
+        with self._lock:
+            reported = self._reported
+            if key in reported:
+                return False
+            reported[key] = None
+            if len(reported) > _REPORTED:
+                del reported[next(iter(reported))]
+        return True
+
     def _report_refusal(self, name: str, refusal: SchemaRejected) -> None:
+        if not self._first_report(name, refusal):
+            return
         schema = refusal.details.get("schema")
         refused_logger.warning(
-            "tool %r cannot be used: its %s was refused (%s): %s",
-            name,
+            "tool %s cannot be used: its %s was refused (%s): %s",
+            quoted(name),
             schema or "schema",
             refusal.reason,
             refusal.message,
             extra={
-                "tool": name,
+                "tool": logged(name),
                 "schema": schema,
                 "reason": str(refusal.reason),
                 "side": self.side,
-                "location": refusal.location,
+                "location": logged(refusal.location),
             },
         )
         if _metrics.hooks:
@@ -392,6 +422,20 @@ class ToolCatalog:
         entry.validate_structured(name, structured)
 
 
+def _definition_bytes(definition: Mapping[str, Any]) -> int:
+    """What a tool definition kept in a catalog holds, by estimate: four times its JSON text (a
+    definition that is no JSON value, which every schema refuses, by its name alone)."""
+    try:
+        return 4 * len(msgspec.json.encode(definition))
+    except (TypeError, ValueError, OverflowError, RecursionError, msgspec.EncodeError):
+        return 4 * len(str(definition.get("name", "")))
+
+
+_REPORTED = 4_096
+"""Refusals a catalog remembers as reported (the newest): one is logged and counted once, not again
+on each listing that lists the tool (a list_changed storm)."""
+
+
 def observe(tool: str | None, direction: Direction, side: Side, start: float, valid: bool, enforced: bool) -> None:
     """Emit one :class:`engine.metrics.ValidationEvent` (call only when ``_metrics.hooks``)."""
     _metrics.emit(
@@ -406,25 +450,46 @@ def observe(tool: str | None, direction: Direction, side: Side, start: float, va
     )
 
 
+LOGGED = 256
+"""The longest text a peer sent (a tool name, a path in its payload) a log record holds as it is."""
+
+
+def logged(text: str | None) -> str | None:
+    """A peer's text as a log record holds it, in its message or as an attribute: as it is where
+    short and printable; otherwise quoted with escapes (a newline would forge a line of a text
+    log) and cut after :data:`LOGGED` characters, saying how long it was (a name of a megabyte
+    made a record of two)."""
+    if text is None or (len(text) <= LOGGED and text.isprintable()):
+        return text
+    return quoted(text)
+
+
+def quoted(text: str | None) -> str:
+    """A peer's text as a message quotes it (``repr``), cut after :data:`LOGGED` characters."""
+    if text is None or len(text) <= LOGGED:
+        return repr(text)
+    return f"{text[:LOGGED]!r}... ({len(text)} characters)"
+
+
 def log_invalid(tool: str | None, direction: Direction, side: Side, error: EngineError, *, enforced: bool) -> None:
     """One ``engine.invalid`` record per payload that failed: INFO when the peer got an error,
     WARNING in report-only mode (where nothing else shows it)."""
     issues = getattr(error, "issues", ())
     invalid_logger.log(
         logging.INFO if enforced else logging.WARNING,
-        "%s %s of tool %r: %s%s",
+        "%s %s of tool %s: %s%s",
         "refused" if enforced else "report-only: would refuse",
         direction,
-        tool,
+        quoted(tool),
         error.message,
         "" if enforced else " (passed unchanged)",
         extra={
-            "tool": tool,
+            "tool": logged(tool),
             "direction": direction,
             "side": side,
             "enforced": enforced,
             "reason": str(getattr(error, "reason", "invalid")),
-            "issues": [{"instancePath": i.instance_path, "keyword": i.keyword} for i in issues],
+            "issues": [{"instancePath": logged(i.instance_path), "keyword": i.keyword} for i in issues],
         },
     )
 

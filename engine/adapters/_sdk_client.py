@@ -19,7 +19,16 @@ from mcp.shared.dispatcher import ProgressFnT
 from .. import _metrics
 from .._engine import Engine
 from .._errors import DecodeError, EngineError, SchemaRejected, ValidationFailed
-from ._catalog import ReportOnly, ToolCatalog, ToolEntry, check_session_settings, log_invalid, observe, report_only_for
+from ._catalog import (
+    ReportOnly,
+    ToolCatalog,
+    ToolEntry,
+    check_session_settings,
+    log_invalid,
+    logged,
+    observe,
+    report_only_for,
+)
 from ._sdk_tools import structured_content, tool_definition
 
 logger = logging.getLogger("engine.adapters.mcp_sdk")
@@ -186,7 +195,7 @@ class EngineClientSession(ClientSession):
         if entry is None:  # not listed when the call was sent (or not sent by `call_tool`)
             entry = catalog.entry(name)
         if entry is None:
-            logger.warning("Tool %s not listed by server, cannot validate any structured content", name)
+            logger.warning("Tool %s not listed by server, cannot validate any structured content", logged(name))
             return
         if not entry.has_output:
             return
@@ -208,9 +217,9 @@ class EngineClientSession(ClientSession):
             return
         if not isinstance(error, SchemaRejected):
             raise InvalidToolResult(
-                f"Invalid structured content returned by tool {name}: {error.message}", tool=name, error=error
+                f"Invalid structured content returned by tool {logged(name)}: {error.message}", tool=name, error=error
             )
-        raise InvalidToolResult(f"Invalid schema for tool {name}: {error.message}", tool=name, error=error)
+        raise InvalidToolResult(f"Invalid schema for tool {logged(name)}: {error.message}", tool=name, error=error)
 
 
 _combined: dict[tuple[type[ClientSession], type[EngineClientSession]], type[EngineClientSession]] = {}

@@ -32,8 +32,10 @@ from ._catalog import (
     checked_flag,
     checked_interval,
     log_invalid,
+    logged,
     nonconforming,
     observe,
+    quoted,
     report_only_for,
     unavailable,
 )
@@ -220,10 +222,16 @@ class ToolValidation:
             await self._refreshing.wait()  # the first read is still compiling: wait for it, do not refuse
         enforced = not self._report_only(name)
         rejected = catalog.rejected(name)
-        if rejected is not None:
-            return _error_result(unavailable(name, rejected)) if enforced else None
         hooks = _metrics.hooks
         start = time.perf_counter() if hooks else 0.0
+        if rejected is not None:
+            if enforced:
+                return _error_result(unavailable(name, rejected))
+            # Report-only: the call goes on unchecked, and says so, as a failed check does.
+            if hooks:
+                observe(name, "arguments", "server", start, False, enforced)
+            log_invalid(name, "arguments", "server", rejected, enforced=enforced)
+            return None
         try:
             if arguments is None:
                 arguments = {}
@@ -278,7 +286,8 @@ class ToolValidation:
         missing = not has_text_fallback(content, structured)
         if missing and not self.text_fallback:
             logger.warning(
-                "tool %r returned non-object structuredContent without the TextContent block SEP-2106 requires", name
+                "tool %s returned non-object structuredContent without the TextContent block SEP-2106 requires",
+                quoted(name),
             )
         if modern and not (missing and self.text_fallback):
             return result
@@ -325,11 +334,11 @@ class ToolValidation:
             elif tool.name not in self._hidden_from_older:
                 self._hidden_from_older.add(tool.name)
                 logger.warning(
-                    "tool %r is left out of tools/list for clients before 2026-07-28 (this one negotiated %s): %s",
-                    tool.name,
+                    "tool %s is left out of tools/list for clients before 2026-07-28 (this one negotiated %s): %s",
+                    quoted(tool.name),
                     ctx.protocol_version,
                     why,
-                    extra={"tool": tool.name, "protocol_version": ctx.protocol_version},
+                    extra={"tool": logged(tool.name), "protocol_version": ctx.protocol_version},
                 )
         if len(kept) == len(listing.tools):
             return result

@@ -53,8 +53,10 @@ try:
         checked_flag,
         checked_interval,
         log_invalid,
+        logged,
         nonconforming,
         observe,
+        quoted,
         report_only_for,
         unavailable,
     )
@@ -66,6 +68,7 @@ except ModuleNotFoundError as exc:
 __all__ = ["EngineValidation", "InputRequired", "elicit", "tool_definition", "validate_results"]
 
 logger = logging.getLogger("engine.adapters.fastmcp")
+_PINNED = 64  # tool versions whose pinned calls keep a catalog of their own
 
 
 def tool_definition(tool: Tool) -> dict[str, Any]:
@@ -100,6 +103,7 @@ class EngineValidation(Middleware):
         self._listed_at: float | None = None
         self._hidden_from_older: set[str] = set()
         self._reading: anyio.Event | None = None
+        self._pinned: dict[tuple[str, str], ToolCatalog] = {}  # see `_catalog_for`
 
     async def warm_up(self, server: Any) -> None:
         """Compile ``server``'s tools now (before serving, and before forking workers)."""
@@ -124,11 +128,11 @@ class EngineValidation(Middleware):
             elif tool.name not in self._hidden_from_older:
                 self._hidden_from_older.add(tool.name)
                 logger.warning(
-                    "tool %r is left out of tools/list for clients before 2026-07-28 (this one negotiated %s): %s",
-                    tool.name,
+                    "tool %s is left out of tools/list for clients before 2026-07-28 (this one negotiated %s): %s",
+                    quoted(tool.name),
                     version,
                     why,
-                    extra={"tool": tool.name, "protocol_version": version},
+                    extra={"tool": logged(tool.name), "protocol_version": version},
                 )
         return kept
 
@@ -158,7 +162,11 @@ class EngineValidation(Middleware):
         rejected = catalog.rejected(name)
         if rejected is not None and enforced:
             raise ToolError(unavailable(name, rejected))
-        if rejected is None:
+        if rejected is not None:  # report-only: the call goes on unchecked, and says so
+            if _metrics.hooks:
+                observe(name, "arguments", "server", time.perf_counter(), False, enforced)
+            log_invalid(name, "arguments", "server", rejected, enforced=enforced)
+        else:
             hooks = _metrics.hooks
             start = time.perf_counter() if hooks else 0.0
             try:
@@ -207,7 +215,13 @@ class EngineValidation(Middleware):
         if server is not None and pinned is not None:
             # A call pinned to one version is checked against that version's own schemas.
             tool = await server.get_tool(name, version=VersionSpec(eq=pinned))
-            single = ToolCatalog(self.catalog.engine, side="server")
+            # One catalog per tool and version, kept (the newest few): a listing that did not
+            # change costs a comparison, and a refusal is reported once, not on every pinned call.
+            key = (name, str(pinned))
+            single = self._pinned.pop(key, None) or ToolCatalog(self.catalog.engine, side="server")
+            self._pinned[key] = single
+            if len(self._pinned) > _PINNED:
+                del self._pinned[next(iter(self._pinned))]
             await single.update([tool_definition(tool)] if tool is not None else [])
             return single
         listed_at = self._listed_at

@@ -15,7 +15,7 @@ Instruments on the meter ``engine`` (attributes in brackets):
 
 from __future__ import annotations
 
-from .._metrics import CacheEvent, CompileEvent, Event, RefusalEvent, ValidationEvent, add_hook
+from .._metrics import CacheEvent, CompileEvent, Event, RefusalEvent, ToolLabels, ValidationEvent, add_hook
 from .._optional import missing_dependency
 
 try:
@@ -34,6 +34,7 @@ class OpenTelemetryExporter:
     def __init__(self, provider: MeterProvider | None, *, tool_attribute: bool) -> None:
         meter = (provider or otel_metrics.get_meter_provider()).get_meter("engine")
         self.tool_attribute = tool_attribute
+        self._tools = ToolLabels()  # a hostile peer's names: a bounded set of streams
         self.compiles = meter.create_counter("engine.compiles", description="Schemas compiled or refused")
         self.compile_duration = meter.create_histogram(
             "engine.compile.duration", unit="s", description="Time spent compiling one schema"
@@ -51,7 +52,7 @@ class OpenTelemetryExporter:
             where = {"direction": event.direction, "side": event.side}
             attributes = {**where, "outcome": outcome}
             if self.tool_attribute and event.tool is not None:
-                attributes["tool"] = event.tool
+                attributes["tool"] = self._tools(event.tool) or ""
             self.validations.add(1, attributes)
             self.validation_duration.record(event.seconds, where)
         elif isinstance(event, CacheEvent):

@@ -19,7 +19,7 @@ beside the MCP endpoint). Names (``namespace`` defaults to ``engine``):
 
 from __future__ import annotations
 
-from .._metrics import CacheEvent, CompileEvent, Event, RefusalEvent, ValidationEvent, add_hook
+from .._metrics import CacheEvent, CompileEvent, Event, RefusalEvent, ToolLabels, ValidationEvent, add_hook
 from .._optional import missing_dependency
 
 try:
@@ -39,6 +39,7 @@ class PrometheusExporter:
 
     def __init__(self, registry: CollectorRegistry, namespace: str, *, tool_label: bool) -> None:
         self.tool_label = tool_label
+        self._tools = ToolLabels()  # a hostile peer's names: a bounded set of series
         self.compiles = Counter(
             "compiles",
             "Schemas compiled (cache misses) or refused while compiling",
@@ -86,7 +87,7 @@ class PrometheusExporter:
     def __call__(self, event: Event) -> None:
         if isinstance(event, ValidationEvent):
             outcome = "valid" if event.valid else ("invalid" if event.enforced else "invalid-reported")
-            tool = (event.tool or "") if self.tool_label else ""
+            tool = (self._tools(event.tool) or "") if self.tool_label else ""
             self.validations.labels(tool, event.direction, event.side, outcome).inc()
             self.validation_seconds.labels(event.direction, event.side).observe(event.seconds)
         elif isinstance(event, CacheEvent):
