@@ -25,7 +25,7 @@ from .._errors import EngineError, Issue, ValidationFailed
 from .._mcp import ElicitationForm, ElicitResult
 from ._catalog import log_invalid, observe
 
-__all__ = ["STATE_PREFIX", "InputRequired", "ask"]
+__all__ = ["STATE_PREFIX", "InputRequired", "StateTooLarge", "ask"]
 
 STATE_PREFIX = "engine-elicit:"
 """Marks a ``requestState`` this module wrote (earlier answers, as JSON)."""
@@ -46,6 +46,24 @@ class InputRequired(Exception):  # noqa: N818 - it is a request, not an error
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.result,))  # the default would pass the message as the result
+
+
+class StateTooLarge(EngineError):
+    """The answers of a call's earlier rounds are more than a ``requestState`` carries between
+    rounds (:data:`_MAX_STATE_BYTES`, the most one is read back)."""
+
+    reason = "too-large"
+
+    def __init__(self, size: int) -> None:
+        EngineError.__init__(
+            self,
+            f"the answers this call's earlier elicitations gave take {size} characters, more than the "
+            f"{_MAX_STATE_BYTES} a requestState carries between rounds: ask for less in one call",
+        )
+        self.size = size
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.size,))
 
 
 def carried_answers(state: Any) -> dict[str, Any]:
@@ -96,7 +114,12 @@ async def ask(
             }
             result: dict[str, Any] = {"resultType": "input_required", "inputRequests": {key: request}}
             if answers:
-                result["requestState"] = STATE_PREFIX + msgspec.json.encode(answers).decode()
+                carried_state = STATE_PREFIX + msgspec.json.encode(answers).decode()
+                if len(carried_state) > _MAX_STATE_BYTES:
+                    # A state the next round would not read: the questions asked again, round
+                    # after round, until the client gives up.
+                    raise StateTooLarge(len(carried_state))
+                result["requestState"] = carried_state
             raise InputRequired(result)
     hooks = _metrics.hooks
     start = time.perf_counter() if hooks else 0.0

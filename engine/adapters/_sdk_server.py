@@ -135,6 +135,8 @@ class ToolValidation:
                 result = await call_handler(ctx, params)
             except _elicit.InputRequired as request:
                 return types.InputRequiredResult.model_validate(request.result)
+            except _elicit.StateTooLarge as exc:  # the tool's error, said to the client
+                return _error_result(exc.message)
             return cast(HandlerResult, self._after(ctx, params.name, result))
 
         call_tool.engine_validation = self  # type: ignore[attr-defined]
@@ -360,6 +362,8 @@ class ToolValidation:
             result = await call_next(ctx)
         except _elicit.InputRequired as request:
             return self._shape(ctx, types.InputRequiredResult.model_validate(request.result))
+        except _elicit.StateTooLarge as exc:  # the tool's error, said to the client
+            return self._shape(ctx, _error_result(exc.message))
         return cast(HandlerResult, self._after(ctx, name, result))
 
     def _shape(self, ctx: ServerRequestContext[Any, Any], result: types.Result) -> dict[str, Any]:

@@ -189,6 +189,8 @@ class EngineValidation(Middleware):
             result = await call_next(context)
         except _elicit.InputRequired as request:
             return InputRequiredToolResult(types.InputRequiredResult.model_validate(request.result))
+        except _elicit.StateTooLarge as exc:  # the tool's error, said to the client
+            raise ToolError(exc.message) from None
         if not self.validate_results or result.is_error or not catalog.has_output_schema(name) or rejected:
             return result
         if getattr(result, "input_required", None) is not None:

@@ -143,3 +143,37 @@ def test_a_refused_tool_called_in_report_only_mode_is_reported(caplog: pytest.Lo
     records = [r for r in caplog.records if r.name == "engine.invalid"]
     assert len(records) == 2 and all("report-only: would refuse" in r.getMessage() for r in records)
     assert recorder.snapshot().validations[("remote", "arguments", "server", "invalid-reported")] == 2
+
+
+def test_answers_past_what_a_request_state_carries_end_the_call() -> None:
+    from engine.adapters.mcp_sdk import EngineClient, elicit
+
+    form = {"type": "object", "properties": {"v": {"type": "string"}}, "required": ["v"]}
+    rounds: list[int] = []
+    asked: list[str] = []
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[types.Tool(name="three", input_schema={"type": "object"})])
+
+    async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+        rounds.append(1)
+        for key in ("first", "second", "third"):
+            await elicit(ctx, key, form, key=key)
+        return types.CallToolResult(content=[types.TextContent(type="text", text="done")])
+
+    async def on_elicit(ctx: Any, params: Any) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"v": "x" * 600_000})
+
+    server = Server("e", on_list_tools=list_tools, on_call_tool=call_tool)
+    ToolValidation().install(server)
+
+    async def main() -> types.CallToolResult:
+        async with EngineClient(server, elicitation_callback=on_elicit) as client:
+            return await asyncio.wait_for(client.call_tool("three", {}), 60)
+
+    result = asyncio.run(main())
+    # The third round would write 1.2 MB of answers: the call ends saying so, no question is asked
+    # twice (the state was written, then dropped on reading, and the questions asked round after round).
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert result.is_error and "requestState" in text and asked == ["first", "second"] and len(rounds) == 3
