@@ -91,7 +91,7 @@ def invalid_arguments_result(
     if structured_content:
         issues = [
             {
-                "instancePath": issue.instance_path,
+                "instancePath": bounded_message(issue.instance_path),  # the peer's keys: an 8 MB one echoed whole
                 "keywordLocation": issue.keyword_location,
                 "keyword": issue.keyword,
                 "message": issue.message,
