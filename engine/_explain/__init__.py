@@ -44,7 +44,6 @@ from ..backends import BackendValidator, late, locations, schema_source
 from .budget import (
     EXPLAIN_FRAMES,
     INFINITE,
-    PATH_CHARACTERS_PER_EVALUATION,
     SECONDS_PER_EVALUATION,
     WEIGHED_TEXT,
     Budget,
@@ -53,9 +52,9 @@ from .budget import (
     error_weight,
     failed,
     opening,
-    size,
     too_costly,
 )
+from .measure import PATH_CHARACTERS_PER_EVALUATION, size
 from .pieces import Pieces
 
 __all__ = ["EXPLAIN_FRAMES", "SECONDS_PER_EVALUATION", "explain", "explainer_of"]
@@ -77,7 +76,7 @@ def explain(
     ``guard``: the schema's report, or what makes it when a compile put it off (see
     ``engine._guard.DeferredReport``). ``depth_bound`` is the schema's instance depth bound when
     it recurses (the instance's depth then matters to the cost), ``None`` otherwise. ``width``:
-    at least how many values ``instance`` holds, as :func:`~.budget.size` counts them, where a
+    at least how many values ``instance`` holds, as :func:`~.measure.size` counts them, where a
     caller knows it without a walk (the length of the document it was parsed from: every value
     takes a character or more, a key and its value four, a string two more than its length).
     ``under``: the location of ``instance`` in a document holding it, where the issues are put

@@ -25,13 +25,10 @@ from .budget import (
     location_weight,
     missing_names,
     node_weight,
-    shape,
-    short,
     shown_pointer,
-    size,
-    size_and_depth,
     too_costly,
 )
+from .measure import shape, short, size, size_and_depth
 
 if TYPE_CHECKING:
     from ..backends import LocationValidators

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import engine
 import engine._explain as explain_module
 from engine._explain import budget as explain_budget
+from engine._explain import measure as explain_measure
 from engine._explain import pieces as explain_pieces
 from engine.backends import locations
 from tests.explain._probe import TIMED_FAILURE
@@ -273,8 +274,8 @@ def test_a_huge_value_is_quoted_in_bounded_time() -> None:
     for _ in range(50_000):
         deep = [deep]
     started = time.perf_counter()
-    assert explain_budget.short(wide).startswith('{"k0000000":0,"k0000001":1')
-    assert explain_budget.short(deep).endswith("...")
+    assert explain_measure.short(wide).startswith('{"k0000000":0,"k0000001":1')
+    assert explain_measure.short(deep).endswith("...")
     assert time.perf_counter() - started < 1.0
 
 
@@ -378,8 +379,8 @@ def test_a_document_is_longer_than_the_values_an_estimate_counts(value: Any) -> 
     a byte or more, a key and its value more, a string more than its length."""
     import msgspec
 
-    counted = explain_budget.size(value, 1 << 40)
-    assert explain_budget.shape(value, 1 << 40)[0] <= counted
+    counted = explain_measure.size(value, 1 << 40)
+    assert explain_measure.shape(value, 1 << 40)[0] <= counted
     assert counted <= len(msgspec.json.encode(value))
     assert counted <= len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))  # text: characters
     if not any(type(v) is int and not -(1 << 63) <= v < 1 << 64 for v in _leaves(value)):
@@ -524,7 +525,7 @@ def _reference_shape(instance: Any) -> tuple[int, int]:
     ids=["ints", "strings", "mixed scalars", "objects", "arrays", "object"],
 )
 def test_the_shape_of_wide_levels_is_counted_as_value_by_value(instance: Any) -> None:
-    assert explain_budget.shape(instance, 1 << 40) == _reference_shape(instance)
+    assert explain_measure.shape(instance, 1 << 40) == _reference_shape(instance)
 
 
 _ESTIMATED = {

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 import engine
-from engine._explain.budget import PATH_CHARACTERS, PATH_CHARACTERS_PER_EVALUATION, error_weight, size
+from engine._explain.budget import PATH_CHARACTERS, error_weight
+from engine._explain.measure import PATH_CHARACTERS_PER_EVALUATION, size
 
 NESTED: dict[str, Any] = {"type": "object", "additionalProperties": {"additionalProperties": {"type": "integer"}}}
 

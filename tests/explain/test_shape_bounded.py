@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import engine
-from engine._explain import budget
+from engine._explain import measure as budget
 
 
 @pytest.fixture
