@@ -335,7 +335,7 @@ def test_an_explanation_weighs_the_long_integers_its_errors_copy() -> None:
     # Each of 79 `maxItems` errors copies the array, and jsonschema-rs reads every integer of it
     # from its digits again (81 us at 4,300): 4.6 s to explain 1 MB, unweighed; now the
     # explanation goes piece by piece within max_explain_seconds (1 s).
-    from engine._explain.budget import shape, size
+    from engine._explain.measure import shape, size
 
     schema = {"type": "array", "allOf": [{"maxItems": k} for k in range(79)]}
     data = msgspec.json.encode([LONG] * 250)
