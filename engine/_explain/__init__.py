@@ -54,7 +54,7 @@ from .budget import (
     opening,
     too_costly,
 )
-from .measure import PATH_CHARACTERS_PER_EVALUATION, size
+from .measure import PATH_CHARACTERS_PER_EVALUATION, size, widest_and_nested
 from .pieces import Pieces
 
 __all__ = ["EXPLAIN_FRAMES", "SECONDS_PER_EVALUATION", "explain", "explainer_of"]
@@ -137,10 +137,15 @@ def _whole_cost(
         # No value is larger than the whole, and no key is long enough for the paths of the
         # errors below it to weigh (see `size`).
         return per_value * width
-    # An error copies, and its message quotes, the whole value it is about: each subschema meets
-    # the values of one level, whose sizes add up to the instance's at most (100 `type` errors at
-    # the root of a 255-level array, each copying it, took 5.4 s and 1.6 GB counted by its widest level).
-    return per_value * size(instance, allowance // per_value + 1)
+    if weight > 1:  # an error copies the whole value it is about, not one level of it
+        return per_value * size(instance, allowance // per_value + 1)
+    # Evaluations: each inlined subschema meets the values of one level, the widest bounds them.
+    # Copies: an error copies, and its message quotes, the whole value it is about, and a location
+    # meets at most the widest in-place subschemas there are: 100 `type` errors at the root of a
+    # 255-level array, each copying it, took 5.4 s and 1.6 GB counted by the widest level alone.
+    in_place = max(guard.in_place_width, 1)
+    widest, nested = widest_and_nested(instance, allowance // min(per_value, in_place) + 1)
+    return max(per_value * widest, in_place * nested)
 
 
 def explainer_of(

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["PATH_CHARACTERS_PER_EVALUATION", "shape", "short", "size", "size_and_depth"]
+__all__ = ["PATH_CHARACTERS_PER_EVALUATION", "shape", "short", "size", "size_and_depth", "widest_and_nested"]
 
 _SCALARS = frozenset({int, float, bool, type(None)})
 _LEAVES = _SCALARS | {str}
@@ -35,6 +35,19 @@ def shape(instance: Any, limit: int) -> tuple[int, int]:
         if widest > limit:
             break
     return widest, depth
+
+
+def widest_and_nested(instance: Any, limit: int) -> tuple[int, int]:
+    """(the most values on one level, as :func:`shape` counts them; the values counted once for
+    each container above them: what the errors about every container would copy in all), read
+    until either passes ``limit``."""
+    widest = nested = 0
+    for depth, width in enumerate(_level_widths(instance, limit)):
+        widest = max(widest, width)
+        nested += depth * width
+        if widest > limit or nested > limit:
+            break
+    return widest, nested
 
 
 def size_and_depth(instance: Any, limit: int) -> tuple[int, int]:

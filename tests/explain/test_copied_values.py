@@ -94,3 +94,21 @@ def test_a_path_the_search_cannot_settle_is_cut_where_it_is_certain(monkeypatch:
     assert _rs_paths.instance_tokens(instance, ["a"], lambda: "bad") == ["", "a"]
     monkeypatch.setattr(_rs_paths, "_STEPS", 1)
     assert _rs_paths.instance_tokens(instance, ["a"], lambda: "bad") == []  # the root holds it
+
+
+def test_a_deep_narrow_instance_is_explained_whole() -> None:
+    # A chain of definitions, each a level deeper: each location meets two subschemas, and the one
+    # failing value copies nothing large. Counted as if every subschema met every container, it
+    # was cut unexplained ("work the budget cannot bound") after 0.2 s of piecewise validators.
+    schema: dict[str, Any] = {
+        "$defs": {f"d{i}": {"type": "object", "properties": {"x": {"$ref": f"#/$defs/d{i + 1}"}}} for i in range(400)},
+        "$ref": "#/$defs/d0",
+    }
+    schema["$defs"]["d400"] = {"type": "object"}
+    instance: Any = 1
+    for _ in range(100):
+        instance = {"x": instance}
+    with pytest.raises(engine.ValidationFailed) as caught:
+        engine.compile(schema).validate(instance)
+    assert [issue.message for issue in caught.value.issues] == ['1 is not of type "object"']
+    assert not caught.value.truncated
