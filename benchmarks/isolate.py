@@ -220,12 +220,24 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     once()
     first = time.perf_counter() - started
     validate_s = first
-    if first < job.get("repeat_below", 0.02):
-        # Quick enough to time properly: the same timeit machinery as the main workloads.
+    if first < job.get("repeat_below", _REPEAT_BELOW):
+        # Quick enough to time again: the same timeit machinery as the main workloads. The first
+        # call binds what a schema's checks need (some 15-20 ms on the largest catalog schemas):
+        # reported apart, as compiling is, not as the call's cost (a first call just past a
+        # lower threshold of 20 ms was the row's figure, thousands of times the steady one).
         timer = timeit.Timer(once)
         number, _ = calibrate(timer, 0.01)
         validate_s = statistics.median(timer.repeat(repeat=3, number=number)) / number
-    return {"outcome": outcome, "compile_s": compile_s, "validate_s": validate_s, "detail": detail}
+    return {
+        "outcome": outcome,
+        "compile_s": compile_s,
+        "first_s": first,
+        "validate_s": validate_s,
+        "detail": detail,
+    }
+
+
+_REPEAT_BELOW = 0.1  # a first call past this is timed once: it is the slow case being measured
 
 
 def _first_line(exc: BaseException) -> str:

@@ -407,6 +407,9 @@ def _run_case(ctx: Context, case: dict[str, Any], workers: dict[str, Worker]) ->
         note = result.get("detail") or ""
         if result.get("compile_s") is not None:
             note = f"{note} (compile {result['compile_s'] * 1e3:.1f} ms)".strip()
+        first_s = result.get("first_s")
+        if first_s is not None and validate_s is not None and first_s > 10 * validate_s and first_s > 1e-3:
+            note = f"{note} (first call {first_s * 1e3:.1f} ms)".strip()
         row.cells[name] = Cell(
             status=status,
             outcome=outcome,
