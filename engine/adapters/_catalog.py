@@ -135,12 +135,14 @@ tool set of its own, the entry), weighed in the tool list's memory bound: an ``E
 @dataclass(frozen=True, slots=True)
 class ToolEntry:
     """One listed tool: its definition, its compiled tool set, why it was refused, whether it
-    declares an ``outputSchema``."""
+    declares an ``outputSchema``; and for a refused tool, what it holds (see :func:`_refused_bytes`),
+    weighed once, not on every listing after."""
 
     definition: Mapping[str, Any]
     toolset: ToolSet
     refusal: SchemaRejected | None
     has_output: bool
+    held: int = 0
 
     def validate_structured(self, name: str, structured: Any) -> None:
         """:meth:`ToolCatalog.validate_structured` of this tool."""
@@ -240,7 +242,7 @@ class ToolCatalog:
             if name in replaced or (pending.complete and name not in pending.listing):
                 continue
             if entry.refusal is not None:  # (pages of refused tools grew a catalog for ever)
-                budget.carried(ENTRY_BYTES + _definition_bytes(entry.definition))
+                budget.carried(entry.held)
                 continue
             tool = entry.toolset.tool(name)
             budget.spent(tool.input, tool.output)
@@ -269,11 +271,12 @@ class ToolCatalog:
                     budget.carried(ENTRY_BYTES)
                 else:  # its refusal is all it keeps: its definition weighed (a server may list many)
                     toolset = self._none
-                    budget.carried(ENTRY_BYTES + _definition_bytes(tool))
             else:  # past the list's bounds: refused uncompiled, its name all it keeps
                 toolset = self._none  # (one for every refused tool)
                 tool = {"name": name}
-            compiled[name] = ToolEntry(tool, toolset, refusal, declared)
+            held = 0 if refusal is None else _refused_bytes(tool)
+            budget.carried(held)
+            compiled[name] = ToolEntry(tool, toolset, refusal, declared, held)
             if refusal is not None:
                 self._report_refusal(name, refusal)
         return compiled
@@ -295,7 +298,8 @@ class ToolCatalog:
                         details={"tool": name},
                     )
                     declared = name in pending.declared_output
-                    entries[name] = ToolEntry({"name": name}, self._none, refusal, declared)
+                    definition = {"name": name}
+                    entries[name] = ToolEntry(definition, self._none, refusal, declared, _refused_bytes(definition))
                     duplicated.append((name, refusal))
                     continue
                 entry = compiled.get(name)
@@ -422,13 +426,14 @@ class ToolCatalog:
         entry.validate_structured(name, structured)
 
 
-def _definition_bytes(definition: Mapping[str, Any]) -> int:
-    """What a tool definition kept in a catalog holds, by estimate: four times its JSON text (a
-    definition that is no JSON value, which every schema refuses, by its name alone)."""
+def _refused_bytes(definition: Mapping[str, Any]) -> int:
+    """What a refused tool kept in a catalog holds, by estimate: an entry's bytes and four times its
+    definition's JSON text (a definition that is no JSON value, which every schema refuses, by its
+    name alone)."""
     try:
-        return 4 * len(msgspec.json.encode(definition))
+        return ENTRY_BYTES + 4 * len(msgspec.json.encode(definition))
     except (TypeError, ValueError, OverflowError, RecursionError, msgspec.EncodeError):
-        return 4 * len(str(definition.get("name", "")))
+        return ENTRY_BYTES + 4 * len(str(definition.get("name", "")))
 
 
 _REPORTED = 4_096
