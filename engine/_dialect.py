@@ -19,6 +19,7 @@ __all__ = [
     "detect_dialect",
     "dialect_for_uri",
     "normalise_schema_uri",
+    "read_in",
     "requires_format_assertion",
     "resource_in_dialect",
 ]
@@ -145,7 +146,7 @@ def _custom_meta_schema_dialect(uri: str, resources: Mapping[str, Any]) -> Diale
     seen: set[str] = set()
     while uri not in seen and len(seen) < 8:
         seen.add(uri)
-        meta = resources.get(uri, resources.get(uri.rstrip("#")))
+        meta = _meta_schema(uri, resources)
         if not isinstance(meta, Mapping) or not isinstance(meta.get("$schema"), str):
             return None
         uri = meta["$schema"]
@@ -171,7 +172,7 @@ def requires_format_assertion(schema: Any, resources: Mapping[str, Any] | None) 
     uri = schema["$schema"]
     if uri in _BY_URI:
         return False
-    meta = resources.get(uri, resources.get(uri.rstrip("#")))
+    meta = _meta_schema(uri, resources)
     vocabulary = meta.get("$vocabulary") if isinstance(meta, Mapping) else None
     return isinstance(vocabulary, Mapping) and any(vocabulary.get(name) is True for name in _FORMAT_ASSERTION)
 
@@ -276,6 +277,18 @@ def check_meta_schema(schema: Any, dialect: Dialect, *, max_errors: int = 20) ->
     )
 
 
+def _meta_schema(uri: str, resources: Mapping[str, Any]) -> Any:
+    """The custom meta-schema ``uri`` names among ``resources``, with or without its empty fragment."""
+    return resources.get(uri, resources.get(uri.rstrip("#")))
+
+
+def read_in(document: Mapping[str, Any], dialect: Dialect) -> Dialect:
+    """The dialect a registry resource is read in: its own ``$schema``'s where the engine supports
+    it, else that of the schema being compiled (``dialect``), as the guard reads it."""
+    declared = document.get("$schema")
+    return (dialect_for_uri(declared) if isinstance(declared, str) else None) or dialect
+
+
 def resource_in_dialect(document: Any, dialect: Dialect) -> Any:
     """A registry resource with the ``$schema`` of the dialect it is read in, spelled as the
     backends know it: its own where it names one the engine supports, else that of the schema
@@ -285,8 +298,7 @@ def resource_in_dialect(document: Any, dialect: Dialect) -> Any:
     resource refers to it."""
     if type(document) is not dict:
         return document
-    declared = document.get("$schema")
-    read_in = (dialect_for_uri(declared) if isinstance(declared, str) else None) or dialect
-    if declared == read_in.meta_schema_uri:
+    uri = read_in(document, dialect).meta_schema_uri
+    if document.get("$schema") == uri:
         return document
-    return {**document, "$schema": read_in.meta_schema_uri}
+    return {**document, "$schema": uri}

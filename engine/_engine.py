@@ -21,6 +21,7 @@ from ._dialect import (
     detect_dialect,
     dialect_for_uri,
     normalise_schema_uri,
+    read_in,
     requires_format_assertion,
 )
 from ._errors import RejectReason, SchemaRejected
@@ -427,9 +428,8 @@ def _check_resources(resources: Mapping[str, Any], dialect: Dialect) -> None:
     for uri, resource in resources.items():
         if type(resource) is not dict:
             continue  # a boolean schema, or not a schema: refused where it is resolved, with the reason
-        declared = resource.get("$schema")
         try:
-            check_meta_schema(resource, (dialect_for_uri(declared) if isinstance(declared, str) else None) or dialect)
+            check_meta_schema(resource, read_in(resource, dialect))
         except SchemaRejected as refusal:
             raise SchemaRejected(
                 refusal.reason,
